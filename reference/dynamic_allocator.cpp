@@ -1,0 +1,190 @@
+#include "reference/dynamic_allocator.hpp"
+
+#include <algorithm>
+#include <limits>
+
+namespace gallocsim {
+
+std::size_t align_up(std::size_t size, std::size_t alignment) {
+    return size + (alignment - size % alignment) % alignment;
+}
+
+DynamicAllocator::DynamicAllocator(std::size_t alignment, std::size_t max_buffer_size)
+    : alignment_(alignment), max_chunk_size_(std::min(max_buffer_size, SIZE_MAX / 2)) {
+    if (alignment == 0 || (alignment & (alignment - 1)) != 0) {
+        throw std::invalid_argument("alignment must be a power of two");
+    }
+    chunks_.reserve(kMaxChunks);
+}
+
+std::size_t DynamicAllocator::chunk_high_water(int chunk) const {
+    return chunk >= 0 && chunk < chunk_count() ? chunks_[static_cast<std::size_t>(chunk)].high_water : 0;
+}
+
+std::size_t DynamicAllocator::total_high_water() const {
+    std::size_t total = 0;
+    for (const auto& chunk : chunks_) {
+        total += chunk.high_water;
+    }
+    return total;
+}
+
+// Best fit over every chunk's non-tail blocks. The best size is tracked per chunk, so a
+// fitting block in a later chunk wins over a tighter one in an earlier chunk (upstream's
+// behaviour), and among equal sizes the later block wins.
+DynamicAllocator::Pick DynamicAllocator::find_best_fit(std::size_t size, std::vector<BlockCandidate>* candidates) const {
+    Pick pick;
+    for (int c = 0; c < chunk_count(); ++c) {
+        const auto& blocks = chunks_[static_cast<std::size_t>(c)].free_blocks;
+        std::size_t best_size = SIZE_MAX;
+        for (int i = 0; i + 1 < static_cast<int>(blocks.size()); ++i) {
+            const FreeBlock& block = blocks[static_cast<std::size_t>(i)];
+            const bool fits = block.size >= size;
+            if (candidates) {
+                candidates->push_back({c, i, block, false, fits, 0});
+            }
+            if (fits && block.size <= best_size) {
+                pick = {c, i, BlockChoice::best_fit, 0};
+                best_size = block.size;
+            }
+        }
+    }
+    return pick;
+}
+
+// Among tail blocks that fit, prefer one that needs no growth and leaves the least
+// unused (reuse factor >= 0, smallest); failing that, the one that grows its chunk least.
+DynamicAllocator::Pick DynamicAllocator::find_tail(std::size_t size, std::vector<BlockCandidate>* candidates) const {
+    Pick pick;
+    std::int64_t best_reuse = std::numeric_limits<std::int64_t>::min();
+    for (int c = 0; c < chunk_count(); ++c) {
+        const Chunk& chunk = chunks_[static_cast<std::size_t>(c)];
+        if (chunk.free_blocks.empty()) {
+            continue;
+        }
+        const int last = static_cast<int>(chunk.free_blocks.size()) - 1;
+        const FreeBlock& block = chunk.free_blocks.back();
+        // Computed in size_t and read as signed, as upstream does.
+        const auto reuse_factor = static_cast<std::int64_t>(chunk.high_water - block.offset - size);
+        const bool fits = block.size >= size;
+        if (candidates) {
+            candidates->push_back({c, last, block, true, fits, reuse_factor});
+        }
+        const bool better_reuse = best_reuse < 0 && reuse_factor > best_reuse;
+        const bool better_fit = reuse_factor >= 0 && reuse_factor < best_reuse;
+        if (fits && (better_reuse || better_fit)) {
+            pick = {c, last, BlockChoice::tail, reuse_factor};
+            best_reuse = reuse_factor;
+        }
+    }
+    return pick;
+}
+
+int DynamicAllocator::new_chunk(std::size_t min_size) {
+    if (chunk_count() >= kMaxChunks) {
+        return -1;
+    }
+    // A chunk may exceed max_size when one tensor needs more, and the last chunk
+    // possible is unbounded so that allocation cannot run out of chunks.
+    std::size_t size = std::max(min_size, max_chunk_size_);
+    if (chunk_count() == kMaxChunks - 1) {
+        size = SIZE_MAX / 2;
+    }
+    Chunk chunk;
+    chunk.free_blocks.reserve(8);
+    chunk.free_blocks.push_back({0, size});
+    chunks_.push_back(std::move(chunk));
+    return chunk_count() - 1;
+}
+
+AllocationDecision DynamicAllocator::allocate(std::size_t size, bool collect_candidates) {
+    size = align_up(size, alignment_);
+    AllocationDecision decision;
+    decision.size = size;
+    auto* candidates = collect_candidates ? &decision.candidates : nullptr;
+
+    Pick pick = find_best_fit(size, candidates);
+    if (pick.block < 0) {
+        pick = find_tail(size, candidates);
+    }
+    if (pick.block < 0) {
+        pick = {new_chunk(size), 0, BlockChoice::new_chunk, 0};
+        if (pick.chunk < 0) {
+            throw AllocatorError("not enough space in the buffer to allocate " + std::to_string(size) +
+                                 " bytes: all " + std::to_string(kMaxChunks) + " chunks are in use");
+        }
+    }
+
+    Chunk& chunk = chunks_[static_cast<std::size_t>(pick.chunk)];
+    FreeBlock& block = chunk.free_blocks[static_cast<std::size_t>(pick.block)];
+    decision.address = {pick.chunk, block.offset};
+    decision.choice = pick.choice;
+    decision.block = pick.block;
+    decision.block_before = block;
+    decision.reuse_factor = pick.reuse_factor;
+    decision.high_water_before = chunk.high_water;
+
+    block.offset += size;
+    block.size -= size;
+    if (block.size == 0) {
+        chunk.free_blocks.erase(chunk.free_blocks.begin() + pick.block);
+        decision.block_consumed = true;
+    }
+    chunk.high_water = std::max(chunk.high_water, decision.address.offset + size);
+    decision.high_water_after = chunk.high_water;
+    return decision;
+}
+
+// Upstream scans the blocks in address order and joins the freed range to the first block
+// it touches (checking "ends where the range starts" before "starts where it ends"),
+// then that block to its other neighbour; with no neighbour it inserts a new block.
+FreeDecision DynamicAllocator::free(BufferAddress address, std::size_t size) {
+    size = align_up(size, alignment_);
+    if (address.chunk < 0 || address.chunk >= chunk_count()) {
+        throw AllocatorError("free of chunk " + std::to_string(address.chunk) + " which does not exist");
+    }
+    auto& blocks = chunks_[static_cast<std::size_t>(address.chunk)].free_blocks;
+    FreeDecision decision{address, size, MergeKind::none, 0, {}};
+    const auto count = static_cast<int>(blocks.size());
+
+    for (int i = 0; i < count; ++i) {
+        FreeBlock& block = blocks[static_cast<std::size_t>(i)];
+        if (block.end() == address.offset) {
+            block.size += size;
+            decision.merge = MergeKind::previous;
+            if (i + 1 < count && block.end() == blocks[static_cast<std::size_t>(i) + 1].offset) {
+                block.size += blocks[static_cast<std::size_t>(i) + 1].size;
+                blocks.erase(blocks.begin() + i + 1);
+                decision.merge = MergeKind::both;
+            }
+            decision.block = i;
+            decision.result = blocks[static_cast<std::size_t>(i)];
+            return decision;
+        }
+        if (address.offset + size == block.offset) {
+            block.offset = address.offset;
+            block.size += size;
+            decision.merge = MergeKind::next;
+            decision.block = i;
+            if (i > 0 && blocks[static_cast<std::size_t>(i) - 1].end() == block.offset) {
+                blocks[static_cast<std::size_t>(i) - 1].size += block.size;
+                blocks.erase(blocks.begin() + i);
+                decision.merge = MergeKind::both;
+                decision.block = i - 1;
+            }
+            decision.result = blocks[static_cast<std::size_t>(decision.block)];
+            return decision;
+        }
+    }
+
+    if (count >= kMaxFreeBlocks) {
+        throw AllocatorError("out of free blocks: chunk " + std::to_string(address.chunk) + " already has " +
+                             std::to_string(kMaxFreeBlocks) + " free blocks");
+    }
+    auto position = std::ranges::find_if(blocks, [&](const FreeBlock& b) { return b.offset >= address.offset; });
+    decision.block = static_cast<int>(position - blocks.begin());
+    decision.result = *blocks.insert(position, FreeBlock{address.offset, size});
+    return decision;
+}
+
+} // namespace gallocsim

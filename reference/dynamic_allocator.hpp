@@ -1,0 +1,132 @@
+#pragma once
+// ggml_dyn_tallocr: plans offsets without touching memory. Each chunk (one backend
+// buffer of at most max_size bytes) keeps an address-sorted list of free blocks; the
+// last block of a chunk is its "tail", which may grow the chunk. A request takes the
+// best-fitting non-tail block, else the tail whose chunk grows least (the reuse factor),
+// else a new chunk.
+
+#include <compare>
+#include <cstddef>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace gallocsim {
+
+inline constexpr int kMaxFreeBlocks = 256;  // MAX_FREE_BLOCKS
+inline constexpr int kMaxChunks = 16;       // GGML_VBUFFER_MAX_CHUNKS
+
+// Where a planned tensor lives: which chunk of the virtual buffer, at what offset.
+struct BufferAddress {
+    int chunk = 0;
+    std::size_t offset = 0;
+    auto operator<=>(const BufferAddress&) const = default;
+};
+
+inline constexpr BufferAddress kInvalidAddress{-1, SIZE_MAX};
+
+struct FreeBlock {
+    std::size_t offset = 0;
+    std::size_t size = 0;
+    std::size_t end() const { return offset + size; }
+    bool operator==(const FreeBlock&) const = default;
+};
+
+struct Chunk {
+    std::vector<FreeBlock> free_blocks;  // sorted by offset; the last one is the tail
+    std::size_t high_water = 0;          // ggml's chunk->max_size: the bytes the chunk needs
+    bool operator==(const Chunk&) const = default;
+};
+
+// Which rule picked the block.
+enum class BlockChoice {
+    best_fit,   // smallest non-tail block that fits (later chunks and later blocks win ties)
+    tail,       // a chunk's last block, chosen by reuse factor (may grow the chunk)
+    new_chunk,  // nothing fitted: a fresh chunk
+};
+
+// A block the search looked at, for explanations.
+struct BlockCandidate {
+    int chunk = 0;
+    int block = 0;
+    FreeBlock free_block;
+    bool is_tail = false;
+    bool fits = false;
+    std::int64_t reuse_factor = 0;  // tail blocks only: high_water - offset - size (may be negative)
+};
+
+struct AllocationDecision {
+    BufferAddress address;
+    std::size_t size = 0;  // aligned request
+    BlockChoice choice = BlockChoice::best_fit;
+    int block = 0;               // index of the block taken, in its chunk, before the take
+    FreeBlock block_before;      // that block before the take
+    bool block_consumed = false; // the block was used up and removed from the list
+    std::int64_t reuse_factor = 0;  // for tail choices
+    std::size_t high_water_before = 0;
+    std::size_t high_water_after = 0;
+    std::vector<BlockCandidate> candidates;  // only when asked for
+};
+
+enum class MergeKind {
+    none,      // no neighbour: a new free block was inserted in address order
+    previous,  // joined the free block that ends where the freed range starts
+    next,      // joined the free block that starts where the freed range ends
+    both,      // joined both neighbours into one block
+};
+
+struct FreeDecision {
+    BufferAddress address;
+    std::size_t size = 0;  // aligned
+    MergeKind merge = MergeKind::none;
+    int block = 0;         // index of the resulting block
+    FreeBlock result;      // the resulting free block
+};
+
+// Thrown where upstream ggml would abort: more than 256 free blocks in a chunk, or no
+// chunk left. The allocator is left as it was before the failing call.
+class AllocatorError : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+std::size_t align_up(std::size_t size, std::size_t alignment);
+
+class DynamicAllocator {
+public:
+    // max_buffer_size is clamped to SIZE_MAX/2, as upstream does, to avoid overflows.
+    DynamicAllocator(std::size_t alignment, std::size_t max_buffer_size);
+
+    AllocationDecision allocate(std::size_t size, bool collect_candidates = false);
+    FreeDecision free(BufferAddress address, std::size_t size);
+    void reset() { chunks_.clear(); }
+
+    std::size_t alignment() const { return alignment_; }
+    std::size_t max_chunk_size() const { return max_chunk_size_; }
+    const std::vector<Chunk>& chunks() const { return chunks_; }
+    int chunk_count() const { return static_cast<int>(chunks_.size()); }
+    // ggml_dyn_tallocr_max_size: a chunk's high-water mark, 0 past the last chunk.
+    std::size_t chunk_high_water(int chunk) const;
+    std::size_t total_high_water() const;
+
+    // For replaying a recorded plan: put the allocator in a given state.
+    void restore(std::vector<Chunk> chunks) { chunks_ = std::move(chunks); }
+
+private:
+    struct Pick {
+        int chunk = -1;
+        int block = -1;
+        BlockChoice choice = BlockChoice::best_fit;
+        std::int64_t reuse_factor = 0;
+    };
+    Pick find_best_fit(std::size_t size, std::vector<BlockCandidate>* candidates) const;
+    Pick find_tail(std::size_t size, std::vector<BlockCandidate>* candidates) const;
+    int new_chunk(std::size_t min_size);
+
+    std::size_t alignment_;
+    std::size_t max_chunk_size_;
+    std::vector<Chunk> chunks_;
+};
+
+} // namespace gallocsim

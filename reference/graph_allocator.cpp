@@ -1,0 +1,588 @@
+#include "reference/graph_allocator.hpp"
+
+#include <algorithm>
+#include <cstdint>
+#include <stdexcept>
+
+namespace gallocsim {
+namespace {
+
+std::size_t offset_in(const Buffer& buffer, const void* data) {
+    return reinterpret_cast<std::uintptr_t>(data) - reinterpret_cast<std::uintptr_t>(buffer.base());
+}
+
+int id_at(std::span<const int> ids, std::size_t i) {
+    return ids.empty() ? 0 : ids[i];
+}
+
+template <typename F>
+void for_each_src(const Tensor& tensor, F&& f) {
+    for (Tensor* src : tensor.src) {
+        if (src != nullptr) {
+            f(src);
+        }
+    }
+}
+
+} // namespace
+
+// --- VirtualBuffer ------------------------------------------------------------------
+
+std::unique_ptr<VirtualBuffer> VirtualBuffer::allocate(BufferType& type, const DynamicAllocator& plan, BufferUsage usage) {
+    auto buffer = std::make_unique<VirtualBuffer>();
+    for (const Chunk& chunk : plan.chunks()) {
+        auto memory = type.allocate(chunk.high_water);
+        if (!memory) {
+            return nullptr;
+        }
+        memory->set_usage(usage);
+        buffer->chunks_.push_back(std::move(memory));
+    }
+    return buffer;
+}
+
+std::size_t VirtualBuffer::size() const {
+    std::size_t total = 0;
+    for (const auto& chunk : chunks_) {
+        total += chunk->size();
+    }
+    return total;
+}
+
+std::size_t VirtualBuffer::chunk_size(int chunk) const {
+    return chunk < chunk_count() ? chunks_[static_cast<std::size_t>(chunk)]->size() : 0;
+}
+
+Buffer* VirtualBuffer::chunk(int chunk) const {
+    return chunk >= 0 && chunk < chunk_count() ? chunks_[static_cast<std::size_t>(chunk)].get() : nullptr;
+}
+
+void VirtualBuffer::reset() {
+    for (auto& chunk : chunks_) {
+        chunk->reset();
+    }
+}
+
+// --- GraphAllocator: construction and queries ---------------------------------------
+
+GraphAllocator::GraphAllocator(BufferType& type) : GraphAllocator(std::span<BufferType* const>(std::array{&type})) {}
+
+GraphAllocator::GraphAllocator(std::span<BufferType* const> types) {
+    if (types.empty()) {
+        throw std::invalid_argument("a graph allocator needs at least one buffer type");
+    }
+    for (BufferType* type : types) {
+        if (type == nullptr) {
+            throw std::invalid_argument("null buffer type");
+        }
+        // The same buffer type used again shares the earlier id's allocator and buffer.
+        auto earlier = std::ranges::find(types_, type);
+        if (earlier != types_.end()) {
+            slots_.push_back(slots_[static_cast<std::size_t>(earlier - types_.begin())]);
+        } else {
+            slots_.push_back({static_cast<int>(allocators_.size())});
+            allocators_.emplace_back(type->alignment(), type->max_size());
+            buffers_.emplace_back();
+        }
+        types_.push_back(type);
+    }
+}
+
+const DynamicAllocator& GraphAllocator::allocator(int buffer_id) const {
+    return allocators_.at(static_cast<std::size_t>(slots_.at(static_cast<std::size_t>(buffer_id)).allocator));
+}
+
+int GraphAllocator::canonical_buffer_id(int buffer_id) const {
+    const int allocator = slots_.at(static_cast<std::size_t>(buffer_id)).allocator;
+    for (int id = 0;; ++id) {
+        if (slots_[static_cast<std::size_t>(id)].allocator == allocator) {
+            return id;
+        }
+    }
+}
+
+std::size_t GraphAllocator::buffer_size(int buffer_id) const {
+    const auto& buffer = buffers_.at(static_cast<std::size_t>(slots_.at(static_cast<std::size_t>(buffer_id)).allocator));
+    // Only the first id of a shared buffer reports its size, so totals do not double count.
+    if (!buffer || canonical_buffer_id(buffer_id) != buffer_id) {
+        return 0;
+    }
+    return buffer->size();
+}
+
+std::vector<std::size_t> GraphAllocator::chunk_sizes(int buffer_id) const {
+    std::vector<std::size_t> sizes;
+    const auto& buffer = buffers_.at(static_cast<std::size_t>(slots_.at(static_cast<std::size_t>(buffer_id)).allocator));
+    if (buffer && canonical_buffer_id(buffer_id) == buffer_id) {
+        for (int c = 0; c < buffer->chunk_count(); ++c) {
+            sizes.push_back(buffer->chunk_size(c));
+        }
+    }
+    return sizes;
+}
+
+std::optional<Placement> GraphAllocator::locate(const Tensor& tensor) const {
+    if (tensor.buffer == nullptr) {
+        return std::nullopt;
+    }
+    for (std::size_t k = 0; k < buffers_.size(); ++k) {
+        if (!buffers_[k]) {
+            continue;
+        }
+        for (int c = 0; c < buffers_[k]->chunk_count(); ++c) {
+            const Buffer* chunk = buffers_[k]->chunk(c);
+            if (chunk == tensor.buffer) {
+                const auto id = std::ranges::find(slots_, static_cast<int>(k), &Slot::allocator) - slots_.begin();
+                return Placement{static_cast<int>(id), c, offset_in(*chunk, tensor.data)};
+            }
+        }
+    }
+    return std::nullopt;
+}
+
+bool GraphAllocator::fail(std::string message) {
+    last_error_ = std::move(message);
+    return false;
+}
+
+// --- Planning -----------------------------------------------------------------------
+
+bool GraphAllocator::is_allocated(const Tensor* tensor) {
+    return tensor->data != nullptr  // data set externally
+        || tensor->buffer != nullptr  // on an external buffer, not yet allocated
+        || is_own(tensor);            // the allocator holds memory for it
+}
+
+bool GraphAllocator::check_buffer_ids(const Graph& graph, std::span<const int> node_ids, std::span<const int> leaf_ids) {
+    auto check = [&](std::span<const int> ids, std::size_t expected, const char* what) {
+        if (!ids.empty() && ids.size() != expected) {
+            return fail(std::string(what) + " buffer ids: " + std::to_string(ids.size()) + " given for " +
+                        std::to_string(expected) + " tensors");
+        }
+        for (std::size_t i = 0; i < ids.size(); ++i) {
+            if (ids[i] < 0 || ids[i] >= buffer_count()) {
+                return fail(std::string(what) + " " + std::to_string(i) + " has buffer id " + std::to_string(ids[i]) +
+                            ", but there are " + std::to_string(buffer_count()) + " buffers");
+            }
+        }
+        return true;
+    };
+    return check(node_ids, graph.nodes.size(), "node") && check(leaf_ids, graph.leafs.size(), "leaf");
+}
+
+// ggml refuses to make a view that reaches past its source (ggml_new_tensor_impl asserts);
+// a graph built some other way could still hold one, and memory past the source is not ours.
+bool GraphAllocator::check_views(const Graph& graph) {
+    auto check = [&](const Tensor* t) {
+        if (t->view_src == nullptr) {
+            return true;
+        }
+        const std::size_t view_bytes = nbytes(*t);
+        const std::size_t source_bytes = nbytes(*t->view_src);
+        if (t->view_offs > source_bytes || view_bytes > source_bytes - t->view_offs) {
+            return fail("view " + t->name + " (" + std::to_string(view_bytes) + " bytes at offset " +
+                        std::to_string(t->view_offs) + ") reaches past its source " + t->view_src->name + " (" +
+                        std::to_string(source_bytes) + " bytes)");
+        }
+        return true;
+    };
+    auto all = [&](const std::vector<Tensor*>& tensors) {
+        return std::ranges::all_of(tensors, [&](const Tensor* t) {
+            return check(t) && std::ranges::all_of(t->src, [&](const Tensor* s) { return s == nullptr || check(s); });
+        });
+    };
+    return all(graph.leafs) && all(graph.nodes);
+}
+
+bool GraphAllocator::reserve_n(const Graph& graph, std::span<const int> node_ids, std::span<const int> leaf_ids) {
+    return plan(graph, node_ids, leaf_ids, /*measure_only=*/false);
+}
+
+std::optional<std::vector<std::size_t>> GraphAllocator::reserve_n_size(const Graph& graph, std::span<const int> node_ids,
+                                                                       std::span<const int> leaf_ids) {
+    if (!plan(graph, node_ids, leaf_ids, /*measure_only=*/true)) {
+        return std::nullopt;
+    }
+    // As upstream: every id reports its allocator's total, so ids sharing a type repeat it.
+    std::vector<std::size_t> sizes;
+    for (int id = 0; id < buffer_count(); ++id) {
+        sizes.push_back(allocator(id).total_high_water());
+    }
+    return sizes;
+}
+
+bool GraphAllocator::plan(const Graph& graph, std::span<const int> node_ids, std::span<const int> leaf_ids,
+                          bool measure_only) {
+    last_error_.clear();
+    if (!check_buffer_ids(graph, node_ids, leaf_ids) || !check_views(graph)) {
+        return false;
+    }
+    emit(event::PlanStarted{&graph, measure_only});
+    try {
+        for (auto& allocator : allocators_) {
+            allocator.reset();
+        }
+        plan_graph(graph, node_ids, leaf_ids);
+    } catch (const AllocatorError& error) {
+        emit(event::PlanFinished{false});
+        return fail(std::string("graph allocation failed: ") + error.what());
+    }
+    record_plan(graph);
+    const bool ok = allocate_buffers(measure_only);
+    emit(event::PlanFinished{ok});
+    return ok;
+}
+
+void GraphAllocator::plan_graph(const Graph& graph, std::span<const int> node_ids, std::span<const int> leaf_ids) {
+    // Every tensor the plan touches gets its record now, so records never move later.
+    hash_.reset(graph.leafs.size() + graph.nodes.size());
+    auto touch = [&](const Tensor* t) {
+        node_of(t);
+        if (t->view_src != nullptr) {
+            node_of(t->view_src);
+        }
+    };
+    for (const auto* list : {&graph.leafs, &graph.nodes}) {
+        for (const Tensor* t : *list) {
+            touch(t);
+            for_each_src(*t, touch);
+        }
+    }
+
+    // Leafs first: they may be used by anything, and the application may want them anyway.
+    for (std::size_t i = 0; i < graph.leafs.size(); ++i) {
+        allocate_tensor(graph.leafs[i], id_at(leaf_ids, i), AllocationPhase::leaf);
+    }
+    count_consumers(graph, node_ids);
+    for (std::size_t i = 0; i < graph.nodes.size(); ++i) {
+        const Tensor* node = graph.nodes[i];
+        const int buffer_id = id_at(node_ids, i);
+        // Only leafs and inputs can be unallocated parents at this point.
+        for_each_src(*node, [&](const Tensor* parent) { allocate_tensor(parent, buffer_id, AllocationPhase::parent); });
+        allocate_tensor(node, buffer_id, AllocationPhase::node);
+        release_parents(*node);
+    }
+}
+
+// Counts each tensor's consumers and views, and allocates graph inputs up front so that
+// nothing planned later can take their memory before they are read.
+void GraphAllocator::count_consumers(const Graph& graph, std::span<const int> node_ids) {
+    for (std::size_t i = 0; i < graph.nodes.size(); ++i) {
+        const Tensor* node = graph.nodes[i];
+        // An op NONE node only adds dependencies (ggml-backend uses it so); its view
+        // source does not count.
+        if (node->is_view() && node->op != Op::NONE) {
+            HashNode& source = node_of(node->view_src);
+            source.views += 1;
+            emit(event::ViewCounted{node->view_src, node, source.views});
+        }
+        if (node->has_flag(TensorFlag::input)) {
+            allocate_tensor(node, id_at(node_ids, i), AllocationPhase::graph_input);
+        }
+        for_each_src(*node, [&](const Tensor* src) {
+            HashNode& record = node_of(src);
+            record.children += 1;
+            emit(event::ConsumerCounted{src, node, record.children});
+            if (src->has_flag(TensorFlag::input)) {
+                allocate_tensor(src, id_at(node_ids, i), AllocationPhase::graph_input);
+            }
+        });
+    }
+}
+
+void GraphAllocator::allocate_tensor(const Tensor* tensor, int buffer_id, AllocationPhase phase) {
+    HashNode& record = node_of(tensor);
+    if (is_allocated(tensor) || tensor->is_view()) {
+        return;
+    }
+    record.allocated = true;
+    if (can_inplace(tensor->op) && try_inplace(tensor, record)) {
+        return;
+    }
+    const std::size_t size = types_[static_cast<std::size_t>(buffer_id)]->alloc_size(*tensor);
+    AllocationDecision decision = allocator_of(buffer_id).allocate(size, observer_ != nullptr);
+    record.buffer_id = buffer_id;
+    record.address = decision.address;
+    emit(event::TensorAllocated{tensor, buffer_id, phase, size, std::move(decision)});
+}
+
+// A node whose op may run in place takes over the memory of a parent that nothing else
+// will read: the parent must be ours, not an output, laid out exactly like the node, and
+// this node must be its last consumer with no views left.
+bool GraphAllocator::try_inplace(const Tensor* node, HashNode& record) {
+    for (const Tensor* parent : node->src) {
+        if (parent == nullptr) {
+            continue;
+        }
+        auto reject = [&](InPlaceRejection reason) { emit(event::InPlaceRejected{node, parent, reason}); };
+        if (!is_own(parent)) {
+            reject(InPlaceRejection::not_owned);
+            continue;
+        }
+        if (parent->has_flag(TensorFlag::output) ||
+            (parent->view_src != nullptr && parent->view_src->has_flag(TensorFlag::output))) {
+            reject(InPlaceRejection::output);
+            continue;
+        }
+        if (!same_layout(*node, *parent)) {
+            reject(InPlaceRejection::different_layout);
+            continue;
+        }
+        HashNode& parent_record = node_of(parent);
+        if (parent_record.children != 1 || parent_record.views != 0) {
+            reject(InPlaceRejection::other_consumers);
+            continue;
+        }
+        const Tensor* owner = parent;
+        if (parent->is_view()) {
+            // Upstream keeps this branch, but a view is never "own" (views are not
+            // allocated), so the is_own check above always skips it first.
+            HashNode& source = node_of(parent->view_src);
+            if (source.views != 1 || source.children != 0 || parent->view_src->data != parent->data) {
+                reject(InPlaceRejection::view_source_busy);
+                continue;
+            }
+            source.allocated = false;
+            owner = parent->view_src;
+        }
+        record.buffer_id = parent_record.buffer_id;
+        record.address = parent_record.address;
+        parent_record.allocated = false;  // so that releasing the parent does not free the node's memory
+        emit(event::InPlaceReused{node, parent, owner != parent ? owner : nullptr, record.buffer_id, record.address,
+                                  types_[static_cast<std::size_t>(record.buffer_id)]->alloc_size(*node)});
+        free_extra_space(node, owner);
+        return true;
+    }
+    return false;
+}
+
+// When a node reuses a larger parent in place, the bytes past the node's end go back to
+// the free list (kept aligned so later blocks stay aligned).
+void GraphAllocator::free_extra_space(const Tensor* node, const Tensor* parent) {
+    const HashNode& record = node_of(node);
+    const HashNode& parent_record = node_of(parent);
+    const std::size_t parent_size = types_[static_cast<std::size_t>(parent_record.buffer_id)]->alloc_size(*parent);
+    const std::size_t node_size = types_[static_cast<std::size_t>(record.buffer_id)]->alloc_size(*node);
+    if (parent_size < node_size) {
+        throw AllocatorError("in-place node " + node->name + " needs more bytes than its parent " + parent->name);
+    }
+    DynamicAllocator& allocator = allocator_of(parent_record.buffer_id);
+    const std::size_t parent_aligned = align_up(parent_size, allocator.alignment());
+    const std::size_t node_aligned = align_up(node_size, allocator.alignment());
+    if (parent_aligned > node_aligned) {
+        BufferAddress extra = parent_record.address;
+        extra.offset += node_aligned;
+        FreeDecision decision = allocator.free(extra, parent_aligned - node_aligned);
+        emit(event::ExtraSpaceFreed{node, parent, parent_record.buffer_id, decision});
+    }
+}
+
+// After a node runs, each parent has one consumer fewer; a parent with no consumers and
+// no views left is freed (a view parent releases its source instead).
+void GraphAllocator::release_parents(const Tensor& node) {
+    for_each_src(node, [&](const Tensor* parent) {
+        HashNode& record = node_of(parent);
+        record.children -= 1;
+        emit(event::ParentReleased{&node, parent, record.children, record.views, record.allocated});
+        if (record.children != 0 || record.views != 0) {
+            return;
+        }
+        if (parent->is_view()) {
+            HashNode& source = node_of(parent->view_src);
+            source.views -= 1;
+            emit(event::ViewReleased{parent, parent->view_src, source.children, source.views});
+            if (source.views == 0 && source.children == 0 && source.allocated) {
+                free_tensor(parent->view_src, FreeReason::last_view);
+            }
+        } else if (record.allocated) {
+            free_tensor(parent, FreeReason::last_consumer);
+        }
+    });
+}
+
+void GraphAllocator::free_tensor(const Tensor* tensor, FreeReason reason) {
+    if (tensor->has_flag(TensorFlag::output)) {
+        emit(event::OutputKept{tensor, reason});  // graph outputs are never freed
+        return;
+    }
+    HashNode& record = node_of(tensor);
+    const std::size_t size = types_[static_cast<std::size_t>(record.buffer_id)]->alloc_size(*tensor);
+    FreeDecision decision = allocator_of(record.buffer_id).free(record.address, size);
+    record.allocated = false;
+    emit(event::TensorFreed{tensor, record.buffer_id, reason, size, decision});
+}
+
+TensorAlloc GraphAllocator::tensor_alloc_of(const Tensor* tensor) {
+    if (tensor == nullptr || tensor->view_src != nullptr || tensor->data != nullptr) {
+        return {};
+    }
+    const HashNode& record = node_of(tensor);
+    return {record.buffer_id, record.address, types_[static_cast<std::size_t>(record.buffer_id)]->alloc_size(*tensor)};
+}
+
+// The plan alloc_graph replays: for each node its own and its sources' places, for each
+// leaf its place (views and external tensors have none).
+void GraphAllocator::record_plan(const Graph& graph) {
+    node_allocs_.resize(graph.nodes.size());
+    for (std::size_t i = 0; i < graph.nodes.size(); ++i) {
+        const Tensor* node = graph.nodes[i];
+        node_allocs_[i].dst = tensor_alloc_of(node);
+        for (int j = 0; j < kMaxSrc; ++j) {
+            node_allocs_[i].src[static_cast<std::size_t>(j)] = tensor_alloc_of(node->src[static_cast<std::size_t>(j)]);
+        }
+    }
+    leaf_allocs_.resize(graph.leafs.size());
+    for (std::size_t i = 0; i < graph.leafs.size(); ++i) {
+        leaf_allocs_[i] = tensor_alloc_of(graph.leafs[i]);
+    }
+}
+
+// A buffer is (re)allocated when it is missing or any chunk of the new plan is larger
+// than the chunk it has; a buffer with no tensors is still made, so views can be set up.
+bool GraphAllocator::allocate_buffers(bool measure_only) {
+    for (std::size_t k = 0; k < allocators_.size(); ++k) {
+        const DynamicAllocator& plan = allocators_[k];
+        auto& buffer = buffers_[k];
+        const int buffer_id = static_cast<int>(std::ranges::find(slots_, static_cast<int>(k), &Slot::allocator) - slots_.begin());
+        bool realloc = buffer == nullptr;
+        std::vector<std::size_t> chunk_sizes;
+        for (int c = 0; c < plan.chunk_count(); ++c) {
+            chunk_sizes.push_back(plan.chunk_high_water(c));
+            if (plan.chunk_high_water(c) > (buffer ? buffer->chunk_size(c) : 0)) {
+                realloc = true;
+            }
+        }
+        const std::size_t previous_size = buffer ? buffer->size() : 0;
+        if (!realloc) {
+            emit(event::BufferAllocated{buffer_id, std::move(chunk_sizes), previous_size, false, true});
+            continue;
+        }
+        buffer.reset();
+        if (measure_only) {
+            continue;
+        }
+        buffer = VirtualBuffer::allocate(*types_[static_cast<std::size_t>(buffer_id)], plan, BufferUsage::compute);
+        const bool ok = buffer != nullptr;
+        emit(event::BufferAllocated{buffer_id, chunk_sizes, previous_size, true, ok});
+        if (!ok) {
+            std::size_t total = 0;
+            for (std::size_t size : chunk_sizes) {
+                total += size;
+            }
+            return fail("failed to allocate " + std::string(types_[static_cast<std::size_t>(buffer_id)]->name()) +
+                        " buffer of size " + std::to_string(total));
+        }
+    }
+    return true;
+}
+
+// --- Allocation ---------------------------------------------------------------------
+
+// ggml_gallocr_node_needs_realloc, named for what it answers: does the recorded place
+// still hold this tensor?
+static bool still_fits(const std::vector<BufferType*>& types, const Tensor& tensor, const TensorAlloc& alloc) {
+    std::size_t size = 0;
+    if (tensor.data == nullptr && tensor.view_src == nullptr) {
+        if (alloc.buffer_id < 0) {
+            return false;  // it had external data when planned, and has none now
+        }
+        size = types[static_cast<std::size_t>(alloc.buffer_id)]->alloc_size(tensor);
+    }
+    return alloc.size_max >= size;
+}
+
+bool GraphAllocator::needs_realloc(const Graph& graph) const {
+    if (node_allocs_.size() != graph.nodes.size() || leaf_allocs_.size() != graph.leafs.size()) {
+        return true;
+    }
+    for (std::size_t i = 0; i < graph.nodes.size(); ++i) {
+        const Tensor& node = *graph.nodes[i];
+        if (!still_fits(types_, node, node_allocs_[i].dst)) {
+            return true;
+        }
+        for (int j = 0; j < kMaxSrc; ++j) {
+            const Tensor* src = node.src[static_cast<std::size_t>(j)];
+            if (src != nullptr && !still_fits(types_, *src, node_allocs_[i].src[static_cast<std::size_t>(j)])) {
+                return true;
+            }
+        }
+    }
+    return false;
+}
+
+bool GraphAllocator::alloc_graph(Graph& graph) {
+    last_error_.clear();
+    // Upstream trusts the buffers to exist; after reserve_n_size or a failed reserve they
+    // do not, so a missing buffer counts as needing a new plan here.
+    const bool graph_empty = graph.nodes.empty() && graph.leafs.empty();
+    const bool buffers_missing =
+        !graph_empty && std::ranges::any_of(buffers_, [](const auto& b) { return b == nullptr; });
+    if (needs_realloc(graph) || buffers_missing) {
+        if (buffer_count() != 1) {
+            return fail("the graph needs a new plan and there are " + std::to_string(buffer_count()) +
+                        " buffers: call reserve_n with the buffer ids first");
+        }
+        if (!reserve(graph)) {
+            return false;
+        }
+    }
+    for (auto& buffer : buffers_) {
+        if (buffer) {
+            buffer->reset();
+        }
+    }
+    for (std::size_t i = 0; i < graph.leafs.size(); ++i) {
+        if (!init_tensor(*graph.leafs[i], leaf_allocs_[i])) {
+            return false;
+        }
+    }
+    for (std::size_t i = 0; i < graph.nodes.size(); ++i) {
+        Tensor& node = *graph.nodes[i];
+        for (int j = 0; j < kMaxSrc; ++j) {
+            Tensor* src = node.src[static_cast<std::size_t>(j)];
+            if (src != nullptr && !init_tensor(*src, node_allocs_[i].src[static_cast<std::size_t>(j)])) {
+                return false;
+            }
+        }
+        if (!init_tensor(node, node_allocs_[i].dst)) {
+            return false;
+        }
+    }
+    return true;
+}
+
+bool GraphAllocator::init_tensor(Tensor& tensor, const TensorAlloc& alloc) {
+    if (tensor.view_src != nullptr) {
+        if (tensor.buffer != nullptr || tensor.view_src->buffer == nullptr) {
+            return true;  // already set up, or its source has memory from outside (external data)
+        }
+        if (auto error = init_view(tensor); !error.empty()) {
+            return fail(error + " (upstream aborts here)");
+        }
+        if (observer_) {
+            const auto placement = locate(tensor);
+            emit(event::TensorInitialised{&tensor, -1, placement ? BufferAddress{placement->chunk, placement->offset} : kInvalidAddress,
+                                          tensor.data});
+        }
+        return true;
+    }
+    if (tensor.data != nullptr) {
+        return true;  // external data, or already placed
+    }
+    if (alloc.buffer_id < 0 || alloc.address == kInvalidAddress) {
+        return fail("tensor " + tensor.name + " has no planned address");
+    }
+    const auto& buffer = buffers_[static_cast<std::size_t>(slots_[static_cast<std::size_t>(alloc.buffer_id)].allocator)];
+    Buffer* chunk = buffer ? buffer->chunk(alloc.address.chunk) : nullptr;
+    if (chunk == nullptr) {
+        return fail("tensor " + tensor.name + " is planned in chunk " + std::to_string(alloc.address.chunk) +
+                    " of buffer " + std::to_string(alloc.buffer_id) + ", which was not allocated");
+    }
+    if (auto error = place_tensor(*chunk, tensor, alloc.address.offset); !error.empty()) {
+        return fail(error + " (upstream aborts here)");
+    }
+    emit(event::TensorInitialised{&tensor, alloc.buffer_id, alloc.address, tensor.data});
+    return true;
+}
+
+} // namespace gallocsim

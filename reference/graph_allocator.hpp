@@ -1,0 +1,153 @@
+#pragma once
+// ggml_gallocr: plans a whole graph's memory (reserve), allocates the buffers the plan
+// needs, and gives every tensor its address (alloc_graph). Buffer ids that share a buffer
+// type share one dynamic allocator and one (virtual) buffer, as in ggml.
+
+#include "reference/buffer.hpp"
+#include "reference/dynamic_allocator.hpp"
+#include "reference/observer.hpp"
+#include "reference/pointer_map.hpp"
+#include "reference/tensor.hpp"
+
+#include <array>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace gallocsim {
+
+// Per-tensor planning record (ggml's hash_node).
+struct HashNode {
+    int children = 0;  // consumers not yet run
+    int views = 0;     // views not yet released
+    int buffer_id = 0;
+    BufferAddress address{};
+    bool allocated = false;  // the allocator owns this tensor's memory right now
+    bool operator==(const HashNode&) const = default;
+};
+
+// Where the plan puts one tensor (ggml's tensor_alloc). size_max 0: pre-allocated or view.
+struct TensorAlloc {
+    int buffer_id = -1;
+    BufferAddress address = kInvalidAddress;
+    std::size_t size_max = 0;
+    bool operator==(const TensorAlloc&) const = default;
+};
+
+struct NodeAlloc {
+    TensorAlloc dst;
+    std::array<TensorAlloc, kMaxSrc> src;
+};
+
+// The chunks of one buffer type: one backend buffer per chunk of the plan.
+class VirtualBuffer {
+public:
+    // nullptr when a chunk could not be allocated (the chunks already had are released).
+    static std::unique_ptr<VirtualBuffer> allocate(BufferType& type, const DynamicAllocator& plan, BufferUsage usage);
+
+    std::size_t size() const;
+    std::size_t chunk_size(int chunk) const;
+    int chunk_count() const { return static_cast<int>(chunks_.size()); }
+    Buffer* chunk(int chunk) const;
+    void reset();
+
+private:
+    std::vector<std::unique_ptr<Buffer>> chunks_;
+};
+
+// Where an allocated tensor ended up: the buffer id (the lowest of its buffer type),
+// the chunk and the offset from that chunk's base.
+struct Placement {
+    int buffer_id = 0;
+    int chunk = 0;
+    std::size_t offset = 0;
+    bool operator==(const Placement&) const = default;
+};
+
+class GraphAllocator {
+public:
+    explicit GraphAllocator(BufferType& type);                     // ggml_gallocr_new
+    explicit GraphAllocator(std::span<BufferType* const> types);   // ggml_gallocr_new_n
+    GraphAllocator(const GraphAllocator&) = delete;
+    GraphAllocator& operator=(const GraphAllocator&) = delete;
+
+    // Plans the graph and (re)allocates buffers that are too small. Ids may be empty
+    // (all 0) or one per node / leaf. False, with last_error(), on failure.
+    bool reserve(const Graph& graph) { return reserve_n(graph, {}, {}); }
+    bool reserve_n(const Graph& graph, std::span<const int> node_buffer_ids, std::span<const int> leaf_buffer_ids);
+
+    // Plans only: the bytes each buffer id would need; allocates nothing.
+    std::optional<std::vector<std::size_t>> reserve_n_size(const Graph& graph, std::span<const int> node_buffer_ids,
+                                                           std::span<const int> leaf_buffer_ids);
+
+    // Gives every tensor of the graph its memory from the plan. Re-plans automatically
+    // when the graph no longer fits and there is one buffer; false with several.
+    bool alloc_graph(Graph& graph);
+
+    bool needs_realloc(const Graph& graph) const;
+    std::size_t buffer_size(int buffer_id) const;  // 0 for an id sharing an earlier id's type
+    std::vector<std::size_t> chunk_sizes(int buffer_id) const;  // empty for such an id
+
+    int buffer_count() const { return static_cast<int>(types_.size()); }
+    BufferType& buffer_type(int buffer_id) const { return *types_.at(static_cast<std::size_t>(buffer_id)); }
+    const DynamicAllocator& allocator(int buffer_id) const;
+    // The first buffer id that uses the same allocator (and buffer) as `buffer_id`.
+    int canonical_buffer_id(int buffer_id) const;
+
+    const std::string& last_error() const { return last_error_; }
+    void set_observer(AllocationObserver* observer) { observer_ = observer; }
+
+    // Inspection of the last plan.
+    const HashNode* hash_node(const Tensor& tensor) const { return hash_.find(&tensor); }
+    std::span<const NodeAlloc> node_allocs() const { return node_allocs_; }
+    std::span<const TensorAlloc> leaf_allocs() const { return leaf_allocs_; }
+    // Where alloc_graph put a tensor (nullopt if it has no memory of ours).
+    std::optional<Placement> locate(const Tensor& tensor) const;
+
+private:
+    struct Slot {
+        int allocator = 0;  // index into allocators_ / buffers_
+    };
+
+    HashNode& node_of(const Tensor* tensor) { return hash_[tensor]; }
+    bool is_own(const Tensor* tensor) { return node_of(tensor).allocated; }
+    bool is_allocated(const Tensor* tensor);
+    DynamicAllocator& allocator_of(int buffer_id) { return allocators_[static_cast<std::size_t>(slots_[static_cast<std::size_t>(buffer_id)].allocator)]; }
+
+    bool check_buffer_ids(const Graph& graph, std::span<const int> node_ids, std::span<const int> leaf_ids);
+    bool check_views(const Graph& graph);
+    bool plan(const Graph& graph, std::span<const int> node_ids, std::span<const int> leaf_ids, bool measure_only);
+    void plan_graph(const Graph& graph, std::span<const int> node_ids, std::span<const int> leaf_ids);
+    void count_consumers(const Graph& graph, std::span<const int> node_ids);
+    void release_parents(const Tensor& node);
+    void allocate_tensor(const Tensor* tensor, int buffer_id, AllocationPhase phase);
+    bool try_inplace(const Tensor* node, HashNode& node_record);
+    void free_extra_space(const Tensor* node, const Tensor* parent);
+    void free_tensor(const Tensor* tensor, FreeReason reason);
+    void record_plan(const Graph& graph);
+    TensorAlloc tensor_alloc_of(const Tensor* tensor);
+    bool allocate_buffers(bool measure_only);
+    bool init_tensor(Tensor& tensor, const TensorAlloc& alloc);
+    bool fail(std::string message);
+
+    template <typename E>
+    void emit(E&& event) {
+        if (observer_) {
+            observer_->on_event(Event{std::forward<E>(event)});
+        }
+    }
+
+    std::vector<BufferType*> types_;
+    std::vector<Slot> slots_;                          // per buffer id
+    std::vector<DynamicAllocator> allocators_;         // per distinct buffer type
+    std::vector<std::unique_ptr<VirtualBuffer>> buffers_;  // per distinct buffer type
+    PointerMap<Tensor, HashNode> hash_;
+    std::vector<NodeAlloc> node_allocs_;
+    std::vector<TensorAlloc> leaf_allocs_;
+    std::string last_error_;
+    AllocationObserver* observer_ = nullptr;
+};
+
+} // namespace gallocsim

@@ -1,0 +1,154 @@
+#pragma once
+// The observer seam: the graph allocator reports each step of planning and allocation
+// to an optional observer. Events are plain values that name the tensors involved and
+// carry the numbers a teacher would show; with no observer attached none is built.
+
+#include "reference/dynamic_allocator.hpp"
+#include "reference/tensor.hpp"
+
+#include <cstddef>
+#include <variant>
+#include <vector>
+
+namespace gallocsim {
+
+// Why ggml_gallocr_allocate_node was reached for a tensor.
+enum class AllocationPhase {
+    leaf,         // the leafs loop, before any node
+    graph_input,  // an input-flagged tensor, allocated early in the counting pass
+    parent,       // a node's source, allocated just before the node
+    node,         // the node itself
+};
+
+// Why a parent's memory could not be taken over in place.
+enum class InPlaceRejection {
+    not_owned,         // the parent's memory is not the allocator's (external data, a view, or already given away)
+    output,            // the parent (or its view source) is a graph output
+    different_layout,  // type, shape or strides differ
+    other_consumers,   // the parent still has other consumers or views
+    view_source_busy,  // the parent is a view whose source has other users
+};
+
+// Why a tensor's memory went back to the free list.
+enum class FreeReason {
+    last_consumer,  // its last consumer has run and no view of it remains
+    last_view,      // its last view has been released and it has no consumers left
+};
+
+namespace event {
+
+struct PlanStarted {
+    const Graph* graph;
+    bool measure_only;  // reserve_n_size: plan only, allocate no buffer
+};
+
+// The counting pass found another consumer of `tensor` (node `consumer` reads it).
+struct ConsumerCounted {
+    const Tensor* tensor;
+    const Tensor* consumer;
+    int children;  // after counting
+};
+
+// The counting pass found another view of `tensor`.
+struct ViewCounted {
+    const Tensor* tensor;
+    const Tensor* view;
+    int views;  // after counting
+};
+
+struct TensorAllocated {
+    const Tensor* tensor;
+    int buffer_id;
+    AllocationPhase phase;
+    std::size_t alloc_size;  // buffer type's alloc size, before alignment
+    AllocationDecision decision;
+};
+
+struct InPlaceRejected {
+    const Tensor* node;
+    const Tensor* parent;
+    InPlaceRejection reason;
+};
+
+struct InPlaceReused {
+    const Tensor* node;
+    const Tensor* parent;
+    const Tensor* view_source;  // non-null when the parent is a view (upstream never gets here)
+    int buffer_id;
+    BufferAddress address;
+    std::size_t alloc_size;
+};
+
+// After in-place reuse of a larger parent, the bytes past the node's end are freed.
+struct ExtraSpaceFreed {
+    const Tensor* node;
+    const Tensor* parent;
+    int buffer_id;
+    FreeDecision decision;
+};
+
+// A node has run: `parent` has one consumer fewer.
+struct ParentReleased {
+    const Tensor* node;
+    const Tensor* parent;
+    int children_left;
+    int views_left;
+    bool still_owned;  // parent's memory is still the allocator's (false after in-place reuse)
+};
+
+// A view parent is done: its source has one view fewer.
+struct ViewReleased {
+    const Tensor* view;
+    const Tensor* view_source;
+    int source_children;
+    int source_views_left;
+};
+
+struct TensorFreed {
+    const Tensor* tensor;
+    int buffer_id;
+    FreeReason reason;
+    std::size_t alloc_size;
+    FreeDecision decision;
+};
+
+// An output would have been freed here but outputs are never freed.
+struct OutputKept {
+    const Tensor* tensor;
+    FreeReason reason;
+};
+
+struct PlanFinished {
+    bool ok;
+};
+
+// The chunks of a buffer id after planning: allocated anew, kept, or failed.
+struct BufferAllocated {
+    int buffer_id;
+    std::vector<std::size_t> chunk_sizes;
+    std::size_t previous_size;
+    bool reallocated;  // false: the existing buffer was large enough
+    bool ok;
+};
+
+struct TensorInitialised {
+    const Tensor* tensor;
+    int buffer_id;  // -1 for a view (it takes its source's buffer)
+    BufferAddress address;
+    const void* data;  // chunk base + offset
+};
+
+} // namespace event
+
+using Event = std::variant<event::PlanStarted, event::ConsumerCounted, event::ViewCounted, event::TensorAllocated,
+                           event::InPlaceRejected, event::InPlaceReused, event::ExtraSpaceFreed,
+                           event::ParentReleased, event::ViewReleased, event::TensorFreed, event::OutputKept,
+                           event::PlanFinished, event::BufferAllocated, event::TensorInitialised>;
+
+class AllocationObserver {
+public:
+    virtual ~AllocationObserver() = default;
+    virtual void on_event(const Event& event) = 0;
+};
+
+} // namespace gallocsim

@@ -1,0 +1,59 @@
+#pragma once
+// ggml's operations, by the names graph files use (GGML_OP_* without the prefix), and
+// the one property of an op that the allocator needs: whether it may run in place.
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+namespace gallocsim {
+
+// Same order as ggml d99724f2's enum ggml_op.
+enum class Op : std::uint8_t {
+    NONE, DUP, ADD, ADD_ID, ADD1, ACC,
+    SUB, MUL, DIV, SQR, SQRT, LOG,
+    SIN, COS, SUM, SUM_ROWS, CUMSUM, MEAN,
+    ARGMAX, COUNT_EQUAL, REPEAT, REPEAT_BACK, CONCAT, SILU_BACK,
+    NORM, RMS_NORM, RMS_NORM_BACK, GROUP_NORM, L2_NORM, MUL_MAT,
+    MUL_MAT_ID, OUT_PROD, SCALE, SET, CPY, CONT,
+    RESHAPE, VIEW, PERMUTE, TRANSPOSE, GET_ROWS, GET_ROWS_BACK,
+    SET_ROWS, DIAG, DIAG_MASK_INF, DIAG_MASK_ZERO, SOFT_MAX, SOFT_MAX_BACK,
+    ROPE, ROPE_BACK, CLAMP, CONV_TRANSPOSE_1D, IM2COL, IM2COL_BACK,
+    IM2COL_3D, COL2IM_1D, CONV_2D, CONV_3D, CONV_2D_DW, CONV_TRANSPOSE_2D,
+    POOL_1D, POOL_2D, POOL_2D_BACK, UPSCALE, PAD, PAD_REFLECT_1D,
+    ROLL, ARANGE, TIMESTEP_EMBEDDING, ARGSORT, TOP_K, LEAKY_RELU,
+    TRI, FILL, FLASH_ATTN_EXT, FLASH_ATTN_BACK, SSM_CONV, SSM_SCAN,
+    WIN_PART, WIN_UNPART, GET_REL_POS, ADD_REL_POS, RWKV_WKV6, GATED_LINEAR_ATTN,
+    RWKV_WKV7, SOLVE_TRI, GATED_DELTA_NET, LIGHTNING_INDEXER, DSV4_HC_COMB, DSV4_HC_PRE,
+    DSV4_HC_POST, UNARY, MAP_CUSTOM1, MAP_CUSTOM2, MAP_CUSTOM3, CUSTOM,
+    CROSS_ENTROPY_LOSS, CROSS_ENTROPY_LOSS_BACK, OPT_STEP_ADAMW, OPT_STEP_SGD, GLU,
+};
+
+// Same order as ggml's enum ggml_unary_op (the kind of a UNARY op).
+enum class UnaryOp : std::uint8_t {
+    ABS, SGN, NEG, STEP, TANH, ELU,
+    RELU, SIGMOID, GELU, GELU_QUICK, SILU, HARDSWISH,
+    HARDSIGMOID, EXP, EXPM1, SOFTPLUS, GELU_ERF, XIELU,
+    FLOOR, CEIL, ROUND, TRUNC,
+};
+
+std::string_view op_name(Op op);
+std::optional<Op> parse_op(std::string_view name);
+std::string_view unary_op_name(UnaryOp op);
+std::optional<UnaryOp> parse_unary_op(std::string_view name);
+
+// ggml_op_can_inplace: ops whose kernels may write their result over their first
+// operands, so the allocator may give the result a parent's memory.
+constexpr bool can_inplace(Op op) {
+    switch (op) {
+    case Op::FILL: case Op::SCALE: case Op::DIAG_MASK_ZERO: case Op::DIAG_MASK_INF:
+    case Op::ADD: case Op::ADD_ID: case Op::ADD1: case Op::SUB: case Op::MUL: case Op::DIV:
+    case Op::SQR: case Op::SQRT: case Op::LOG: case Op::UNARY: case Op::ROPE: case Op::ROPE_BACK:
+    case Op::SILU_BACK: case Op::RMS_NORM: case Op::RMS_NORM_BACK: case Op::SOFT_MAX: case Op::SOFT_MAX_BACK:
+        return true;
+    default:
+        return false;
+    }
+}
+
+} // namespace gallocsim

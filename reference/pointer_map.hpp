@@ -1,0 +1,86 @@
+#pragma once
+// A flat open-addressing map from object pointers to small values: ggml's hash set of
+// tensor pointers with its parallel value array, without per-entry allocation.
+
+#include <algorithm>
+#include <bit>
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace gallocsim {
+
+template <typename Key, typename Value>
+class PointerMap {
+public:
+    // Drops every entry and makes room for at least `count` keys without growing.
+    void reset(std::size_t count) {
+        const std::size_t wanted = std::bit_ceil(std::max<std::size_t>(16, count + count / 2 + 1));
+        if (wanted > keys_.size()) {
+            keys_.assign(wanted, nullptr);
+            values_.assign(wanted, Value{});
+        } else {
+            std::fill(keys_.begin(), keys_.end(), nullptr);
+            std::fill(values_.begin(), values_.end(), Value{});
+        }
+        size_ = 0;
+    }
+
+    // The value for `key`, default-constructed on first use.
+    Value& operator[](const Key* key) {
+        if (keys_.empty()) {
+            reset(0);
+        }
+        std::size_t i = slot(key);
+        if (keys_[i] == nullptr) {
+            if ((size_ + 1) * 3 > keys_.size() * 2) {
+                grow();
+                i = slot(key);
+            }
+            keys_[i] = key;
+            ++size_;
+        }
+        return values_[i];
+    }
+
+    const Value* find(const Key* key) const {
+        if (keys_.empty()) {
+            return nullptr;
+        }
+        const std::size_t i = slot(key);
+        return keys_[i] == key ? &values_[i] : nullptr;
+    }
+
+    std::size_t size() const { return size_; }
+
+private:
+    std::size_t slot(const Key* key) const {
+        const std::size_t mask = keys_.size() - 1;
+        // Pointers are aligned: drop the low bits, then mix.
+        std::size_t i = (reinterpret_cast<std::uintptr_t>(key) >> 4) * 0x9E3779B97F4A7C15ull & mask;
+        while (keys_[i] != nullptr && keys_[i] != key) {
+            i = (i + 1) & mask;
+        }
+        return i;
+    }
+
+    void grow() {
+        auto keys = std::move(keys_);
+        auto values = std::move(values_);
+        keys_.assign(keys.size() * 2, nullptr);
+        values_.assign(keys.size() * 2, Value{});
+        for (std::size_t i = 0; i < keys.size(); ++i) {
+            if (keys[i] != nullptr) {
+                const std::size_t j = slot(keys[i]);
+                keys_[j] = keys[i];
+                values_[j] = values[i];
+            }
+        }
+    }
+
+    std::vector<const Key*> keys_;
+    std::vector<Value> values_;
+    std::size_t size_ = 0;
+};
+
+} // namespace gallocsim

@@ -1,0 +1,87 @@
+#include "reference/tensor.hpp"
+
+#include <algorithm>
+#include <unordered_set>
+
+namespace gallocsim {
+
+std::array<std::size_t, kMaxDims> contiguous_strides(DataType type, const std::array<std::int64_t, kMaxDims>& ne) {
+    std::array<std::size_t, kMaxDims> nb{};
+    nb[0] = type_size(type);
+    nb[1] = nb[0] * static_cast<std::size_t>(ne[0] / block_size(type));
+    for (int i = 2; i < kMaxDims; ++i) {
+        nb[i] = nb[i - 1] * static_cast<std::size_t>(ne[i - 1]);
+    }
+    return nb;
+}
+
+std::size_t nbytes(const Tensor& tensor) {
+    if (std::ranges::any_of(tensor.ne, [](std::int64_t n) { return n <= 0; })) {
+        return 0;
+    }
+    const auto block = static_cast<std::size_t>(block_size(tensor.type));
+    auto extent = [&](int i) { return static_cast<std::size_t>(tensor.ne[i] - 1) * tensor.nb[i]; };
+    std::size_t bytes = block == 1 ? type_size(tensor.type) + extent(0)
+                                   : static_cast<std::size_t>(tensor.ne[0]) * tensor.nb[0] / block;
+    for (int i = 1; i < kMaxDims; ++i) {
+        bytes += extent(i);
+    }
+    return bytes;
+}
+
+std::int64_t element_count(const Tensor& tensor) {
+    return tensor.ne[0] * tensor.ne[1] * tensor.ne[2] * tensor.ne[3];
+}
+
+bool same_layout(const Tensor& a, const Tensor& b) {
+    return a.type == b.type && a.ne == b.ne && a.nb == b.nb;
+}
+
+bool is_contiguous(const Tensor& tensor) {
+    return tensor.nb == contiguous_strides(tensor.type, tensor.ne);
+}
+
+Tensor& Context::add(Tensor tensor) {
+    return tensors_.emplace_back(std::move(tensor));
+}
+
+Tensor* Context::find(std::string_view name) {
+    auto it = std::ranges::find(tensors_, name, &Tensor::name);
+    return it == tensors_.end() ? nullptr : &*it;
+}
+
+const Tensor* Context::find(std::string_view name) const {
+    auto it = std::ranges::find(tensors_, name, &Tensor::name);
+    return it == tensors_.end() ? nullptr : &*it;
+}
+
+namespace {
+
+void visit_parents(Graph& graph, std::unordered_set<const Tensor*>& visited, Tensor& tensor) {
+    if (tensor.op != Op::NONE) {
+        tensor.flags.set(TensorFlag::compute);
+    }
+    if (!visited.insert(&tensor).second) {
+        return;
+    }
+    for (Tensor* src : tensor.src) {
+        if (src != nullptr) {
+            visit_parents(graph, visited, *src);
+        }
+    }
+    if (tensor.op == Op::NONE && !tensor.has_flag(TensorFlag::param)) {
+        graph.leafs.push_back(&tensor);
+    } else {
+        graph.nodes.push_back(&tensor);
+    }
+}
+
+} // namespace
+
+void build_forward_expand(Graph& graph, Tensor& tensor) {
+    std::unordered_set<const Tensor*> visited(graph.leafs.begin(), graph.leafs.end());
+    visited.insert(graph.nodes.begin(), graph.nodes.end());
+    visit_parents(graph, visited, tensor);
+}
+
+} // namespace gallocsim

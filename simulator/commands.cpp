@@ -1,0 +1,200 @@
+#include "simulator/commands.hpp"
+
+#include "simulator/examples.hpp"
+#include "simulator/graph_file.hpp"
+#include "simulator/plan.hpp"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <iomanip>
+#include <iostream>
+#include <sstream>
+
+namespace gallocsim::cli {
+namespace fs = std::filesystem;
+
+namespace {
+
+// A path that names an existing file is loaded; anything else must be an example name.
+GraphFile load_input(const std::string& input) {
+    if (fs::exists(input)) {
+        return load_graph_file(input);
+    }
+    if (input.find('/') == std::string::npos && input.find(".json") == std::string::npos) {
+        return make_example(input);
+    }
+    throw GraphFileError(input + ": no such file");
+}
+
+std::string tensor_kind(const GraphFile& file, const Tensor& tensor) {
+    if (tensor.is_view()) {
+        return "view";
+    }
+    if (std::ranges::find(file.graph.leafs, &tensor) != file.graph.leafs.end()) {
+        return "leaf";
+    }
+    return "node";
+}
+
+std::string human_bytes(std::size_t bytes) {
+    std::ostringstream s;
+    if (bytes >= (std::size_t{1} << 20)) {
+        s << std::fixed << std::setprecision(2) << static_cast<double>(bytes) / (1 << 20) << " MiB";
+    } else if (bytes >= 1024) {
+        s << std::fixed << std::setprecision(2) << static_cast<double>(bytes) / 1024 << " KiB";
+    } else {
+        s << bytes << " B";
+    }
+    return s.str();
+}
+
+void print_plan_table(const GraphFile& file, const PlanRun& run, std::ostream& out) {
+    std::size_t width = 6;
+    for (const auto& [name, place] : run.plan.tensors) {
+        width = std::max(width, name.size());
+    }
+    out << std::left << std::setw(static_cast<int>(width)) << "tensor" << "  kind  buffer  chunk  "
+        << std::right << std::setw(12) << "offset" << std::setw(12) << "size" << "\n";
+    for (const auto& [name, place] : run.plan.tensors) {
+        const Tensor& tensor = *file.context.find(name);
+        out << std::left << std::setw(static_cast<int>(width)) << name << "  " << std::setw(4) << tensor_kind(file, tensor)
+            << "  " << std::right << std::setw(6) << place.buffer << "  " << std::setw(5) << place.chunk << "  "
+            << std::setw(12) << place.offset << std::setw(12)
+            << run.types[static_cast<std::size_t>(file.buffers[static_cast<std::size_t>(place.buffer)])]->alloc_size(tensor) << "\n";
+    }
+    out << "\n";
+    for (int id = 0; id < file.buffer_count(); ++id) {
+        const auto& spec = file.buffer_types[static_cast<std::size_t>(file.buffers[static_cast<std::size_t>(id)])];
+        out << "buffer " << id << " (" << spec.name << ", alignment " << spec.alignment << "): "
+            << run.plan.buffer_sizes[static_cast<std::size_t>(id)] << " bytes ("
+            << human_bytes(run.plan.buffer_sizes[static_cast<std::size_t>(id)]) << ")";
+        const auto& chunks = run.plan.chunk_sizes[static_cast<std::size_t>(id)];
+        if (chunks.size() > 1) {
+            out << " in " << chunks.size() << " chunks:";
+            for (std::size_t size : chunks) {
+                out << " " << size;
+            }
+        } else if (chunks.empty() && run.allocator->canonical_buffer_id(id) != id) {
+            out << " (shares buffer " << run.allocator->canonical_buffer_id(id) << ")";
+        }
+        out << "\n";
+    }
+}
+
+std::vector<fs::path> collect_files(const std::vector<std::string>& paths, std::ostream& err, bool& ok) {
+    std::vector<fs::path> files;
+    for (const std::string& path : paths) {
+        std::error_code ec;
+        if (fs::is_directory(path, ec)) {
+            std::vector<fs::path> found;
+            for (const auto& entry : fs::recursive_directory_iterator(path, ec)) {
+                if (entry.is_regular_file() && entry.path().extension() == ".json") {
+                    found.push_back(entry.path());
+                }
+            }
+            std::ranges::sort(found);
+            files.insert(files.end(), found.begin(), found.end());
+        } else if (fs::exists(path, ec)) {
+            files.emplace_back(path);
+        } else {
+            err << path << ": no such file or folder\n";
+            ok = false;
+        }
+    }
+    return files;
+}
+
+} // namespace
+
+int plan(const PlanOptions& options, std::ostream& out, std::ostream& err) {
+    try {
+        GraphFile file = load_input(options.input);
+        PlanRun run = run_plan(file);
+        if (options.json) {
+            out << plan_record_to_json(run.plan) << "\n";
+        } else {
+            print_plan_table(file, run, out);
+        }
+        if (!run.error.empty()) {
+            err << options.input << ": " << run.error << "\n";
+            return 1;
+        }
+        return 0;
+    } catch (const GraphFileError& error) {
+        err << error.what() << "\n";
+        return 2;
+    }
+}
+
+int conform(const ConformOptions& options, std::ostream& out, std::ostream& err) {
+    bool paths_ok = true;
+    const auto files = collect_files(options.paths, err, paths_ok);
+    int passed = 0, failed = 0, skipped = 0;
+    for (const fs::path& path : files) {
+        try {
+            GraphFile file = load_graph_file(path);
+            if (!file.expected) {
+                ++skipped;
+                if (options.verbose) {
+                    out << "SKIP " << path.string() << " (no expected plan)\n";
+                }
+                continue;
+            }
+            PlanRun run = run_plan(file);
+            const auto differences = compare_plans(*file.expected, run.plan);
+            if (differences.empty()) {
+                ++passed;
+                if (options.verbose) {
+                    out << "PASS " << path.string() << "\n";
+                }
+                continue;
+            }
+            ++failed;
+            out << "FAIL " << path.string() << "\n";
+            if (!run.error.empty()) {
+                out << "  " << run.error << "\n";
+            }
+            for (const std::string& line : differences) {
+                out << "  " << line << "\n";
+            }
+        } catch (const GraphFileError& error) {
+            ++failed;
+            out << "FAIL " << error.what() << "\n";
+        }
+    }
+    out << passed << " passed, " << failed << " failed";
+    if (skipped > 0) {
+        out << ", " << skipped << " skipped";
+    }
+    out << "\n";
+    return failed == 0 && paths_ok && !files.empty() ? 0 : 1;
+}
+
+int list_examples(std::ostream& out) {
+    for (const auto& example : gallocsim::list_examples()) {
+        out << std::left << std::setw(14) << example.name << example.description << "\n";
+    }
+    return 0;
+}
+
+int export_example(const std::string& name, const std::string& output, std::ostream& out, std::ostream& err) {
+    try {
+        const std::string json = graph_file_to_json(make_example(name)) + "\n";
+        if (output.empty() || output == "-") {
+            out << json;
+            return 0;
+        }
+        std::ofstream file(output);
+        if (!(file << json)) {
+            err << output << ": cannot write\n";
+            return 1;
+        }
+        return 0;
+    } catch (const GraphFileError& error) {
+        err << error.what() << "\n";
+        return 2;
+    }
+}
+
+} // namespace gallocsim::cli

@@ -1,0 +1,83 @@
+#pragma once
+// Graph files (ggml-graph/1, see docs/graph-format.md): load with validation that names
+// the file, the JSON path or tensor, and the problem; save in the format's conventions.
+
+#include "reference/buffer.hpp"
+#include "reference/tensor.hpp"
+
+#include <cstddef>
+#include <filesystem>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace gallocsim {
+
+struct BufferTypeSpec {
+    std::string name;
+    std::size_t alignment = 32;
+    std::optional<std::size_t> max_size;  // absent: SIZE_MAX
+    AllocSizeRule alloc_size = AllocSizeRule::nbytes;
+    bool operator==(const BufferTypeSpec&) const = default;
+};
+
+struct PlannedPlace {
+    int buffer = 0;  // lowest buffer id of the buffer type
+    int chunk = 0;
+    std::size_t offset = 0;
+    bool operator==(const PlannedPlace&) const = default;
+};
+
+// The `expected` section: what a plan gave (upstream's, or ours when written by `plan --json`).
+struct PlanRecord {
+    std::string source;
+    bool reserve = false;
+    bool alloc_graph = false;
+    std::vector<std::size_t> buffer_sizes;
+    std::vector<std::vector<std::size_t>> chunk_sizes;
+    std::vector<std::pair<std::string, PlannedPlace>> tensors;  // in the order of the file's tensors
+};
+
+class GraphFileError : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+// A graph as a file describes it. Move-only: the graph points into the context.
+struct GraphFile {
+    std::string name;
+    std::string description;
+    std::vector<BufferTypeSpec> buffer_types;
+    std::vector<int> buffers;  // buffer id -> index into buffer_types
+    Context context;           // tensors in file order
+    Graph graph;
+    std::vector<int> node_buffer_ids;  // empty: all 0
+    std::vector<int> leaf_buffer_ids;
+    std::optional<PlanRecord> expected;
+
+    GraphFile() = default;
+    GraphFile(GraphFile&&) noexcept = default;
+    GraphFile& operator=(GraphFile&&) noexcept = default;
+
+    // Is the tensor's memory outside the allocator (`data: true`)?
+    static bool is_external(const Tensor& tensor);
+    // Clears what alloc_graph wrote, so the graph can be planned afresh.
+    void reset_memory();
+    int buffer_count() const { return static_cast<int>(buffers.size()); }
+};
+
+// The placeholder address `data: true` tensors get: non-null, never dereferenced by the planner.
+void* external_data_marker();
+
+// Throws GraphFileError: "FILE: $.json.path (tensor 'name'): problem".
+GraphFile parse_graph_file(std::string_view text, std::string_view source_name);
+GraphFile load_graph_file(const std::filesystem::path& path);
+
+// Serialises in the format's conventions: tensors in context order, nb only when not
+// contiguous, trailing null sources dropped, defaults omitted.
+std::string graph_file_to_json(const GraphFile& file, int indent = 2);
+std::string plan_record_to_json(const PlanRecord& plan, int indent = 2);
+
+} // namespace gallocsim

@@ -1,0 +1,128 @@
+#include "simulator/plan.hpp"
+
+#include <map>
+
+namespace gallocsim {
+
+std::vector<std::unique_ptr<TestBufferType>> make_buffer_types(const GraphFile& file) {
+    std::vector<std::unique_ptr<TestBufferType>> types;
+    for (const BufferTypeSpec& spec : file.buffer_types) {
+        TestBufferSettings settings;
+        settings.name = spec.name;
+        settings.alignment = spec.alignment;
+        settings.max_size = spec.max_size.value_or(kSizeMax);
+        settings.alloc_size = spec.alloc_size;
+        settings.fake_base = true;
+        types.push_back(std::make_unique<TestBufferType>(std::move(settings)));
+    }
+    return types;
+}
+
+PlanRecord record_plan(const GraphFile& file, const GraphAllocator& allocator, bool reserved, bool allocated) {
+    PlanRecord plan;
+    plan.source = "gallocsim";
+    plan.reserve = reserved;
+    plan.alloc_graph = allocated;
+    for (int id = 0; id < allocator.buffer_count(); ++id) {
+        plan.buffer_sizes.push_back(allocator.buffer_size(id));
+        plan.chunk_sizes.push_back(allocator.chunk_sizes(id));
+    }
+    for (const Tensor& tensor : file.context.tensors()) {
+        if (auto place = allocator.locate(tensor)) {
+            plan.tensors.emplace_back(tensor.name, PlannedPlace{place->buffer_id, place->chunk, place->offset});
+        }
+    }
+    return plan;
+}
+
+PlanRun run_plan(GraphFile& file, AllocationObserver* observer) {
+    PlanRun run;
+    file.reset_memory();
+    run.types = make_buffer_types(file);
+    std::vector<BufferType*> ids;
+    for (int type : file.buffers) {
+        ids.push_back(run.types[static_cast<std::size_t>(type)].get());
+    }
+    run.allocator = std::make_unique<GraphAllocator>(ids);
+    run.allocator->set_observer(observer);
+    const bool reserved = run.allocator->reserve_n(file.graph, file.node_buffer_ids, file.leaf_buffer_ids);
+    if (!reserved) {
+        run.error = run.allocator->last_error();
+    }
+    const bool allocated = reserved && run.allocator->alloc_graph(file.graph);
+    if (reserved && !allocated) {
+        run.error = run.allocator->last_error();
+    }
+    run.plan = record_plan(file, *run.allocator, reserved, allocated);
+    return run;
+}
+
+namespace {
+
+template <typename T>
+std::string show(const std::vector<T>& values) {
+    std::string out = "[";
+    for (std::size_t i = 0; i < values.size(); ++i) {
+        out += (i ? ", " : "") + std::to_string(values[i]);
+    }
+    return out + "]";
+}
+
+std::string show(const std::vector<std::vector<std::size_t>>& rows) {
+    std::string out = "[";
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+        out += (i ? ", " : "") + show(rows[i]);
+    }
+    return out + "]";
+}
+
+} // namespace
+
+std::vector<std::string> compare_plans(const PlanRecord& expected, const PlanRecord& actual) {
+    std::vector<std::string> differences;
+    auto differ = [&](const std::string& what, const std::string& want, const std::string& got) {
+        differences.push_back(what + ": expected " + want + ", got " + got);
+    };
+    auto yes_no = [](bool b) { return std::string(b ? "true" : "false"); };
+    if (expected.reserve != actual.reserve) {
+        differ("reserve", yes_no(expected.reserve), yes_no(actual.reserve));
+    }
+    if (expected.alloc_graph != actual.alloc_graph) {
+        differ("alloc_graph", yes_no(expected.alloc_graph), yes_no(actual.alloc_graph));
+    }
+    if (expected.buffer_sizes != actual.buffer_sizes) {
+        differ("buffer_sizes", show(expected.buffer_sizes), show(actual.buffer_sizes));
+    }
+    if (expected.chunk_sizes != actual.chunk_sizes) {
+        differ("chunk_sizes", show(expected.chunk_sizes), show(actual.chunk_sizes));
+    }
+    std::map<std::string, PlannedPlace> got(actual.tensors.begin(), actual.tensors.end());
+    for (const auto& [name, want] : expected.tensors) {
+        auto it = got.find(name);
+        const std::string what = "tensor '" + name + "'";
+        if (it == got.end()) {
+            differences.push_back(what + ": expected at buffer " + std::to_string(want.buffer) + ", chunk " +
+                                  std::to_string(want.chunk) + ", offset " + std::to_string(want.offset) +
+                                  ", but it got no memory");
+            continue;
+        }
+        const PlannedPlace& have = it->second;
+        if (want.buffer != have.buffer) {
+            differ(what + " buffer", std::to_string(want.buffer), std::to_string(have.buffer));
+        }
+        if (want.chunk != have.chunk) {
+            differ(what + " chunk", std::to_string(want.chunk), std::to_string(have.chunk));
+        }
+        if (want.offset != have.offset) {
+            differ(what + " offset", std::to_string(want.offset), std::to_string(have.offset));
+        }
+        got.erase(it);
+    }
+    for (const auto& [name, have] : got) {
+        differences.push_back("tensor '" + name + "': expected no memory, got buffer " + std::to_string(have.buffer) +
+                              ", chunk " + std::to_string(have.chunk) + ", offset " + std::to_string(have.offset));
+    }
+    return differences;
+}
+
+} // namespace gallocsim

@@ -1,0 +1,143 @@
+// The seed walkthrough (shared/seeds/002): a and b, two 1-element f32 inputs, and
+// mul = a * b, planned in one 32-aligned CPU buffer. Every number below is one the
+// walkthrough shows from gdb.
+#include "reference/graph_allocator.hpp"
+#include "simulator/examples.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+
+namespace gallocsim {
+namespace {
+
+// Records the dynamic allocator's free blocks after the leafs are placed.
+class LeafWatcher : public AllocationObserver {
+public:
+    explicit LeafWatcher(const GraphAllocator& allocator) : allocator_(&allocator) {}
+    void on_event(const Event& event) override {
+        if (const auto* allocated = std::get_if<event::TensorAllocated>(&event)) {
+            if (allocated->phase == AllocationPhase::leaf) {
+                blocks_after_leaf.push_back(allocator_->allocator(0).chunks().at(0).free_blocks);
+            }
+        }
+        if (const auto* counted = std::get_if<event::ConsumerCounted>(&event)) {
+            children_counted.emplace_back(counted->tensor->name, counted->children);
+        }
+    }
+    std::vector<std::vector<FreeBlock>> blocks_after_leaf;  // the free list after each leaf
+    std::vector<std::pair<std::string, int>> children_counted;
+
+private:
+    const GraphAllocator* allocator_;
+};
+
+class SeedWalkthrough : public ::testing::Test {
+protected:
+    GraphFile file = seed_example();
+    CpuBufferType cpu;
+    GraphAllocator allocator{cpu};
+    Tensor& a = *file.context.find("a");
+    Tensor& b = *file.context.find("b");
+    Tensor& mul = *file.context.find("mul");
+};
+
+// After the leafs:
+//
+//   0        32       64                                    SIZE_MAX/2
+//   +--------+--------+-------------------------------------+
+//   | a (4)  | b (4)  |  free: from 64, the tail            |
+//   +--------+--------+-------------------------------------+
+//
+// Each 4-byte leaf takes a whole 32-byte aligned slot; what is left is one free block,
+// the tail, which upstream starts at SIZE_MAX/2 bytes (the chunk is unbounded).
+TEST_F(SeedWalkthrough, LeafsTakeAlignedSlotsFromTheTail) {
+    LeafWatcher watcher(allocator);
+    allocator.set_observer(&watcher);
+    ASSERT_TRUE(allocator.reserve(file.graph)) << allocator.last_error();
+
+    ASSERT_EQ(allocator.hash_node(a)->address, (BufferAddress{0, 0}));
+    ASSERT_EQ(allocator.hash_node(b)->address, (BufferAddress{0, 32}));
+    // The walkthrough prints {offset = 32, size = 9223372036854775775} after a.
+    ASSERT_EQ(watcher.blocks_after_leaf.size(), 2u);
+    EXPECT_EQ(watcher.blocks_after_leaf[0], (std::vector<FreeBlock>{{32, SIZE_MAX / 2 - 32}}));
+    EXPECT_EQ(SIZE_MAX / 2 - 32, 9223372036854775775u);
+    EXPECT_EQ(watcher.blocks_after_leaf[1], (std::vector<FreeBlock>{{64, SIZE_MAX / 2 - 64}}));
+}
+
+// The counting pass: mul reads a and b once each.
+TEST_F(SeedWalkthrough, CountingPassCountsOneConsumerEach) {
+    LeafWatcher watcher(allocator);
+    allocator.set_observer(&watcher);
+    ASSERT_TRUE(allocator.reserve(file.graph));
+    const std::vector<std::pair<std::string, int>> expected{{"a", 1}, {"b", 1}};
+    EXPECT_EQ(watcher.children_counted, expected);
+}
+
+// mul may run in place (MUL is in ggml_op_can_inplace), a is not an output, has the same
+// layout and mul is its only consumer: mul takes a's memory at offset 0. b is freed
+// after mul runs; a is not (its memory now belongs to mul).
+//
+//   0        32       64
+//   +--------+--------+-----
+//   | a=mul  | (free) | tail
+//   +--------+--------+-----
+TEST_F(SeedWalkthrough, MulReusesAInPlaceAndBIsFreed) {
+    ASSERT_TRUE(allocator.reserve(file.graph));
+
+    // Hash nodes as the walkthrough prints them after planning.
+    EXPECT_EQ(*allocator.hash_node(a), (HashNode{0, 0, 0, {0, 0}, false}));
+    EXPECT_EQ(*allocator.hash_node(b), (HashNode{0, 0, 0, {0, 32}, false}));
+    EXPECT_EQ(*allocator.hash_node(mul), (HashNode{0, 0, 0, {0, 0}, true}));
+
+    // b's 32 bytes joined the tail: one free block from 32.
+    const auto& chunk = allocator.allocator(0).chunks().at(0);
+    ASSERT_EQ(chunk.free_blocks.size(), 1u);
+    EXPECT_EQ(chunk.free_blocks[0].offset, 32u);
+    EXPECT_EQ(chunk.high_water, 64u);  // the walkthrough's max_size = 64
+}
+
+// The plan recorded for alloc_graph, as the walkthrough prints node_allocs and leaf_allocs.
+TEST_F(SeedWalkthrough, NodeAndLeafAllocationRecords) {
+    ASSERT_TRUE(allocator.reserve(file.graph));
+
+    ASSERT_EQ(allocator.node_allocs().size(), 1u);
+    const NodeAlloc& record = allocator.node_allocs()[0];
+    EXPECT_EQ(record.dst, (TensorAlloc{0, {0, 0}, 4}));
+    EXPECT_EQ(record.src[0], (TensorAlloc{0, {0, 0}, 4}));
+    EXPECT_EQ(record.src[1], (TensorAlloc{0, {0, 32}, 4}));
+    for (std::size_t j = 2; j < record.src.size(); ++j) {
+        EXPECT_EQ(record.src[j], (TensorAlloc{-1, {-1, SIZE_MAX}, 0})) << "src " << j;
+    }
+    ASSERT_EQ(allocator.leaf_allocs().size(), 2u);
+    EXPECT_EQ(allocator.leaf_allocs()[0], (TensorAlloc{0, {0, 0}, 4}));
+    EXPECT_EQ(allocator.leaf_allocs()[1], (TensorAlloc{0, {0, 32}, 4}));
+}
+
+// reserve allocates one 64-byte CPU buffer; alloc_graph sets data = base + offset.
+TEST_F(SeedWalkthrough, AllocGraphSetsAddressesInTheSixtyFourByteBuffer) {
+    ASSERT_TRUE(allocator.reserve(file.graph));
+    EXPECT_EQ(allocator.buffer_size(0), 64u);
+    ASSERT_TRUE(allocator.alloc_graph(file.graph)) << allocator.last_error();
+
+    ASSERT_NE(a.buffer, nullptr);
+    EXPECT_EQ(a.buffer, b.buffer);
+    EXPECT_EQ(a.buffer, mul.buffer);
+    const auto base = reinterpret_cast<std::uintptr_t>(a.buffer->base());
+    EXPECT_EQ(reinterpret_cast<std::uintptr_t>(a.data), base);
+    EXPECT_EQ(reinterpret_cast<std::uintptr_t>(b.data), base + 32);  // 0x...40 and 0x...60 in the walkthrough
+    EXPECT_EQ(mul.data, a.data);
+    EXPECT_EQ(a.buffer->usage(), BufferUsage::compute);
+}
+
+// alloc_graph with no reserve first: one buffer, so it plans automatically
+// ("ggml_gallocr_alloc_graph: reallocating buffers automatically").
+TEST_F(SeedWalkthrough, AllocGraphWithoutReservePlansAutomatically) {
+    EXPECT_TRUE(allocator.needs_realloc(file.graph));
+    ASSERT_TRUE(allocator.alloc_graph(file.graph)) << allocator.last_error();
+    EXPECT_EQ(allocator.buffer_size(0), 64u);
+    EXPECT_EQ(mul.data, a.data);
+}
+
+} // namespace
+} // namespace gallocsim

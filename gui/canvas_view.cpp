@@ -62,7 +62,7 @@ void CanvasView::apply_fit() {
     double sx = target.width() / bounds.width();
     double sy = fit_height() ? target.height() / bounds.height() : 1.0;
     if (uniform_zoom()) {
-        sx = sy = std::min({sx, sy, 2.0});  // never blow a small graph up past twice its size
+        sx = sy = std::min({sx, sy, 1.25});  // never blow a small graph up much past its size
     }
     scale_x_ = std::clamp(sx, kMinScale, kMaxScale);
     scale_y_ = std::clamp(sy, kMinScale, kMaxScale);
@@ -175,7 +175,7 @@ void CanvasView::mouseMoveEvent(QMouseEvent* event) {
     const auto tensor = tensor_at(event->position());
     if (tensor != hovered_) {
         hovered_ = tensor;
-        emit tensor_hovered(tensor, event->globalPosition().toPoint());
+        Q_EMIT tensor_hovered(tensor, event->globalPosition().toPoint());
     }
 }
 
@@ -185,7 +185,7 @@ void CanvasView::mouseReleaseEvent(QMouseEvent* event) {
     unsetCursor();
     if (was_click) {
         if (const auto tensor = tensor_at(event->position())) {
-            emit tensor_clicked(*tensor);
+            Q_EMIT tensor_clicked(*tensor);
         }
     }
 }
@@ -193,7 +193,7 @@ void CanvasView::mouseReleaseEvent(QMouseEvent* event) {
 void CanvasView::leaveEvent(QEvent*) {
     if (hovered_) {
         hovered_.reset();
-        emit tensor_hovered(std::nullopt, QPoint());
+        Q_EMIT tensor_hovered(std::nullopt, QPoint());
     }
 }
 

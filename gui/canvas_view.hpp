@@ -43,7 +43,7 @@ public:
     bool export_png(const QString& path);
     bool export_svg(const QString& path);
 
-signals:
+Q_SIGNALS:
     // The tensor under the pointer changed (nullopt: none), and where the pointer is.
     void tensor_hovered(std::optional<std::size_t> tensor, QPoint global_pos);
     void tensor_clicked(std::size_t tensor);

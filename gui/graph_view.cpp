@@ -17,8 +17,16 @@ namespace {
 constexpr double kTextScale = 0.45;  // below this zoom, boxes carry no text
 constexpr double kEdgeScale = 0.04;  // below this zoom, edges are left out
 
+// "MUL · f32 [64x8]"; a tensor with no op says what it is instead.
 QString op_line(const TraceTensor& tensor) {
-    return QStringLiteral("%1 · %2").arg(qstr(op_name(tensor.op)), shape_text(tensor, QLatin1Char('x')));
+    QString what = qstr(op_name(tensor.op));
+    if (tensor.op == Op::NONE) {
+        what = tensor.external                          ? QObject::tr("data")
+               : tensor.has_flag(TensorFlag::input)     ? QObject::tr("input")
+               : tensor.role == TensorRole::leaf        ? QObject::tr("leaf")
+                                                        : QObject::tr("no op");
+    }
+    return QStringLiteral("%1 · %2 [%3]").arg(what, qstr(type_name(tensor.type)), shape_text(tensor, QLatin1Char('x')));
 }
 
 } // namespace

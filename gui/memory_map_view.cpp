@@ -29,26 +29,29 @@ struct StepMark {
     std::size_t size = 0;
     bool freed = false;
     MergeKind merge = MergeKind::none;
-    FreeBlock merged;  // the free block a free ended up in
+    FreeBlock merged{};  // the free block a free ended up in
 };
 
 std::optional<StepMark> mark_of(const Trace& trace, const TraceEvent& event) {
     return std::visit(
         [&](const auto& e) -> std::optional<StepMark> {
             using E = std::decay_t<decltype(e)>;
+            StepMark mark;
             if constexpr (std::is_same_v<E, events::TensorAllocated>) {
-                return StepMark{e.buffer_id, e.taken.address.chunk, e.taken.address.offset, e.taken.size};
+                mark = {.buffer_id = e.buffer_id, .chunk = e.taken.address.chunk, .offset = e.taken.address.offset,
+                        .size = e.taken.size};
             } else if constexpr (std::is_same_v<E, events::InPlaceReused>) {
-                return StepMark{e.buffer_id, e.address.chunk, e.address.offset,
-                                align_up(e.alloc_size, trace.buffer(e.buffer_id).alignment)};
+                mark = {.buffer_id = e.buffer_id, .chunk = e.address.chunk, .offset = e.address.offset,
+                        .size = align_up(e.alloc_size, trace.buffer(e.buffer_id).alignment)};
             } else if constexpr (std::is_same_v<E, events::TensorFreed> || std::is_same_v<E, events::ExtraSpaceFreed>) {
-                return StepMark{e.buffer_id, e.decision.address.chunk, e.decision.address.offset, e.decision.size, true,
-                                e.decision.merge, e.decision.result};
+                mark = {.buffer_id = e.buffer_id, .chunk = e.decision.address.chunk, .offset = e.decision.address.offset,
+                        .size = e.decision.size, .freed = true, .merge = e.decision.merge, .merged = e.decision.result};
             } else if constexpr (std::is_same_v<E, events::ChunkCreated>) {
-                return StepMark{e.buffer_id, e.chunk, 0, e.size};
+                mark = {.buffer_id = e.buffer_id, .chunk = e.chunk, .offset = 0, .size = e.size};
             } else {
                 return std::nullopt;
             }
+            return mark;
         },
         event.data);
 }
@@ -251,7 +254,7 @@ void MemoryMapView::paint_chunk(QPainter& painter, const Row& row) {
             const QRectF text = block.adjusted(4, 3, -3, -3);
             const QFontMetricsF metrics(painter.font());
             painter.drawText(text, Qt::AlignLeft | Qt::AlignTop, metrics.elidedText(qstr(name), Qt::ElideRight, text.width()));
-            painter.setPen(palette::muted_text);
+            painter.setPen(palette::text.lighter(200));
             painter.drawText(text, Qt::AlignLeft | Qt::AlignBottom,
                              metrics.elidedText(QStringLiteral("@%1").arg(span.address.offset), Qt::ElideRight, text.width()));
         }
@@ -299,8 +302,8 @@ void MemoryMapView::paint_last_step(QPainter& painter, const Row& row, QRectF ba
         font.setPixelSize(9);
         painter.setFont(font);
         painter.setPen(palette::muted_text);
-        painter.drawText(QRectF(bar.right() + 2, strip.top() - 2, 60, strip.height() + 4), Qt::AlignLeft | Qt::AlignVCenter,
-                         tr("before"));
+        painter.drawText(QRectF(bar.left(), strip.top() - kLabelHeight, bar.width(), kLabelHeight),
+                         Qt::AlignRight | Qt::AlignVCenter, tr("free list before this step ▾"));
     }
     painter.setBrush(Qt::NoBrush);
     if (mark->freed && mark->merge != MergeKind::none) {

@@ -48,7 +48,7 @@ QString SimulationController::graph_name() const {
 }
 
 bool SimulationController::fail(const QString& title, const QString& message) {
-    emit error_occurred(title, message);
+    Q_EMIT error_occurred(title, message);
     return false;
 }
 
@@ -72,15 +72,15 @@ bool SimulationController::install(GraphFile file, QString from, std::size_t sta
     loaded_->cursor.jump(std::min(start_at, loaded_->cursor.size()));
     before_ = loaded_->cursor.state_at(position() == 0 ? 0 : position() - 1);
     update_breakpoint_positions();
-    emit graph_changed();
-    emit breakpoints_changed();
-    emit selection_changed(selected_);
-    emit position_changed(this->position());
+    Q_EMIT graph_changed();
+    Q_EMIT breakpoints_changed();
+    Q_EMIT selection_changed(selected_);
+    Q_EMIT position_changed(this->position());
     if (!trace().error.empty()) {
-        emit error_occurred(tr("The plan failed"),
+        Q_EMIT error_occurred(tr("The plan failed"),
                             tr("%1: %2\nThe steps up to the failure can still be followed.").arg(from, qstr(trace().error)));
     }
-    emit status_message(tr("%1: %2 tensors, %3 events").arg(graph_name()).arg(trace().tensors.size()).arg(event_count()));
+    Q_EMIT status_message(tr("%1: %2 tensors, %3 events").arg(graph_name()).arg(trace().tensors.size()).arg(event_count()));
     return true;
 }
 
@@ -109,9 +109,9 @@ bool SimulationController::open_file(const QString& path) {
     }
 }
 
-bool SimulationController::load_example(const QString& name, const ExampleOptions& options) {
+bool SimulationController::load_example(const QString& name) {
     try {
-        return load_graph(make_example(name.toStdString(), options), "example:" + name);
+        return load_graph(make_example(name.toStdString()), "example:" + name);
     } catch (const std::exception& error) {
         return fail(tr("Cannot build the example"), QString::fromUtf8(error.what()));
     }
@@ -171,7 +171,7 @@ void SimulationController::step_back() {
 }
 
 void SimulationController::moved() {
-    emit position_changed(position());
+    Q_EMIT position_changed(position());
 }
 
 std::vector<TensorId> SimulationController::last_event_tensors() const {
@@ -193,17 +193,17 @@ void SimulationController::run() {
     if (unlimited_) {
         const auto stop = next_breakpoint_after(position());
         jump(stop.value_or(event_count()));
-        emit status_message(stop ? tr("Stopped at a breakpoint, step %1").arg(*stop) : tr("Ran to the end"));
+        Q_EMIT status_message(stop ? tr("Stopped at a breakpoint, step %1").arg(*stop) : tr("Ran to the end"));
         return;
     }
     timer_.start(std::max(kTickMilliseconds, 1000 / std::max(1, speed_)));
-    emit running_changed(true);
+    Q_EMIT running_changed(true);
 }
 
 void SimulationController::pause() {
     if (timer_.isActive()) {
         timer_.stop();
-        emit running_changed(false);
+        Q_EMIT running_changed(false);
     }
 }
 
@@ -220,7 +220,7 @@ void SimulationController::tick() {
     jump(target);
     if (at_breakpoint) {
         pause();
-        emit status_message(tr("Stopped at a breakpoint, step %1").arg(target));
+        Q_EMIT status_message(tr("Stopped at a breakpoint, step %1").arg(target));
     } else if (cursor().at_end()) {
         pause();
     }
@@ -231,7 +231,7 @@ void SimulationController::set_speed(int events_per_second) {
     if (is_running()) {
         timer_.setInterval(std::max(kTickMilliseconds, 1000 / speed_));
     }
-    emit speed_changed(speed_, unlimited_);
+    Q_EMIT speed_changed(speed_, unlimited_);
 }
 
 void SimulationController::set_unlimited(bool unlimited) {
@@ -240,7 +240,7 @@ void SimulationController::set_unlimited(bool unlimited) {
         pause();
         run();
     }
-    emit speed_changed(speed_, unlimited_);
+    Q_EMIT speed_changed(speed_, unlimited_);
 }
 
 // --- Breakpoints ----------------------------------------------------------------------
@@ -248,20 +248,20 @@ void SimulationController::set_unlimited(bool unlimited) {
 void SimulationController::set_tensor_breakpoint(TensorId tensor, bool on) {
     on ? void(tensor_breakpoints_.insert(tensor)) : void(tensor_breakpoints_.erase(tensor));
     update_breakpoint_positions();
-    emit breakpoints_changed();
+    Q_EMIT breakpoints_changed();
 }
 
 void SimulationController::set_kind_breakpoint(EventKind kind, bool on) {
     on ? void(kind_breakpoints_.insert(kind)) : void(kind_breakpoints_.erase(kind));
     update_breakpoint_positions();
-    emit breakpoints_changed();
+    Q_EMIT breakpoints_changed();
 }
 
 void SimulationController::clear_breakpoints() {
     tensor_breakpoints_.clear();
     kind_breakpoints_.clear();
     update_breakpoint_positions();
-    emit breakpoints_changed();
+    Q_EMIT breakpoints_changed();
 }
 
 void SimulationController::update_breakpoint_positions() {
@@ -295,7 +295,7 @@ void SimulationController::select(std::optional<TensorId> tensor) {
         return;
     }
     selected_ = tensor;
-    emit selection_changed(selected_);
+    Q_EMIT selection_changed(selected_);
 }
 
 std::optional<TensorId> SimulationController::find_tensor(const QString& name) const {
@@ -331,7 +331,7 @@ QString SimulationController::describe_tensor(TensorId id) const {
                      .arg(qstr(byte_count(span->size)));
         const QString until = span->how_it_ends == SpanEnd::kept
                                   ? tr("the end")
-                                  : tr("step %1 (%2)").arg(span->end - 1).arg(span->how_it_ends == SpanEnd::freed
+                                  : tr("step %1 (%2)").arg(span->end).arg(span->how_it_ends == SpanEnd::freed
                                                                                   ? tr("freed")
                                                                                   : tr("handed over in place"));
         lines << tr("lifetime: from step %1 to %2").arg(span->first).arg(until);
@@ -419,7 +419,7 @@ bool SimulationController::restore_session(const QJsonObject& session, const QSt
     }
     kind_breakpoints_.insert(kinds.begin(), kinds.end());
     update_breakpoint_positions();
-    emit breakpoints_changed();
+    Q_EMIT breakpoints_changed();
     unlimited_ = session.value("unlimited").toBool(false);
     set_speed(session.value("speed").toInt(kDefaultSpeed));
     if (const QString name = session.value("selected").toString(); !name.isEmpty()) {

@@ -54,7 +54,7 @@ public:
 
     // --- Loading (false and error_occurred on failure; the previous graph stays) ------
     bool open_file(const QString& path);
-    bool load_example(const QString& name, const ExampleOptions& options = {});
+    bool load_example(const QString& name);
     bool load_graph(GraphFile file, const QString& source);
     // Re-plans the graph with other buffer type settings (alignment, max size).
     bool set_buffer_types(const std::vector<BufferTypeSpec>& types);
@@ -65,8 +65,14 @@ public:
     void jump(std::size_t position);
     void step_forward();
     void step_back();
-    void to_first() { jump(0); }
-    void to_last() { jump(event_count()); }
+    void to_first() {
+        pause();
+        jump(0);
+    }
+    void to_last() {
+        pause();
+        jump(event_count());
+    }
     // The tensors the last step's event is about (highlighted in every view).
     std::vector<TensorId> last_event_tensors() const;
 
@@ -105,7 +111,7 @@ public:
     bool save_session(const QString& path);
     bool open_session(const QString& path);
 
-signals:
+Q_SIGNALS:
     void graph_changed();  // another graph or plan: views lay out again
     void position_changed(std::size_t position);
     void running_changed(bool running);

@@ -20,7 +20,7 @@ QColor tensor_color(std::string_view name) {
     const int hue = static_cast<int>(hash % 360u);
     const int saturation = 110 + static_cast<int>((hash >> 9) % 70u);
     const int value = 215 + static_cast<int>((hash >> 17) % 35u);
-    return QColor::fromHsv(hue, saturation, value);
+    return QColor::fromHsv(hue, saturation, value).toRgb();
 }
 
 } // namespace gallocsim::gui

@@ -69,7 +69,8 @@ QRectF TimelineView::scene_rect_of(const MemorySpan& span) const {
     if (band == nullptr) {
         return {};
     }
-    const double end = static_cast<double>(std::min(span.end, controller_.event_count() + 1));
+    // A span kept to the end reaches the last position.
+    const double end = static_cast<double>(std::min(span.end, controller_.event_count()));
     const double top = band->bottom - static_cast<double>(span.address.offset + span.size);
     return {static_cast<double>(span.first), top, end - static_cast<double>(span.first), static_cast<double>(span.size)};
 }

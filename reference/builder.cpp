@@ -210,8 +210,10 @@ Tensor& GraphBuilder::cpy(Tensor& a, Tensor& b) {
 Tensor& GraphBuilder::set_rows(Tensor& a, Tensor& b, Tensor& rows) {
     Tensor& t = make_view(a, a.ne, 0, Op::SET_ROWS, {});
     t.nb = a.nb;
-    t.src[1] = &b;
-    t.src[2] = &rows;
+    // ggml's order: values, row indices, then the destination a.
+    t.src[0] = &b;
+    t.src[1] = &rows;
+    t.src[2] = &a;
     return t;
 }
 

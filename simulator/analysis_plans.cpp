@@ -63,7 +63,24 @@ PlanToCheck ggml_plan_to_check(const GraphFile& file, const GraphLifetimes& life
         }
         check.buffers.push_back(std::move(buffer));
     }
-    check.may_share = plan.in_place;
+    // A node may share its parent's bytes because it overwrites them only when it runs, as
+    // the parent's last consumer. Should the parent outlive that step, the pair is checked
+    // like any other.
+    std::unordered_map<std::string, int> node_step;
+    for (std::size_t i = 0; i < file.graph.nodes.size(); ++i) {
+        node_step[file.graph.nodes[i]->name] = static_cast<int>(i) + 1;
+    }
+    std::unordered_map<std::string, int> last_step;
+    for (const TensorLifetime& lifetime : lifetimes.tensors) {
+        last_step[lifetime.tensor->name] = lifetime.last;
+    }
+    for (const auto& [node, parent] : plan.in_place) {
+        const auto step = node_step.find(node);
+        const auto last = last_step.find(parent);
+        if (step != node_step.end() && last != last_step.end() && last->second <= step->second) {
+            check.may_share.emplace_back(node, parent);
+        }
+    }
     return check;
 }
 

@@ -656,6 +656,23 @@ TEST_F(GraphAllocatorTest, LeafWithABufferButNoDataFailsAllocGraph) {
               "tensor a already has memory (a buffer but no address: it sits in a zero-size buffer) (upstream aborts here)");
 }
 
+// Zero-element tensors take 0 bytes; when a chunk holds nothing else it is a zero-size
+// buffer with no base, so x gets a buffer but no address, and the next time alloc_graph
+// meets x (as y's source) upstream aborts. Here alloc_graph returns false.
+TEST_F(GraphAllocatorTest, ChunkOfOnlyZeroByteTensorsFailsAllocGraph) {
+    Tensor& x = vec("x", 0);
+    Tensor& y = named(ggml.scale(x, 2.0f), "y");
+    set_output(y);
+    expand(y);
+    GraphAllocator allocator(type);
+
+    ASSERT_TRUE(allocator.reserve(graph)) << allocator.last_error();
+    EXPECT_EQ(allocator.chunk_sizes(0), std::vector<std::size_t>{0});
+    EXPECT_FALSE(allocator.alloc_graph(graph));
+    EXPECT_EQ(allocator.last_error(),
+              "tensor x already has memory (a buffer but no address: it sits in a zero-size buffer) (upstream aborts here)");
+}
+
 // Leafs l0..l519 (8 bytes each, alignment 8); node i pads l(2i) to 16 bytes, which cannot
 // go back into the 8-byte hole l(2i) leaves. Odd leafs are never freed, so every pad makes
 // a new free block, and the 256th one is one too many.

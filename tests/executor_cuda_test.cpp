@@ -28,10 +28,6 @@ using ::testing::IsEmpty;
         }                                                                     \
     } while (false)
 
-// CPU and CUDA differ by the last bits of exp, tanh, pow and by fused multiply-adds; an
-// f16 result may then round one step (2^-11 relative) the other way.
-constexpr Tolerance kCpuVsCuda{.absolute = 1e-4, .relative = 2e-3};
-
 Tensor quantized_tensor(DataType type, std::int64_t ne0, std::int64_t ne1) {
     Tensor tensor;
     tensor.name = "w";
@@ -160,7 +156,7 @@ TEST_F(LlamaOnCuda, AgreesWithTheCpuWithinTolerance) {
     const PlannedRun on_cuda = plan_and_run(llama.graph, Planner::gallocr, cuda);
     ASSERT_TRUE(on_cpu.result.ok()) << on_cpu.result.error;
     ASSERT_TRUE(on_cuda.result.ok()) << on_cuda.result.error;
-    EXPECT_THAT(compare_values(on_cpu.result.outputs, on_cuda.result.outputs, kCpuVsCuda), IsEmpty());
+    EXPECT_THAT(compare_values(on_cpu.result.outputs, on_cuda.result.outputs, kCpuCudaTolerance), IsEmpty());
 }
 
 // The wrong plan of the CPU tests (t = cont(x) written over x while x is still needed).
@@ -202,7 +198,7 @@ TEST(ExecutorOnCuda, GoldenLlamaTinyMatchesTheOracleAndTheCpu) {
     const PlannedRun on_cpu = plan_and_run(file, Planner::gallocr, cpu);
     ASSERT_TRUE(gallocr.result.ok()) << gallocr.result.error;
     EXPECT_THAT(compare_values(oracle.result.outputs, gallocr.result.outputs), IsEmpty());
-    EXPECT_THAT(compare_values(on_cpu.result.outputs, gallocr.result.outputs, kCpuVsCuda), IsEmpty());
+    EXPECT_THAT(compare_values(on_cpu.result.outputs, gallocr.result.outputs, kCpuCudaTolerance), IsEmpty());
 }
 
 } // namespace

@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <iterator>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -160,72 +161,80 @@ struct Schedule {
     std::vector<Tensor*> results;
 };
 
-Schedule make_schedule(const Graph& graph, std::span<Tensor* const> tensors, const OutsideMemory& outside) {
-    Schedule schedule;
-    schedule.fill_before.resize(graph.nodes.size());
-    schedule.dead_after.resize(graph.nodes.size());
-
-    // The nodes that first and last touch (read, write or view) each root's memory.
-    std::unordered_map<const Tensor*, std::size_t> first_touch;
-    std::unordered_map<const Tensor*, std::size_t> last_touch;
-    // A node that reads itself (ggml_cast's CPY names its result as src[1]) counts as read:
-    // gallocr frees it as soon as it has run, unless it is an output.
+// The nodes that first and last touch (read, write or view) each root's memory, and the
+// tensors some node reads. A node that reads itself (ggml_cast's CPY names its result as
+// src[1]) counts as read: gallocr frees it as soon as it has run, unless it is an output.
+struct Touches {
+    std::unordered_map<const Tensor*, std::size_t> first;
+    std::unordered_map<const Tensor*, std::size_t> last;
     std::unordered_set<const Tensor*> read;
+};
+
+Touches touches_of(const Graph& graph) {
+    Touches touches;
     auto touch = [&](Tensor* tensor, std::size_t i) {
         const Tensor* root = root_of(tensor);
-        first_touch.try_emplace(root, i);
-        last_touch[root] = i;
+        touches.first.try_emplace(root, i);
+        touches.last[root] = i;
     };
     for (std::size_t i = 0; i < graph.nodes.size(); ++i) {
         Tensor* node = graph.nodes[i];
         for (Tensor* src : node->src) {
             if (src != nullptr) {
                 touch(src, i);
-                read.insert(src);
+                touches.read.insert(src);
             }
         }
         touch(node, i);
     }
+    return touches;
+}
 
-    const std::unordered_set<const Tensor*> leafs(graph.leafs.begin(), graph.leafs.end());
-    for (Tensor* leaf : graph.leafs) {
-        if (leaf->has_flag(TensorFlag::output)) {
-            schedule.results.push_back(leaf);
-        }
-    }
-    std::unordered_set<const Tensor*> computed;
-    for (Tensor* node : graph.nodes) {
-        if (node->has_flag(TensorFlag::output) || !read.contains(node)) {
-            schedule.results.push_back(node);
-        }
-        if (computes(node->op) && !node->is_view()) {
-            computed.insert(node);
-        }
-    }
+// Leafs flagged output, then nodes flagged output or read by no node.
+std::vector<Tensor*> results_of(const Graph& graph, const Touches& touches) {
+    std::vector<Tensor*> results;
+    std::ranges::copy_if(graph.leafs, std::back_inserter(results),
+                         [](const Tensor* leaf) { return leaf->has_flag(TensorFlag::output); });
+    std::ranges::copy_if(graph.nodes, std::back_inserter(results), [&](const Tensor* node) {
+        return node->has_flag(TensorFlag::output) || !touches.read.contains(node);
+    });
+    return results;
+}
+
+Schedule make_schedule(const Graph& graph, std::span<Tensor* const> tensors, const OutsideMemory& outside) {
+    const Touches touches = touches_of(graph);
+    Schedule schedule;
+    schedule.fill_before.resize(graph.nodes.size());
+    schedule.dead_after.resize(graph.nodes.size());
+    schedule.results = results_of(graph, touches);
+
     std::unordered_set<const Tensor*> result_roots;
     for (Tensor* result : schedule.results) {
         result_roots.insert(root_of(result));
     }
-
+    const std::unordered_set<const Tensor*> leafs(graph.leafs.begin(), graph.leafs.end());
+    std::unordered_set<const Tensor*> computed;  // roots a node's kernel writes
+    std::ranges::copy_if(graph.nodes, std::inserter(computed, computed.end()),
+                         [](const Tensor* node) { return computes(node->op) && !node->is_view(); });
     for (Tensor* tensor : tensors) {
         if (tensor->is_view() || nbytes(*tensor) == 0) {
             continue;
         }
+        const auto first = touches.first.find(tensor);
         if (!computed.contains(tensor)) {
-            const auto first = first_touch.find(tensor);
             const bool early = outside.tensors.contains(tensor) || leafs.contains(tensor) ||
-                               tensor->has_flag(TensorFlag::input) || first == first_touch.end();
+                               tensor->has_flag(TensorFlag::input) || first == touches.first.end();
             (early ? schedule.fill_first : schedule.fill_before[first->second]).push_back(tensor);
         }
-        const auto last = last_touch.find(tensor);
-        if (last != last_touch.end() && !result_roots.contains(tensor) && !outside.tensors.contains(tensor)) {
+        const auto last = touches.last.find(tensor);
+        if (last != touches.last.end() && !result_roots.contains(tensor) && !outside.tensors.contains(tensor)) {
             schedule.dead_after[last->second].push_back(tensor);
         }
     }
     return schedule;
 }
 
-// The largest valid row index each index tensor feeds (GET_ROWS and SET_ROWS rows).
+// How many rows each index tensor may name (it feeds GET_ROWS or SET_ROWS).
 std::unordered_map<const Tensor*, std::int64_t> index_bounds(const Graph& graph) {
     std::unordered_map<const Tensor*, std::int64_t> bounds;
     auto bound = [&](Tensor* rows, std::int64_t limit) {
@@ -249,31 +258,54 @@ std::uintptr_t address(const void* data) {
     return reinterpret_cast<std::uintptr_t>(data);
 }
 
-// Everything the run needs while it goes, so the steps below stay small.
+// One run of a graph: the steps below, each false (with result_.error) when it fails.
 class Run {
 public:
-    Run(Backend backend, Graph& graph, const ExecutionOptions& options) : backend_(backend), graph_(&graph), options_(&options) {}
+    Run(Backend backend, Graph& graph, const ExecutionOptions& options)
+        : backend_(backend), graph_(&graph), options_(&options), bounds_(index_bounds(graph)) {}
 
-    ExecutionResult execute(BufferType& outside_type);
+    ExecutionResult execute(BufferType& outside_type) {
+        const std::vector<Tensor*> tensors = graph_tensors(*graph_);
+        const MemoryRestore restore(tensors);
+        run(tensors, outside_type);
+        return std::move(result_);
+    }
 
 private:
+    bool run(std::span<Tensor* const> tensors, BufferType& outside_type);
     bool fail(std::string error) {
         result_.error = std::move(error);
         return false;
     }
     bool prepare_nodes();
     bool check_given_values(const Schedule& schedule);
+    bool poison_all(std::span<Tensor* const> tensors, const OutsideMemory& outside);
     bool poison(Tensor& tensor, std::size_t offset, std::size_t size);
     bool poison_dead(Tensor& dead, const Tensor& written);
-    bool fill(Tensor& tensor, const std::unordered_map<const Tensor*, std::int64_t>& bounds);
+    bool fill(std::span<Tensor* const> tensors);
+    bool run_nodes(const Schedule& schedule);
     bool read_results(const Schedule& schedule);
 
     Backend backend_;
     Graph* graph_;
     const ExecutionOptions* options_;
+    std::unordered_map<const Tensor*, std::int64_t> bounds_;
     std::vector<PreparedNode> prepared_;
     ExecutionResult result_;
 };
+
+bool Run::run(std::span<Tensor* const> tensors, BufferType& outside_type) {
+    const OutsideMemory outside = bind_outside_memory(tensors, outside_type);
+    if (!outside.error.empty()) {
+        return fail(outside.error);
+    }
+    if (auto error = check_memory(backend_, tensors); !error.empty()) {
+        return fail(error);
+    }
+    const Schedule schedule = make_schedule(*graph_, tensors, outside);
+    return prepare_nodes() && check_given_values(schedule) && poison_all(tensors, outside) &&
+           fill(schedule.fill_first) && run_nodes(schedule) && read_results(schedule);
+}
 
 bool Run::prepare_nodes() {
     prepared_.reserve(graph_->nodes.size());
@@ -287,26 +319,32 @@ bool Run::prepare_nodes() {
 }
 
 bool Run::check_given_values(const Schedule& schedule) {
+    std::vector<const Tensor*> filled(schedule.fill_first.begin(), schedule.fill_first.end());
+    for (const auto& list : schedule.fill_before) {
+        filled.insert(filled.end(), list.begin(), list.end());
+    }
     for (const auto& [name, values] : options_->values) {
-        auto is_named = [&](const Tensor* t) { return t->name == name; };
-        const Tensor* tensor = nullptr;
-        if (auto it = std::ranges::find_if(schedule.fill_first, is_named); it != schedule.fill_first.end()) {
-            tensor = *it;
-        }
-        for (const auto& list : schedule.fill_before) {
-            if (auto it = std::ranges::find_if(list, is_named); it != list.end()) {
-                tensor = *it;
-            }
-        }
-        if (tensor == nullptr) {
+        const auto tensor = std::ranges::find(filled, name, &Tensor::name);
+        if (tensor == filled.end()) {
             return fail("values given for '" + name + "', which is not a tensor the executor fills");
         }
-        if (values.size() != static_cast<std::size_t>(element_count(*tensor))) {
+        if (values.size() != static_cast<std::size_t>(element_count(**tensor))) {
             return fail("values given for '" + name + "': " + std::to_string(values.size()) + " for " +
-                        std::to_string(element_count(*tensor)) + " elements");
+                        std::to_string(element_count(**tensor)) + " elements");
         }
     }
     return true;
+}
+
+// Before anything is written: every byte of every tensor of the plan.
+bool Run::poison_all(std::span<Tensor* const> tensors, const OutsideMemory& outside) {
+    if (!options_->poison) {
+        return true;
+    }
+    return std::ranges::all_of(tensors, [&](Tensor* tensor) {
+        return tensor->is_view() || outside.tensors.contains(tensor) || nbytes(*tensor) == 0 ||
+               poison(*tensor, 0, nbytes(*tensor));
+    });
 }
 
 bool Run::poison(Tensor& tensor, std::size_t offset, std::size_t size) {
@@ -330,18 +368,42 @@ bool Run::poison_dead(Tensor& dead, const Tensor& written) {
     return before && (kept_end >= end || poison(dead, kept_end - begin, end - kept_end));
 }
 
-bool Run::fill(Tensor& tensor, const std::unordered_map<const Tensor*, std::int64_t>& bounds) {
-    FillSpec spec;
-    spec.seed = options_->seed;
-    if (const auto bound = bounds.find(&tensor); bound != bounds.end()) {
-        spec.index_bound = bound->second;
+bool Run::fill(std::span<Tensor* const> tensors) {
+    for (Tensor* tensor : tensors) {
+        FillSpec spec;
+        spec.seed = options_->seed;
+        if (const auto bound = bounds_.find(tensor); bound != bounds_.end()) {
+            spec.index_bound = bound->second;
+        }
+        if (const auto given = options_->values.find(tensor->name); given != options_->values.end()) {
+            spec.values = given->second;
+        }
+        const std::vector<std::byte> image = fill_image(*tensor, spec);
+        if (tensor->buffer->set_tensor(*tensor, image, 0) != Status::success) {
+            return fail("cannot write " + tensor->name + type_detail(tensor->buffer->type()));
+        }
     }
-    if (const auto given = options_->values.find(tensor.name); given != options_->values.end()) {
-        spec.values = given->second;
-    }
-    const std::vector<std::byte> image = fill_image(tensor, spec);
-    if (tensor.buffer->set_tensor(tensor, image, 0) != Status::success) {
-        return fail("cannot write " + tensor.name + type_detail(tensor.buffer->type()));
+    return true;
+}
+
+bool Run::run_nodes(const Schedule& schedule) {
+    for (std::size_t i = 0; i < graph_->nodes.size(); ++i) {
+        Tensor& node = *graph_->nodes[i];
+        if (!fill(schedule.fill_before[i])) {
+            return false;
+        }
+        if (computes(node.op) && element_count(node) > 0) {
+            if (auto error = run_kernel(backend_, prepared_[i].args); !error.empty()) {
+                return fail(std::string(op_name(node.op)) + " " + node.name + ": " + error);
+            }
+        }
+        if (options_->poison) {
+            for (Tensor* dead : schedule.dead_after[i]) {
+                if (!poison_dead(*dead, *root_of(&node))) {
+                    return false;
+                }
+            }
+        }
     }
     return true;
 }
@@ -355,61 +417,6 @@ bool Run::read_results(const Schedule& schedule) {
         result_.outputs.push_back({tensor->name, tensor->type, tensor->ne, pack_elements(*tensor, image)});
     }
     return true;
-}
-
-ExecutionResult Run::execute(BufferType& outside_type) {
-    const std::vector<Tensor*> tensors = graph_tensors(*graph_);
-    const MemoryRestore restore(tensors);
-    const OutsideMemory outside = bind_outside_memory(tensors, outside_type);
-    if (!outside.error.empty()) {
-        fail(outside.error);
-        return result_;
-    }
-    if (auto error = check_memory(backend_, tensors); !error.empty()) {
-        fail(error);
-        return result_;
-    }
-    const Schedule schedule = make_schedule(*graph_, tensors, outside);
-    if (!prepare_nodes() || !check_given_values(schedule)) {
-        return result_;
-    }
-    if (options_->poison) {
-        for (Tensor* tensor : tensors) {
-            if (!tensor->is_view() && !outside.tensors.contains(tensor) && nbytes(*tensor) != 0 &&
-                !poison(*tensor, 0, nbytes(*tensor))) {
-                return result_;
-            }
-        }
-    }
-    const auto bounds = index_bounds(*graph_);
-    for (Tensor* tensor : schedule.fill_first) {
-        if (!fill(*tensor, bounds)) {
-            return result_;
-        }
-    }
-    for (std::size_t i = 0; i < graph_->nodes.size(); ++i) {
-        Tensor& node = *graph_->nodes[i];
-        for (Tensor* tensor : schedule.fill_before[i]) {
-            if (!fill(*tensor, bounds)) {
-                return result_;
-            }
-        }
-        if (computes(node.op) && element_count(node) > 0) {
-            if (auto error = run_kernel(backend_, prepared_[i].args); !error.empty()) {
-                fail(std::string(op_name(node.op)) + " " + node.name + ": " + error);
-                return result_;
-            }
-        }
-        if (options_->poison) {
-            for (Tensor* dead : schedule.dead_after[i]) {
-                if (!poison_dead(*dead, *root_of(&node))) {
-                    return result_;
-                }
-            }
-        }
-    }
-    read_results(schedule);
-    return result_;
 }
 
 } // namespace

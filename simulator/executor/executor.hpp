@@ -53,6 +53,11 @@ std::string backend_unavailable_reason(Backend backend);
 // a build without CUDA.
 std::unique_ptr<BufferType> make_buffer_type(Backend backend);
 
+// How far CUDA results may stray from CPU results of the same plan: the backends differ in
+// the last bits of exp, tanh, sin, cos and pow and in fused multiply-adds (reductions are in
+// double on both), and an f16 result may then round one step (2^-11 relative) apart.
+inline constexpr Tolerance kCpuCudaTolerance{.absolute = 1e-4, .relative = 2e-3};
+
 // 0xff in every byte is a NaN as f32 (0xffffffff), f16 and bf16 (0xffff), and -1 as an
 // integer, which no row index may be.
 inline constexpr std::uint8_t kPoisonByte = 0xff;
@@ -62,7 +67,7 @@ struct ExecutionOptions {
     bool poison = false;
     // Values for tensors that nothing computes, by name: one per element in logical
     // order, converted to the tensor's type. Every name must be such a tensor.
-    std::map<std::string, std::vector<float>, std::less<>> values;
+    std::map<std::string, std::vector<float>, std::less<>> values{};
 };
 
 struct ExecutionResult {

@@ -499,20 +499,37 @@ struct SoftMaxKernel {
 
 // --- Matrix product ---------------------------------------------------------------------------
 
+GALLOCSIM_HD inline double product_at(const TensorArgs& a, const unsigned char* a_row, const TensorArgs& b,
+                                      const unsigned char* b_row, int64_t k) {
+    if (a.type == DataType::f32 && b.type == DataType::f32) {
+        return static_cast<double>(read_as<float>(a_row + static_cast<uint64_t>(k) * a.nb[0])) *
+               read_as<float>(b_row + static_cast<uint64_t>(k) * b.nb[0]);
+    }
+    return static_cast<double>(load_element(a.type, a_row, k, a.nb[0])) * load_element(b.type, b_row, k, b.nb[0]);
+}
+
+// Four running sums (element k goes to sum k % 4) keep the adds independent, so the loop
+// is not bound by the latency of one chain; the order is fixed, so results repeat exactly.
 GALLOCSIM_HD inline double dot_rows(const TensorArgs& a, const unsigned char* a_row, const TensorArgs& b,
                                     const unsigned char* b_row, int64_t count) {
-    double sum = 0.0;
-    if (a.type == DataType::f32 && b.type == DataType::f32) {
-        for (int64_t k = 0; k < count; ++k) {
-            sum += static_cast<double>(read_as<float>(a_row + static_cast<uint64_t>(k) * a.nb[0])) *
-                   read_as<float>(b_row + static_cast<uint64_t>(k) * b.nb[0]);
-        }
-        return sum;
+    double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
+    int64_t k = 0;
+    for (; k + 3 < count; k += 4) {
+        s0 += product_at(a, a_row, b, b_row, k);
+        s1 += product_at(a, a_row, b, b_row, k + 1);
+        s2 += product_at(a, a_row, b, b_row, k + 2);
+        s3 += product_at(a, a_row, b, b_row, k + 3);
     }
-    for (int64_t k = 0; k < count; ++k) {
-        sum += static_cast<double>(load_element(a.type, a_row, k, a.nb[0])) * load_element(b.type, b_row, k, b.nb[0]);
+    if (k < count) {
+        s0 += product_at(a, a_row, b, b_row, k);
     }
-    return sum;
+    if (k + 1 < count) {
+        s1 += product_at(a, a_row, b, b_row, k + 1);
+    }
+    if (k + 2 < count) {
+        s2 += product_at(a, a_row, b, b_row, k + 2);
+    }
+    return (s0 + s1) + (s2 + s3);
 }
 
 // ggml's MUL_MAT: dst(i0, i1, i2, i3) = dot(row i0 of a, row i1 of b), a repeated over

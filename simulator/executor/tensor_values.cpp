@@ -27,8 +27,19 @@ std::uint64_t name_hash(std::string_view name) {
     return hash;
 }
 
-std::uint64_t random_bits(std::uint64_t seed, std::string_view name, std::uint64_t index) {
-    return mix(mix(seed ^ name_hash(name)) + index);
+// The random bits of one tensor: element k's depend only on the seed, the name and k.
+class TensorRandom {
+public:
+    TensorRandom(std::uint64_t seed, std::string_view name) : key_(mix(seed ^ name_hash(name))) {}
+    std::uint64_t bits(std::uint64_t index) const { return mix(key_ + index); }
+
+private:
+    std::uint64_t key_;
+};
+
+// 24 random bits as a float in [-1, 1), exact in f32.
+float uniform(std::uint64_t bits) {
+    return static_cast<float>(bits >> 40) * 0x1p-23f - 1.0f;
 }
 
 bool is_integer(DataType type) {
@@ -53,6 +64,8 @@ void for_each_row(const Tensor& t, F&& f) {
 
 // Random quants; scales (and minimums) of ggml's simple block types set to sane values.
 void fill_blocks(const Tensor& t, std::uint64_t seed, std::span<std::byte> image) {
+    const TensorRandom quants(seed, t.name);
+    const TensorRandom scales(seed ^ 1u, t.name);
     const std::size_t block_bytes = type_size(t.type);
     const auto blocks_per_row = static_cast<std::size_t>(t.ne[0] / block_size(t.type));
     std::uint64_t block = 0;
@@ -60,9 +73,9 @@ void fill_blocks(const Tensor& t, std::uint64_t seed, std::span<std::byte> image
         for (std::size_t b = 0; b < blocks_per_row; ++b, ++block) {
             auto* bytes = reinterpret_cast<unsigned char*>(image.data() + row + b * block_bytes);
             for (std::size_t j = 0; j < block_bytes; ++j) {
-                bytes[j] = static_cast<unsigned char>(random_bits(seed, t.name, block * block_bytes + j));
+                bytes[j] = static_cast<unsigned char>(quants.bits(block * block_bytes + j));
             }
-            const float u = static_cast<float>(random_bits(seed ^ 1u, t.name, block) >> 40) * 0x1p-24f;
+            const float u = static_cast<float>(scales.bits(block) >> 40) * 0x1p-24f;
             kernels::write_as(bytes, kernels::float_to_half((0.5f + 0.5f * u) / 64.0f));
             if (t.type == DataType::q4_1 || t.type == DataType::q5_1) {
                 kernels::write_as(bytes + 2, kernels::float_to_half(-0.25f * u));
@@ -119,8 +132,7 @@ std::optional<std::size_t> first_difference(const TensorValue& expected, const T
 } // namespace
 
 float seeded_value(std::uint64_t seed, std::string_view name, std::int64_t index) {
-    const std::uint64_t bits = random_bits(seed, name, static_cast<std::uint64_t>(index)) >> 40;  // 24 bits
-    return static_cast<float>(bits) * 0x1p-23f - 1.0f;
+    return uniform(TensorRandom(seed, name).bits(static_cast<std::uint64_t>(index)));
 }
 
 std::vector<std::byte> fill_image(const Tensor& tensor, const FillSpec& spec) {
@@ -129,22 +141,19 @@ std::vector<std::byte> fill_image(const Tensor& tensor, const FillSpec& spec) {
         fill_blocks(tensor, spec.seed, image);
         return image;
     }
-    const std::int64_t count = element_count(tensor);
-    const std::int64_t bound = spec.index_bound.value_or(16);
-    for (std::int64_t k = 0; k < count; ++k) {
-        const kernels::Index4 at = kernels::unravel(k, tensor.ne.data());
-        float value = 0;
-        if (!spec.values.empty()) {
-            value = spec.values[static_cast<std::size_t>(k)];
-        } else if (is_integer(tensor.type)) {
-            value = static_cast<float>(random_bits(spec.seed, tensor.name, static_cast<std::uint64_t>(k)) %
-                                       static_cast<std::uint64_t>(std::max<std::int64_t>(bound, 1)));
-        } else {
-            value = seeded_value(spec.seed, tensor.name, k);
+    const TensorRandom random(spec.seed, tensor.name);
+    const auto bound = static_cast<std::uint64_t>(std::max<std::int64_t>(spec.index_bound.value_or(16), 1));
+    std::uint64_t k = 0;  // the element's place in logical order
+    for_each_row(tensor, [&](std::size_t offset) {
+        auto* row = reinterpret_cast<unsigned char*>(image.data() + offset);
+        for (std::int64_t i0 = 0; i0 < tensor.ne[0]; ++i0, ++k) {
+            const std::uint64_t bits = random.bits(k);
+            const float value = !spec.values.empty()        ? spec.values[k]
+                                : is_integer(tensor.type)   ? static_cast<float>(bits % bound)
+                                                            : uniform(bits);
+            kernels::store_element(tensor.type, row, i0, tensor.nb[0], value);
         }
-        auto* row = reinterpret_cast<unsigned char*>(image.data() + row_offset(tensor, at.i[1], at.i[2], at.i[3]));
-        kernels::store_element(tensor.type, row, at.i[0], tensor.nb[0], value);
-    }
+    });
     return image;
 }
 

@@ -22,8 +22,8 @@ float seeded_value(std::uint64_t seed, std::string_view name, std::int64_t index
 // What to write into a tensor that nothing computes.
 struct FillSpec {
     std::uint64_t seed = 0;
-    std::optional<std::int64_t> index_bound;  // integers in [0, bound): the tensor holds row indices
-    std::span<const float> values;            // given values, one per element (overrides the seed)
+    std::optional<std::int64_t> index_bound{};  // integers in [0, bound): the tensor holds row indices
+    std::span<const float> values{};            // given values, one per element (overrides the seed)
 };
 
 // The tensor's nbytes(t) bytes laid out by its strides. Floats are seeded values; integers

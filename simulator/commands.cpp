@@ -14,9 +14,6 @@
 namespace gallocsim::cli {
 namespace fs = std::filesystem;
 
-namespace {
-
-// A path that names an existing file is loaded; anything else must be an example name.
 GraphFile load_input(const std::string& input) {
     if (fs::exists(input)) {
         return load_graph_file(input);
@@ -26,6 +23,8 @@ GraphFile load_input(const std::string& input) {
     }
     throw GraphFileError(input + ": no such file");
 }
+
+namespace {
 
 std::string tensor_kind(const GraphFile& file, const Tensor& tensor) {
     if (tensor.is_view()) {

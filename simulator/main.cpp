@@ -6,6 +6,8 @@
 #include <exception>
 #include <iostream>
 
+#include <unistd.h>
+
 int main(int argc, char** argv) {
     CLI::App app{"gallocsim: ggml's graph allocator, step by step"};
     app.require_subcommand(1);
@@ -25,6 +27,24 @@ int main(int argc, char** argv) {
     examples_cmd->add_option("name", example_name, "example to export");
     examples_cmd->add_option("-o,--output", example_output, "file to write (default: standard output)");
 
+    gallocsim::cli::TraceOptions trace;
+    auto* trace_cmd = app.add_subcommand("trace", "record a plan step by step and explain every event");
+    trace_cmd->add_option("input", trace.input, "graph file, or example name")->required();
+    trace_cmd->add_flag("--json", trace.json, "one JSON object per event, for tools");
+    trace_cmd->add_option("--from", trace.from, "first step to show (from 1)")->check(CLI::PositiveNumber);
+    trace_cmd->add_option("--to", trace.to, "last step to show")->check(CLI::PositiveNumber);
+
+    gallocsim::cli::WalkOptions walk;
+    auto* walk_cmd = app.add_subcommand("walk", "step through a plan interactively (commands on standard input; h for help)");
+    walk_cmd->add_option("input", walk.input, "graph file, or example name")->required();
+    walk_cmd->add_option("--checkpoint-every", walk.checkpoint_interval, "events between state checkpoints")
+        ->check(CLI::PositiveNumber);
+
+    gallocsim::cli::StatsOptions stats;
+    auto* stats_cmd = app.add_subcommand("stats", "memory statistics per step and for the whole plan");
+    stats_cmd->add_option("input", stats.input, "graph file, or example name")->required();
+    stats_cmd->add_flag("--summary", stats.summary_only, "only the whole-plan figures");
+
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& error) {
@@ -37,6 +57,16 @@ int main(int argc, char** argv) {
         }
         if (*conform_cmd) {
             return gallocsim::cli::conform(conform, std::cout, std::cerr);
+        }
+        if (*trace_cmd) {
+            return gallocsim::cli::trace(trace, std::cout, std::cerr);
+        }
+        if (*walk_cmd) {
+            walk.prompt = isatty(STDIN_FILENO) != 0;
+            return gallocsim::cli::walk(walk, std::cin, std::cout, std::cerr);
+        }
+        if (*stats_cmd) {
+            return gallocsim::cli::stats(stats, std::cout, std::cerr);
         }
         if (*examples_cmd) {
             return example_name.empty() ? gallocsim::cli::list_examples(std::cout)

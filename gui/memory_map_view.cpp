@@ -21,39 +21,31 @@ constexpr double kBarHeight = 44;
 constexpr double kRowGap = 14;
 constexpr double kChunkRowHeight = kLabelHeight + kBeforeHeight + kBarHeight + kRowGap;
 
-// The bytes the last step took or gave back, and where.
+// The bytes the last step took or gave back, and, for a free, how it merged.
 struct StepMark {
-    int buffer_id = 0;
-    int chunk = 0;
-    std::size_t offset = 0;
-    std::size_t size = 0;
+    MemoryRange range;
     bool freed = false;
     MergeKind merge = MergeKind::none;
     FreeBlock merged{};  // the free block a free ended up in
 };
 
 std::optional<StepMark> mark_of(const Trace& trace, const TraceEvent& event) {
-    return std::visit(
-        [&](const auto& e) -> std::optional<StepMark> {
-            using E = std::decay_t<decltype(e)>;
-            StepMark mark;
-            if constexpr (std::is_same_v<E, events::TensorAllocated>) {
-                mark = {.buffer_id = e.buffer_id, .chunk = e.taken.address.chunk, .offset = e.taken.address.offset,
-                        .size = e.taken.size};
-            } else if constexpr (std::is_same_v<E, events::InPlaceReused>) {
-                mark = {.buffer_id = e.buffer_id, .chunk = e.address.chunk, .offset = e.address.offset,
-                        .size = align_up(e.alloc_size, trace.buffer(e.buffer_id).alignment)};
-            } else if constexpr (std::is_same_v<E, events::TensorFreed> || std::is_same_v<E, events::ExtraSpaceFreed>) {
-                mark = {.buffer_id = e.buffer_id, .chunk = e.decision.address.chunk, .offset = e.decision.address.offset,
-                        .size = e.decision.size, .freed = true, .merge = e.decision.merge, .merged = e.decision.result};
-            } else if constexpr (std::is_same_v<E, events::ChunkCreated>) {
-                mark = {.buffer_id = e.buffer_id, .chunk = e.chunk, .offset = 0, .size = e.size};
-            } else {
-                return std::nullopt;
-            }
-            return mark;
-        },
-        event.data);
+    const auto range = touched_memory(trace, event);
+    if (!range) {
+        return std::nullopt;
+    }
+    StepMark mark{*range};
+    auto merged = [&](const FreeDecision& decision) {
+        mark.freed = true;
+        mark.merge = decision.merge;
+        mark.merged = decision.result;
+    };
+    if (const auto* freed = std::get_if<events::TensorFreed>(&event.data)) {
+        merged(trace.freed(*freed));
+    } else if (const auto* extra = std::get_if<events::ExtraSpaceFreed>(&event.data)) {
+        merged(trace.freed(*extra));
+    }
+    return mark;
 }
 
 QString merge_text(MergeKind merge) {
@@ -284,7 +276,7 @@ void MemoryMapView::paint_last_step(QPainter& painter, const Row& row, QRectF ba
     }
     const Trace& trace = controller_.trace();
     const auto mark = mark_of(trace, *event);
-    if (!mark || trace.buffer(mark->buffer_id).allocator != row.allocator || mark->chunk != row.chunk) {
+    if (!mark || trace.buffer(mark->range.buffer_id).allocator != row.allocator || mark->range.chunk != row.chunk) {
         return;
     }
     // Before: the free list as it was, when the step changed it.
@@ -311,7 +303,7 @@ void MemoryMapView::paint_last_step(QPainter& painter, const Row& row, QRectF ba
         painter.setPen(QPen(palette::highlight, 2, Qt::DashLine));
         const QRectF merged = byte_range(row, mark->merged.offset, mark->merged.size);
         painter.drawRect(merged.adjusted(-1, -1, 1, 1));
-        for (std::size_t boundary : {mark->offset, mark->offset + mark->size}) {
+        for (std::size_t boundary : {mark->range.offset, mark->range.offset + mark->range.size}) {
             if (boundary > mark->merged.offset && boundary < mark->merged.end()) {
                 const double x = map_to_widget(QPointF(static_cast<double>(boundary), 0)).x();
                 painter.drawLine(QPointF(x, bar.top() - 4), QPointF(x, bar.bottom() + 4));
@@ -319,7 +311,7 @@ void MemoryMapView::paint_last_step(QPainter& painter, const Row& row, QRectF ba
         }
     }
     painter.setPen(QPen(palette::highlight, 3, mark->freed ? Qt::DashLine : Qt::SolidLine));
-    painter.drawRect(byte_range(row, mark->offset, mark->size).adjusted(-1.5, -1.5, 1.5, 1.5));
+    painter.drawRect(byte_range(row, mark->range.offset, mark->range.size).adjusted(-1.5, -1.5, 1.5, 1.5));
     if (mark->freed) {
         QFont font = painter.font();
         font.setPixelSize(11);

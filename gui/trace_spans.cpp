@@ -34,8 +34,9 @@ TraceSpans::TraceSpans(const Trace& trace) : by_tensor_(trace.tensors.size()) {
             [&](const auto& e) {
                 using E = std::decay_t<decltype(e)>;
                 if constexpr (std::is_same_v<E, events::TensorAllocated>) {
-                    open(e.tensor, e.buffer_id, e.taken.address, e.taken.size, i, kNoTensor);
-                    grow(trace.buffer(e.buffer_id).allocator, e.taken.address.chunk, e.taken.high_water_after);
+                    const BlockTaken& taken = trace.taken(e);
+                    open(e.tensor, e.buffer_id, taken.address, taken.size, i, kNoTensor);
+                    grow(trace.buffer(e.buffer_id).allocator, taken.address.chunk, taken.high_water_after);
                 } else if constexpr (std::is_same_v<E, events::ChunkCreated>) {
                     grow(trace.buffer(e.buffer_id).allocator, e.chunk, 0);
                 } else if constexpr (std::is_same_v<E, events::InPlaceReused>) {

@@ -161,7 +161,7 @@ void GraphView::paint_in_place_bands(QPainter& painter, const std::vector<std::s
         if (parent.isEmpty()) {
             continue;
         }
-        QColor band = tensor_color(controller_.trace().tensor(now.in_place_of).name);
+        QColor band = controller_.color(now.in_place_of);
         band.setAlpha(170);
         const double width = std::max(3.0, child.width() * 0.18);
         painter.setPen(QPen(band, width, Qt::SolidLine, Qt::FlatCap));
@@ -173,7 +173,7 @@ void GraphView::paint_box(QPainter& painter, const GraphBox& box, bool with_text
     const auto id = static_cast<TensorId>(box.tensor);
     const TraceTensor& tensor = controller_.trace().tensor(id);
     const QRectF r = map_to_widget(box.rect);
-    const QColor own = tensor_color(tensor.name);
+    const QColor& own = controller_.color(id);
     QColor fill = own;
     QPen pen(palette::outline, 1);
     QColor text = palette::text;
@@ -207,23 +207,22 @@ void GraphView::paint_box(QPainter& painter, const GraphBox& box, bool with_text
         const TensorLook root = look_of(tensor.view_src);
         const bool root_holds = root == TensorLook::live || root == TensorLook::output || root == TensorLook::external;
         fill = root_holds ? (root == TensorLook::external ? palette::external.lighter(160)
-                                                          : tensor_color(controller_.trace().tensor(tensor.view_src).name).lighter(112))
+                                                          : controller_.color(tensor.view_src).lighter(112))
                           : palette::unallocated;
         pen = QPen(palette::outline, 1, Qt::DashLine);
         break;
     }
     }
+    if (!with_text) {
+        // Far out, a box is a few pixels: a plain fill (grey for not yet allocated, which
+        // would vanish in white) draws several times faster than an outlined shape.
+        painter.fillRect(r, fill == palette::unallocated ? palette::freed.lighter(108) : fill);
+        return;
+    }
     painter.setPen(pen);
     painter.setBrush(fill);
     const double radius = box.is_view ? r.height() / 2 : 4.0;
-    if (with_text) {
-        painter.drawRoundedRect(r, radius, radius);
-    } else {
-        painter.drawRect(r);
-    }
-    if (!with_text) {
-        return;
-    }
+    painter.drawRoundedRect(r, radius, radius);
     QFont font = painter.font();
     font.setPixelSize(std::max(6, static_cast<int>(12 * scale_x())));
     font.setBold(!box.is_view);

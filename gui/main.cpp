@@ -25,7 +25,8 @@ int main(int argc, char** argv) {
     const QCommandLineOption step_option("step", "move the cursor to this step after loading", "n");
     const QCommandLineOption screenshot_option("screenshot", "save the window as a PNG and exit", "png");
     const QCommandLineOption size_option("size", "window size for --screenshot (default 1440x900)", "WxH", "1440x900");
-    parser.addOptions({example_option, step_option, screenshot_option, size_option});
+    const QCommandLineOption raise_option("raise", "bring a dock to the front: timeline, state or statistics", "dock");
+    parser.addOptions({example_option, step_option, screenshot_option, size_option, raise_option});
     parser.process(app);
 
     const bool headless = parser.isSet(screenshot_option);
@@ -46,6 +47,10 @@ int main(int argc, char** argv) {
     if (parser.isSet(step_option)) {
         controller.jump(parser.value(step_option).toULongLong());
     }
+    if (parser.isSet(raise_option) && !window.raise_dock(parser.value(raise_option))) {
+        std::cerr << "gallocsim-gui: no dock named " << parser.value(raise_option).toStdString() << "\n";
+        return 2;
+    }
     if (!headless) {
         window.show();
         return app.exec();
@@ -59,7 +64,7 @@ int main(int argc, char** argv) {
     }
     window.show();
     QApplication::processEvents();
-    const bool saved = window.grab().save(parser.value(screenshot_option), "PNG");
+    const bool saved = window.grab().save(parser.value(screenshot_option), "PNG", /*quality: smallest file*/ 0);
     if (!saved) {
         std::cerr << "gallocsim-gui: cannot write " << parser.value(screenshot_option).toStdString() << "\n";
     }

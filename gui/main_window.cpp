@@ -3,6 +3,7 @@
 #include "gui/breakpoint_slider.hpp"
 #include "gui/buffer_settings_dialog.hpp"
 #include "gui/event_log.hpp"
+#include "gui/example_dialog.hpp"
 #include "gui/graph_view.hpp"
 #include "gui/memory_map_view.hpp"
 #include "gui/simulation_controller.hpp"
@@ -122,6 +123,12 @@ void MainWindow::build_actions() {
                         QStyle::SP_MediaSkipForward);
     run_action_ = make(tr("&Run / pause"), QKeySequence(Qt::Key_Space), [this] { controller_->toggle_run(); },
                        QStyle::SP_MediaPlay);
+    faster_action_ = make(tr("Run f&aster"), QKeySequence(Qt::Key_BracketRight),
+                          [this] { controller_->set_speed(controller_->speed() * 2); });
+    slower_action_ = make(tr("Run s&lower"), QKeySequence(Qt::Key_BracketLeft),
+                          [this] { controller_->set_speed(std::max(1, controller_->speed() / 2)); });
+    unlimited_action_ = make(tr("&Unlimited speed"), QKeySequence(tr("Ctrl+U")),
+                             [this] { controller_->set_unlimited(!controller_->is_unlimited()); });
     breakpoint_action_ = make(tr("Toggle &breakpoint on the selected tensor"), QKeySequence(Qt::Key_F9),
                               [this] { toggle_selected_breakpoint(); });
     clear_breakpoints_action_ = make(tr("&Clear all breakpoints"), QKeySequence(tr("Ctrl+Shift+F9")),
@@ -151,6 +158,10 @@ void MainWindow::build_menus() {
 
     QMenu* simulation = menuBar()->addMenu(tr("&Simulation"));
     for (QAction* action : {first_action_, back_action_, forward_action_, last_action_, run_action_}) {
+        simulation->addAction(action);
+    }
+    simulation->addSeparator();
+    for (QAction* action : {faster_action_, slower_action_, unlimited_action_}) {
         simulation->addAction(action);
     }
     simulation->addSeparator();
@@ -311,6 +322,16 @@ void MainWindow::closeEvent(QCloseEvent* event) {
     QMainWindow::closeEvent(event);
 }
 
+bool MainWindow::raise_dock(const QString& name) {
+    auto* dock = findChild<QDockWidget*>(name + "_dock");
+    if (dock == nullptr) {
+        return false;
+    }
+    dock->show();
+    dock->raise();
+    return true;
+}
+
 // --- Files ----------------------------------------------------------------------------
 
 bool MainWindow::open(const QString& path) {
@@ -347,14 +368,24 @@ void MainWindow::rebuild_examples_menu() {
     examples_menu_->clear();
     for (const ExampleInfo& example : list_examples()) {
         const QString name = qstr(example.name);
-        QAction* action = examples_menu_->addAction(name, this, [this, name] { example_dialog(name); });
+        // Examples with parameters ask for them first (the "…" says so).
+        QAction* action = examples_menu_->addAction(example.options.empty() ? name : name + "…", this,
+                                                    [this, example] { example_dialog(example); });
         action->setToolTip(qstr(example.description));
         action->setStatusTip(qstr(example.description));
     }
 }
 
-void MainWindow::example_dialog(const QString& name) {
-    controller_->load_example(name);
+void MainWindow::example_dialog(const ExampleInfo& example) {
+    const QString name = qstr(example.name);
+    if (example.options.empty()) {
+        controller_->load_example(name);
+        return;
+    }
+    ExampleDialog dialog(example, this);
+    if (dialog.exec() == QDialog::Accepted) {
+        controller_->load_example(name, dialog.options());
+    }
 }
 
 void MainWindow::open_dialog() {

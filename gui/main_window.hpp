@@ -5,6 +5,7 @@
 // remembers its layout and recent files, opens files dropped on it, and shows errors
 // through a message sink (a dialog by default; tests put in their own).
 
+#include "simulator/examples.hpp"
 #include "simulator/trace.hpp"
 
 #include <QMainWindow>
@@ -59,6 +60,8 @@ public:
     bool open(const QString& path);
     // Writes the view as PNG or SVG, by the path's suffix.
     bool export_view(CanvasView& view, const QString& path);
+    // Brings a dock to the front by its short name: events, memory, timeline, state, statistics.
+    bool raise_dock(const QString& name);
     // The picture view that last had the focus (the graph at first).
     CanvasView& current_view() const { return *current_view_; }
 
@@ -85,7 +88,7 @@ private:
     void save_session_dialog();
     void export_dialog(const QString& format);
     void buffer_settings_dialog();
-    void example_dialog(const QString& name);
+    void example_dialog(const ExampleInfo& example);
     void toggle_selected_breakpoint();
 
     SimulationController* controller_;
@@ -117,6 +120,9 @@ private:
     QAction* forward_action_ = nullptr;
     QAction* last_action_ = nullptr;
     QAction* run_action_ = nullptr;
+    QAction* faster_action_ = nullptr;
+    QAction* slower_action_ = nullptr;
+    QAction* unlimited_action_ = nullptr;
     QAction* breakpoint_action_ = nullptr;
     QAction* clear_breakpoints_action_ = nullptr;
     QAction* settings_action_ = nullptr;

@@ -239,7 +239,7 @@ void MemoryMapView::paint_chunk(QPainter& painter, const Row& row) {
         const QRectF block = byte_range(row, span.address.offset, span.size);
         const std::string& name = trace.tensor(span.tensor).name;
         painter.setPen(QPen(palette::outline, 1));
-        painter.setBrush(tensor_color(name));
+        painter.setBrush(controller_.color(span.tensor));
         painter.drawRect(block);
         if (block.width() >= 24) {
             painter.setPen(palette::text);
@@ -289,6 +289,11 @@ void MemoryMapView::paint_last_step(QPainter& painter, const Row& row, QRectF ba
                                            controller_.state().allocators.at(static_cast<std::size_t>(row.allocator))
                                                .chunks[static_cast<std::size_t>(row.chunk)]
                                                .high_water);
+        painter.setPen(QPen(palette::muted_text, 1));
+        painter.setBrush(Qt::white);
+        // The strip spans the bytes below the high-water mark; free ones are hatched.
+        const double limit_x = map_to_widget(QPointF(static_cast<double>(limit), 0)).x();
+        painter.drawRect(QRectF(strip.left(), strip.top(), limit_x - strip.left(), strip.height()));
         paint_free_blocks(painter, *before, limit, strip);
         QFont font = painter.font();
         font.setPixelSize(9);

@@ -1,5 +1,6 @@
 #include "gui/simulation_controller.hpp"
 
+#include "gui/tensor_colors.hpp"
 #include "gui/text.hpp"
 #include "simulator/explain.hpp"
 
@@ -32,7 +33,12 @@ QString flags_text(const TraceTensor& tensor) {
 
 SimulationController::Loaded::Loaded(GraphFile graph, Trace trace, QString from)
     : file(std::move(graph)), cursor(std::move(trace)), final_state(cursor.state_at(cursor.size())),
-      spans(cursor.trace()), explanations(explain_all(cursor.trace())), source(std::move(from)) {}
+      spans(cursor.trace()), explanations(explain_all(cursor.trace())), source(std::move(from)) {
+    colors.reserve(cursor.trace().tensors.size());
+    for (const TraceTensor& tensor : cursor.trace().tensors) {
+        colors.push_back(tensor_color(tensor.name));
+    }
+}
 
 SimulationController::SimulationController(QObject* parent) : QObject(parent) {
     connect(&timer_, &QTimer::timeout, this, &SimulationController::tick);
@@ -45,6 +51,17 @@ QString SimulationController::graph_name() const {
         return {};
     }
     return file().name.empty() ? QFileInfo(source()).fileName() : qstr(file().name);
+}
+
+const Comparison& SimulationController::comparison() {
+    if (!loaded_->comparison) {
+        // The exact planner gets a short leash: the panel must not freeze the window.
+        ExactLimits limits;
+        limits.time_limit = std::chrono::milliseconds(250);
+        limits.node_limit = 2'000'000;
+        loaded_->comparison = compare_planners(loaded_->file, limits);
+    }
+    return *loaded_->comparison;
 }
 
 bool SimulationController::fail(const QString& title, const QString& message) {
@@ -109,9 +126,9 @@ bool SimulationController::open_file(const QString& path) {
     }
 }
 
-bool SimulationController::load_example(const QString& name) {
+bool SimulationController::load_example(const QString& name, const ExampleOptions& options) {
     try {
-        return load_graph(make_example(name.toStdString()), "example:" + name);
+        return load_graph(make_example(name.toStdString(), options), "example:" + name);
     } catch (const std::exception& error) {
         return fail(tr("Cannot build the example"), QString::fromUtf8(error.what()));
     }

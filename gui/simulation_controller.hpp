@@ -10,10 +10,12 @@
 // emits error_occurred with a title and a message naming the problem and keeps the graph.
 
 #include "gui/trace_spans.hpp"
+#include "simulator/analysis_plans.hpp"
 #include "simulator/cursor.hpp"
 #include "simulator/examples.hpp"
 #include "simulator/graph_file.hpp"
 
+#include <QColor>
 #include <QJsonObject>
 #include <QObject>
 #include <QString>
@@ -48,13 +50,18 @@ public:
     const SimState& final_state() const { return loaded_->final_state; }
     const TraceSpans& spans() const { return loaded_->spans; }
     const std::string& explanation(std::size_t event) const { return loaded_->explanations.at(event); }
+    // The tensor's colour in every view (tensor_color of its name, worked out once).
+    const QColor& color(TensorId tensor) const { return loaded_->colors[static_cast<std::size_t>(tensor)]; }
+    // ggml's plan beside the lower bound, no reuse and the other planners on the same
+    // lifetimes; worked out on first use (it plans the graph again).
+    const Comparison& comparison();
     // Where the graph came from: a file path, or "example:NAME".
     const QString& source() const { return loaded_->source; }
     QString graph_name() const;
 
     // --- Loading (false and error_occurred on failure; the previous graph stays) ------
     bool open_file(const QString& path);
-    bool load_example(const QString& name);
+    bool load_example(const QString& name, const ExampleOptions& options = {});
     bool load_graph(GraphFile file, const QString& source);
     // Re-plans the graph with other buffer type settings (alignment, max size).
     bool set_buffer_types(const std::vector<BufferTypeSpec>& types);
@@ -129,7 +136,9 @@ private:
         SimState final_state;
         TraceSpans spans;
         std::vector<std::string> explanations;
+        std::vector<QColor> colors;
         QString source;
+        std::optional<Comparison> comparison;
     };
 
     // Plans `file` and shows it at `start_at` (clamped); false, with the error emitted, when

@@ -155,7 +155,10 @@ QVariant TensorRecordModel::data(const QModelIndex& index, int role) const {
         return changed(id) ? QVariant(kChangedRow) : QVariant();
     }
     if (role == Qt::DecorationRole && index.column() == name) {
-        return tensor_color(tensor.name);
+        return controller_.color(id);
+    }
+    if (role == Qt::ToolTipRole && index.column() == name) {
+        return controller_.describe_tensor(id);
     }
     if (role == Qt::TextAlignmentRole) {
         return index.column() <= op || index.column() == memory ? QVariant() : QVariant(Qt::AlignRight | Qt::AlignVCenter);
@@ -244,7 +247,8 @@ StateTables::StateTables(SimulationController& controller, QWidget* parent)
 
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
-    auto* splitter = new QSplitter(Qt::Vertical);
+    // Side by side: the bottom dock is wide and short.
+    auto* splitter = new QSplitter(Qt::Horizontal);
     auto titled = [](const QString& title, QWidget* body) {
         auto* box = new QWidget;
         auto* box_layout = new QVBoxLayout(box);
@@ -253,9 +257,15 @@ StateTables::StateTables(SimulationController& controller, QWidget* parent)
         box_layout->addWidget(body);
         return box;
     };
-    splitter->addWidget(titled(tr("Free blocks (per chunk, by address)"), free_view_));
+    splitter->addWidget(titled(tr("Free blocks, per chunk by address"), free_view_));
     splitter->addWidget(titled(tr("Tensor records (hash nodes); yellow: changed by the last step"), record_view_));
+    splitter->setStretchFactor(0, 2);
     splitter->setStretchFactor(1, 3);
+    splitter->setSizes({440, 660});  // the free list's tail sizes run to 19 digits
+    free_view_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    // Thousands of rows: sized once by hand, never measured row by row.
+    record_view_->horizontalHeader()->setDefaultSectionSize(76);
+    record_view_->setColumnWidth(TensorRecordModel::name, 170);
     layout->addWidget(splitter);
 
     connect(record_view_->selectionModel(), &QItemSelectionModel::currentRowChanged, this,

@@ -14,6 +14,8 @@
 #include <QVBoxLayout>
 
 #include <algorithm>
+#include <cmath>
+#include <array>
 
 namespace gallocsim::gui {
 
@@ -65,7 +67,11 @@ void LiveBytesChart::paintEvent(QPaintEvent*) {
     for (const ChartLine& line : lines_) {
         top = std::max(top, line.bytes);
     }
-    const double y_max = static_cast<double>(top) * 1.08;
+    // Gridlines at round numbers (1, 2 or 5 times a power of ten) with room above the top.
+    const double rough = static_cast<double>(top) / 4;
+    const double magnitude = std::pow(10.0, std::floor(std::log10(rough)));
+    const double tick = rough <= magnitude ? magnitude : rough <= 2 * magnitude ? 2 * magnitude : rough <= 5 * magnitude ? 5 * magnitude : 10 * magnitude;
+    const double y_max = std::ceil(static_cast<double>(top) * 1.05 / tick) * tick;
     const double steps = std::max<double>(1.0, static_cast<double>(live.size() - 1));
     auto x_of = [&](double position) { return area.left() + position / steps * area.width(); };
     auto y_of = [&](double bytes) { return area.bottom() - bytes / y_max * area.height(); };
@@ -76,14 +82,13 @@ void LiveBytesChart::paintEvent(QPaintEvent*) {
     painter.setPen(QPen(palette::outline, 1));
     painter.drawLine(area.bottomLeft(), area.bottomRight());
     painter.drawLine(area.bottomLeft(), area.topLeft());
-    for (int i = 0; i <= 4; ++i) {
-        const double bytes = y_max * i / 4;
+    for (double bytes = 0; bytes <= y_max + tick / 2; bytes += tick) {
         const double y = y_of(bytes);
         painter.setPen(QPen(QColor(225, 225, 225), 1));
         painter.drawLine(QPointF(area.left(), y), QPointF(area.right(), y));
         painter.setPen(palette::muted_text);
         painter.drawText(QRectF(0, y - 8, area.left() - 4, 16), Qt::AlignRight | Qt::AlignVCenter,
-                         qstr(byte_count(static_cast<std::size_t>(bytes))));
+                         human_bytes(static_cast<std::size_t>(bytes)));
     }
     painter.drawText(QRectF(area.left(), area.bottom() + 4, area.width(), 16), Qt::AlignCenter, tr("step"));
 
@@ -109,20 +114,33 @@ void LiveBytesChart::paintEvent(QPaintEvent*) {
     painter.setPen(QPen(kLiveColor, 1.5));
     painter.drawPath(curve);
 
-    for (const ChartLine& line : lines_) {
+    // Lines at the same height share one label ("lower bound = greedy by size: 96 B").
+    for (std::size_t i = 0; i < lines_.size(); ++i) {
+        const ChartLine& line = lines_[i];
+        const auto earlier = std::find_if(lines_.begin(), lines_.begin() + static_cast<std::ptrdiff_t>(i),
+                                          [&](const ChartLine& other) { return other.bytes == line.bytes; });
+        if (earlier != lines_.begin() + static_cast<std::ptrdiff_t>(i)) {
+            continue;
+        }
+        QStringList labels;
+        for (const ChartLine& other : lines_) {
+            if (other.bytes == line.bytes) {
+                labels << other.label;
+            }
+        }
         const double y = y_of(static_cast<double>(line.bytes));
         painter.setPen(QPen(line.color, 1.2, Qt::DashLine));
         painter.drawLine(QPointF(area.left(), y), QPointF(area.right(), y));
         painter.setPen(line.color);
         painter.drawText(QRectF(area.left() + 4, y - 14, area.width() - 8, 13), Qt::AlignRight | Qt::AlignBottom,
-                         QStringLiteral("%1: %2").arg(line.label, qstr(byte_count(line.bytes))));
+                         QStringLiteral("%1: %2").arg(labels.join(" = "), human_bytes(line.bytes)));
     }
 
     const double cursor_x = x_of(static_cast<double>(controller_.position()));
     painter.setPen(QPen(palette::cursor, 1.5));
     painter.drawLine(QPointF(cursor_x, area.top()), QPointF(cursor_x, area.bottom()));
     painter.drawText(QRectF(cursor_x + 3, area.top(), 200, 14), Qt::AlignLeft | Qt::AlignTop,
-                     tr("%1 live").arg(qstr(byte_count(live[controller_.position()]))));
+                     tr("%1 live").arg(human_bytes(live[controller_.position()])));
 }
 
 // --- StatisticsPanel ------------------------------------------------------------------
@@ -131,44 +149,91 @@ StatisticsPanel::StatisticsPanel(SimulationController& controller, QWidget* pare
     : QWidget(parent), controller_(controller), chart_(new LiveBytesChart(controller)), table_(new QTableWidget) {
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(2, 2, 2, 2);
-    auto* splitter = new QSplitter(Qt::Vertical);
+    auto* splitter = new QSplitter(Qt::Horizontal);
     splitter->addWidget(chart_);
     splitter->addWidget(table_);
     splitter->setStretchFactor(0, 3);
     splitter->setStretchFactor(1, 2);
+    table_->setMinimumWidth(320);
     layout->addWidget(splitter);
     table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
     table_->verticalHeader()->setVisible(false);
     table_->horizontalHeader()->setStretchLastSection(true);
-    connect(&controller_, &SimulationController::graph_changed, this, &StatisticsPanel::rebuild);
-    rebuild();
+    table_->setWordWrap(false);
+    table_->verticalHeader()->setDefaultSectionSize(20);
+    connect(&controller_, &SimulationController::graph_changed, this, [this] {
+        stale_ = true;
+        if (isVisible()) {
+            rebuild();
+        }
+    });
+}
+
+void StatisticsPanel::showEvent(QShowEvent* event) {
+    QWidget::showEvent(event);
+    if (stale_) {
+        rebuild();
+    }
 }
 
 void StatisticsPanel::rebuild() {
+    stale_ = false;
     table_->clear();
     table_->setRowCount(0);
-    table_->setColumnCount(2);
-    table_->setHorizontalHeaderLabels({tr("figure"), tr("bytes")});
     if (!controller_.has_graph()) {
         chart_->set_lines({});
         return;
     }
-    const SimState& end = controller_.final_state();
-    const MemoryStats stats = memory_stats(end);
-    const auto live = controller_.cursor().live_bytes();
-    const std::size_t peak = live.empty() ? 0 : *std::ranges::max_element(live);
-    auto add = [&](const QString& figure, std::size_t bytes) {
-        const int row = table_->rowCount();
-        table_->insertRow(row);
-        table_->setItem(row, 0, new QTableWidgetItem(figure));
-        auto* value = new QTableWidgetItem(QStringLiteral("%1  (%2)").arg(bytes).arg(qstr(byte_count(bytes))));
-        value->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
-        table_->setItem(row, 1, value);
+    const Comparison& comparison = controller_.comparison();
+    const QStringList figures{tr("ggml's plan"),    tr("lower bound"), tr("no reuse"),
+                              tr("greedy by size"), tr("first fit"),   tr("exact search")};
+    const QStringList explanations{
+        tr("the bytes ggml's allocator asks for (all chunks)"),
+        tr("the most bytes live at one step, without in-place reuse: no such plan can do with less"),
+        tr("every tensor in bytes of its own"),
+        tr("TensorFlow Lite's planner: largest tensors first, each in the tightest gap (Pisarchyk & Lee 2020)"),
+        tr("tensors in execution order, each at the lowest offset that fits"),
+        tr("a branch-and-bound search over placements, for small graphs"),
     };
-    add(tr("ggml's plan (all buffers)"), stats.high_water);
-    add(tr("most bytes live at one step"), peak);
-    chart_->set_lines({{tr("ggml's plan"), stats.high_water, kPlanColor}});
+    table_->setColumnCount(static_cast<int>(comparison.arenas.size()) + 1);
+    QStringList headers{tr("figure")};
+    for (const ArenaComparison& arena : comparison.arenas) {
+        headers << tr("%1 (%2 tensors)").arg(qstr(arena.buffer_type)).arg(arena.tensors);
+    }
+    table_->setHorizontalHeaderLabels(headers);
+    table_->setRowCount(static_cast<int>(figures.size()));
+    std::array<std::size_t, 6> totals{};
+    for (int row = 0; row < figures.size(); ++row) {
+        auto* item = new QTableWidgetItem(figures[row]);
+        item->setToolTip(explanations[row]);
+        table_->setItem(row, 0, item);
+    }
+    for (std::size_t column = 0; column < comparison.arenas.size(); ++column) {
+        const ArenaComparison& arena = comparison.arenas[column];
+        const std::array<std::size_t, 6> values{arena.ggml_size,          arena.lower_bound.bytes, arena.no_reuse,
+                                                arena.greedy_by_size.size, arena.first_fit.size,   arena.exact.plan.size};
+        for (std::size_t row = 0; row < values.size(); ++row) {
+            QString text = human_bytes(values[row]);
+            if (row == 0 && arena.ggml_chunks > 1) {
+                text += tr(", %1 chunks").arg(arena.ggml_chunks);
+            } else if (row == 5) {
+                text = !arena.exact.attempted      ? tr("not tried (> %1 tensors)").arg(ExactLimits{}.max_blocks)
+                       : arena.exact.proved_optimal ? text + tr(", optimal")
+                                                    : text + tr(", best found");
+            }
+            auto* item = new QTableWidgetItem(text);
+            item->setToolTip(qstr(byte_count(values[row])));
+            item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+            table_->setItem(static_cast<int>(row), static_cast<int>(column) + 1, item);
+            totals[row] += values[row];
+        }
+    }
     table_->resizeColumnsToContents();
+    // The chart shows all buffers together, so its lines are the sums over buffer types
+    // (no reuse is left to the table: it would flatten the curve).
+    chart_->set_lines({{tr("ggml's plan"), totals[0], kPlanColor},
+                       {tr("lower bound"), totals[1], QColor(40, 150, 80)},
+                       {tr("greedy by size"), totals[3], QColor(200, 130, 0)}});
 }
 
 } // namespace gallocsim::gui

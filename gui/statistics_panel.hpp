@@ -47,12 +47,17 @@ public:
     QTableWidget& table() { return *table_; }
     LiveBytesChart& chart() { return *chart_; }
 
+protected:
+    void showEvent(QShowEvent* event) override;
+
 private:
+    // The comparison plans the graph again, so it waits until the panel is seen.
     void rebuild();
 
     SimulationController& controller_;
     LiveBytesChart* chart_;
     QTableWidget* table_;
+    bool stale_ = true;
 };
 
 } // namespace gallocsim::gui

@@ -131,7 +131,7 @@ void TimelineView::paint_scene(QPainter& painter) {
             continue;
         }
         painter.setPen(outlines ? QPen(palette::outline, 0.5) : Qt::NoPen);
-        painter.setBrush(tensor_color(trace.tensor(span.tensor).name));
+        painter.setBrush(controller_.color(span.tensor));
         painter.drawRect(map_to_widget(scene));
     }
     painter.setRenderHint(QPainter::Antialiasing);
@@ -155,13 +155,18 @@ void TimelineView::paint_scene(QPainter& painter) {
     const double peak_x = map_to_widget(QPointF(static_cast<double>(peak_position_), 0)).x();
     painter.setPen(QPen(QColor(120, 60, 160), 1.5, Qt::DashLine));
     painter.drawLine(QPointF(peak_x, 14), QPointF(peak_x, height()));
-    painter.drawText(QRectF(peak_x + 4, 0, 300, 16), Qt::AlignLeft | Qt::AlignVCenter,
-                     tr("peak: %1 live at step %2").arg(qstr(byte_count(peak_bytes_))).arg(peak_position_));
+    // Labels sit right of their line, or left of it near the right edge.
+    auto label = [&](double x, double y, const QString& text) {
+        const double width = QFontMetricsF(painter.font()).horizontalAdvance(text) + 8;
+        const bool left = x + width > this->width();
+        painter.drawText(QRectF(left ? x - width : x + 4, y, width, 16), (left ? Qt::AlignRight : Qt::AlignLeft) | Qt::AlignVCenter,
+                         text);
+    };
+    label(peak_x, 0, tr("peak: %1 live at step %2").arg(qstr(byte_count(peak_bytes_))).arg(peak_position_));
     const double cursor_x = map_to_widget(QPointF(static_cast<double>(controller_.position()), 0)).x();
     painter.setPen(QPen(palette::cursor, 2));
     painter.drawLine(QPointF(cursor_x, 0), QPointF(cursor_x, height()));
-    painter.drawText(QRectF(cursor_x + 4, height() - 18, 200, 16), Qt::AlignLeft | Qt::AlignVCenter,
-                     tr("step %1").arg(controller_.position()));
+    label(cursor_x, height() - 18, tr("step %1").arg(controller_.position()));
 }
 
 } // namespace gallocsim::gui

@@ -16,6 +16,8 @@ namespace {
 
 constexpr double kTextScale = 0.45;  // below this zoom, boxes carry no text
 constexpr double kEdgeScale = 0.04;  // below this zoom, edges are left out
+constexpr double kReadableScale = 0.8;  // where a big graph opens
+constexpr int kLongEdgeLayers = 6;       // edges across more layers are drawn as stubs
 
 // "MUL · f32 [64x8]"; a tensor with no op says what it is instead.
 QString op_line(const TraceTensor& tensor) {
@@ -34,7 +36,7 @@ QString op_line(const TraceTensor& tensor) {
 GraphView::GraphView(SimulationController& controller, QWidget* parent) : CanvasView(parent), controller_(controller) {
     setWindowTitle(tr("Graph"));
     connect(&controller_, &SimulationController::graph_changed, this, &GraphView::rebuild);
-    connect(&controller_, &SimulationController::position_changed, this, [this] { update(); });
+    connect(&controller_, &SimulationController::position_changed, this, &GraphView::follow_last_step);
     connect(&controller_, &SimulationController::selection_changed, this, [this](std::optional<TensorId> tensor) {
         if (tensor) {
             reveal(*tensor);
@@ -47,6 +49,30 @@ GraphView::GraphView(SimulationController& controller, QWidget* parent) : Canvas
 void GraphView::rebuild() {
     layout_ = controller_.has_graph() ? GraphLayout(controller_.file()) : GraphLayout();
     fit_to_window();
+    // A graph too big to read when fitted opens at a readable zoom, at its top; Ctrl+0
+    // still shows all of it.
+    if (scale_x() < kTextScale && !layout_.boxes().empty()) {
+        zoom_by(kReadableScale / scale_x(), rect().center());
+        const QRectF first = layout_.boxes().front().rect;
+        center_on(QPointF(first.center().x(), first.top() + height() / 2.0 / scale_y() - GraphLayout::kLayerGap));
+    }
+}
+
+void GraphView::set_legend_visible(bool visible) {
+    legend_ = visible;
+    update();
+}
+
+void GraphView::follow_last_step() {
+    // Keep the step's subject in view while stepping or running (reveal moves only when
+    // it is off screen, so a fitted graph stays as it is).
+    for (TensorId tensor : controller_.last_event_tensors()) {
+        if (layout_.box_of(static_cast<std::size_t>(tensor))) {
+            reveal(tensor);
+            break;
+        }
+    }
+    update();
 }
 
 TensorLook GraphView::look_of(TensorId id) const {
@@ -77,7 +103,7 @@ QRectF GraphView::box_rect(TensorId tensor) const {
 
 void GraphView::reveal(TensorId tensor) {
     const auto box = layout_.box_of(static_cast<std::size_t>(tensor));
-    if (box && !rect().contains(box_rect(tensor).toRect())) {
+    if (box && !rect().contains(box_rect(tensor).toAlignedRect())) {
         center_on(layout_.boxes()[*box].rect.center());
     }
 }
@@ -125,25 +151,51 @@ void GraphView::paint_scene(QPainter& painter) {
         }
     }
     painter.setRenderHint(QPainter::Antialiasing);
-    paint_legend(painter);
+    if (legend_) {
+        paint_legend(painter);
+    }
 }
 
 void GraphView::paint_edges(QPainter& painter, const QRectF& visible) {
-    QVector<QLineF> solid, dashed;
+    // An edge across many layers (a weight or an input that every layer reads) would
+    // stack with its siblings into a dark wall; it is drawn whole only when one of its
+    // ends is selected or in the last step, else as two short stubs.
+    std::vector<bool> focus(controller_.trace().tensors.size(), false);
+    for (TensorId tensor : controller_.last_event_tensors()) {
+        focus[static_cast<std::size_t>(tensor)] = true;
+    }
+    if (const auto selected = controller_.selected()) {
+        focus[static_cast<std::size_t>(*selected)] = true;
+    }
+    QVector<QLineF> solid, dashed, focused;
     for (const GraphEdge& edge : layout_.edges()) {
-        const QRectF& from = layout_.boxes()[edge.from].rect;
-        const QRectF& to = layout_.boxes()[edge.to].rect;
-        const QPointF a(from.center().x(), from.bottom());
-        const QPointF b(to.center().x(), to.top());
+        const GraphBox& from = layout_.boxes()[edge.from];
+        const GraphBox& to = layout_.boxes()[edge.to];
+        const QPointF a(from.rect.center().x(), from.rect.bottom());
+        const QPointF b(to.rect.center().x(), to.rect.top());
         if (!QRectF(a, b).normalized().adjusted(-1, -1, 1, 1).intersects(visible)) {
             continue;
         }
-        (edge.view_link ? dashed : solid).append(QLineF(map_to_widget(a), map_to_widget(b)));
+        const QLineF line(map_to_widget(a), map_to_widget(b));
+        if (focus[from.tensor] || focus[to.tensor]) {
+            focused.append(line);
+        } else if (to.layer - from.layer > kLongEdgeLayers) {
+            const double stub = std::min(14.0, line.length() / 2);
+            QLineF start = line;
+            start.setLength(stub);
+            QLineF end(line.p2(), line.p1());
+            end.setLength(stub);
+            solid << start << end;
+        } else {
+            (edge.view_link ? dashed : solid).append(line);
+        }
     }
     painter.setPen(QPen(QColor(140, 140, 140), 1));
     painter.drawLines(solid);
     painter.setPen(QPen(QColor(120, 120, 160), 1, Qt::DashLine));
     painter.drawLines(dashed);
+    painter.setPen(QPen(palette::highlight.darker(115), 1.5));
+    painter.drawLines(focused);
 }
 
 // A node that took its parent's memory in place is joined to it by a band in the colour
@@ -244,37 +296,47 @@ void GraphView::paint_box(QPainter& painter, const GraphBox& box, bool with_text
 }
 
 void GraphView::paint_legend(QPainter& painter) {
+    // Live tensors come in their own colours: the swatch shows a few of them.
+    QLinearGradient own(0, 0, 18, 0);
+    own.setColorAt(0.0, tensor_color("a"));
+    own.setColorAt(0.5, tensor_color("b"));
+    own.setColorAt(1.0, tensor_color("mul"));
     struct Entry {
         QString label;
-        QColor fill;
+        QBrush fill;
         QPen pen;
     };
     const std::array entries{
         Entry{tr("not yet allocated"), palette::unallocated, QPen(palette::muted_text, 1, Qt::DashLine)},
-        Entry{tr("live"), tensor_color("live"), QPen(palette::outline, 1)},
-        Entry{tr("output"), tensor_color("output"), QPen(palette::outline, 3)},
-        Entry{tr("handed over in place"), tensor_color("in place").lighter(125), QPen(palette::outline, 1, Qt::DotLine)},
+        Entry{tr("live (its own colour)"), own, QPen(palette::outline, 1)},
+        Entry{tr("output"), own, QPen(palette::outline, 3)},
+        Entry{tr("handed over in place"), QColor(235, 235, 235), QPen(palette::outline, 1, Qt::DotLine)},
         Entry{tr("freed"), palette::freed, QPen(palette::muted_text, 1)},
         Entry{tr("external data"), palette::external, QPen(palette::outline, 1)},
-        Entry{tr("last step"), Qt::transparent, QPen(palette::highlight, 3)},
+        Entry{tr("view (root's colour)"), QColor(235, 235, 235), QPen(palette::outline, 1, Qt::DashLine)},
+        Entry{tr("last step"), Qt::NoBrush, QPen(palette::highlight, 3)},
     };
     QFont font = this->font();
     font.setPixelSize(11);
     painter.setFont(font);
     const double row = 16;
-    const QRectF frame(8, height() - 8 - row * static_cast<double>(entries.size()) - 8, 150, row * static_cast<double>(entries.size()) + 8);
+    const auto count = static_cast<double>(entries.size());
+    const QRectF frame(8, height() - 8 - row * count - 8, 156, row * count + 8);
     painter.setPen(Qt::NoPen);
     painter.setBrush(QColor(255, 255, 255, 215));
     painter.drawRoundedRect(frame, 4, 4);
     double y = frame.top() + 4;
     for (const Entry& entry : entries) {
+        const QRectF swatch(frame.left() + 6, y + 2, 18, row - 5);
         painter.setPen(entry.pen);
         painter.setBrush(entry.fill);
-        painter.drawRect(QRectF(frame.left() + 6, y + 2, 18, row - 5));
+        painter.setBrushOrigin(swatch.topLeft());
+        painter.drawRect(swatch);
         painter.setPen(palette::text);
         painter.drawText(QRectF(frame.left() + 30, y, frame.width() - 34, row), Qt::AlignVCenter | Qt::AlignLeft, entry.label);
         y += row;
     }
+    painter.setBrushOrigin(0, 0);
 }
 
 } // namespace gallocsim::gui

@@ -38,6 +38,7 @@ public:
     // Where a tensor's box is in the widget now (empty when it is not drawn).
     QRectF box_rect(TensorId tensor) const;
     void reveal(TensorId tensor);
+    void set_legend_visible(bool visible);
 
 protected:
     QRectF scene_bounds() const override { return layout_.bounds(); }
@@ -46,6 +47,7 @@ protected:
 
 private:
     void rebuild();
+    void follow_last_step();
     void paint_edges(QPainter& painter, const QRectF& visible);
     void paint_in_place_bands(QPainter& painter, const std::vector<std::size_t>& boxes);
     void paint_box(QPainter& painter, const GraphBox& box, bool with_text);
@@ -53,6 +55,7 @@ private:
 
     SimulationController& controller_;
     GraphLayout layout_;
+    bool legend_ = true;
 };
 
 } // namespace gallocsim::gui

@@ -137,6 +137,10 @@ void MainWindow::build_actions() {
     fit_action_ = make(tr("&Fit to window"), QKeySequence(tr("Ctrl+0")), [this] { current_view_->fit_to_window(); });
     zoom_in_action_ = make(tr("Zoom &in"), QKeySequence::ZoomIn, [this] { current_view_->zoom_in(); });
     zoom_out_action_ = make(tr("Zoom &out"), QKeySequence::ZoomOut, [this] { current_view_->zoom_out(); });
+    legend_action_ = make(tr("&Legend"), QKeySequence(tr("Ctrl+L")),
+                          [this](bool on) { graph_view_->set_legend_visible(on); });
+    legend_action_->setCheckable(true);
+    legend_action_->setChecked(true);
     find_action_ = make(tr("&Find tensor…"), QKeySequence::Find, [this] {
         search_->setFocus();
         search_->selectAll();
@@ -183,6 +187,7 @@ void MainWindow::build_menus() {
     view_menu_->addAction(fit_action_);
     view_menu_->addAction(zoom_in_action_);
     view_menu_->addAction(zoom_out_action_);
+    view_menu_->addAction(legend_action_);
     view_menu_->addSeparator();
     for (QDockWidget* dock : findChildren<QDockWidget*>()) {
         view_menu_->addAction(dock->toggleViewAction());

@@ -130,6 +130,7 @@ private:
     QAction* zoom_in_action_ = nullptr;
     QAction* zoom_out_action_ = nullptr;
     QAction* find_action_ = nullptr;
+    QAction* legend_action_ = nullptr;
 
     MessageSink message_sink_;
 };

@@ -178,7 +178,7 @@ void MemoryMapView::paint_heading(QPainter& painter, const Row& row) {
     painter.setPen(palette::text);
     const double y = map_to_widget(QPointF(0, row.top)).y();
     const QString text = tr("%1 (buffer %2): %3 live, high water %4")
-                             .arg(type, ids.join(", "), qstr(byte_count(stats.live_bytes)), qstr(byte_count(stats.high_water)));
+                             .arg(type, ids.join(", "), human_bytes(stats.live_bytes), human_bytes(stats.high_water));
     const bool has_chunks =
         std::any_of(rows_.begin(), rows_.end(), [&](const Row& r) { return r.allocator == row.allocator && r.chunk >= 0; });
     painter.drawText(QRectF(8, y, width() - 16, kHeadingHeight), Qt::AlignLeft | Qt::AlignVCenter,
@@ -217,7 +217,7 @@ void MemoryMapView::paint_chunk(QPainter& painter, const Row& row) {
     painter.setPen(palette::text);
     const QString label = exists ? tr("chunk %1: high water %2 of %3")
                                        .arg(row.chunk)
-                                       .arg(qstr(byte_count(high_water)), qstr(byte_count(row.size)))
+                                       .arg(human_bytes(high_water), human_bytes(row.size))
                                  : tr("chunk %1: not created yet").arg(row.chunk);
     painter.drawText(QRectF(bar.left(), bar.top() - kBeforeHeight - kLabelHeight, width(), kLabelHeight),
                      Qt::AlignLeft | Qt::AlignVCenter, label);

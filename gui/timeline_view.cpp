@@ -119,7 +119,7 @@ void TimelineView::paint_scene(QPainter& painter) {
             }
         }
         painter.drawText(r.adjusted(4, 2, -4, -2), Qt::AlignLeft | Qt::AlignTop,
-                         tr("%1 chunk %2 · %3").arg(type).arg(band.chunk).arg(qstr(byte_count(band.size))));
+                         tr("%1 chunk %2 · %3").arg(type).arg(band.chunk).arg(human_bytes(band.size)));
     }
 
     // Memory spans.
@@ -162,7 +162,7 @@ void TimelineView::paint_scene(QPainter& painter) {
         painter.drawText(QRectF(left ? x - width : x + 4, y, width, 16), (left ? Qt::AlignRight : Qt::AlignLeft) | Qt::AlignVCenter,
                          text);
     };
-    label(peak_x, 0, tr("peak: %1 live at step %2").arg(qstr(byte_count(peak_bytes_))).arg(peak_position_));
+    label(peak_x, 0, tr("peak: %1 live at step %2").arg(human_bytes(peak_bytes_)).arg(peak_position_));
     const double cursor_x = map_to_widget(QPointF(static_cast<double>(controller_.position()), 0)).x();
     painter.setPen(QPen(palette::cursor, 2));
     painter.drawLine(QPointF(cursor_x, 0), QPointF(cursor_x, height()));

@@ -60,7 +60,7 @@ void GraphView::rebuild() {
 
 void GraphView::set_legend_visible(bool visible) {
     legend_ = visible;
-    update();
+    scene_changed();
 }
 
 void GraphView::follow_last_step() {
@@ -295,46 +295,90 @@ void GraphView::paint_box(QPainter& painter, const GraphBox& box, bool with_text
                      Qt::AlignLeft | Qt::AlignTop, metrics.elidedText(op_line(tensor), Qt::ElideRight, inner.width()));
 }
 
-void GraphView::paint_legend(QPainter& painter) {
+namespace {
+
+// Legend entries flow in rows along the bottom edge of the view.
+constexpr double kLegendRow = 16;
+constexpr double kLegendSwatch = 18;
+constexpr double kLegendGap = 14;
+
+struct LegendEntry {
+    QString label;
+    QBrush fill;
+    QPen pen;
+};
+
+std::vector<LegendEntry> legend_entries() {
     // Live tensors come in their own colours: the swatch shows a few of them.
-    QLinearGradient own(0, 0, 18, 0);
+    QLinearGradient own(0, 0, kLegendSwatch, 0);
     own.setColorAt(0.0, tensor_color("a"));
     own.setColorAt(0.5, tensor_color("b"));
     own.setColorAt(1.0, tensor_color("mul"));
-    struct Entry {
-        QString label;
-        QBrush fill;
-        QPen pen;
+    return {
+        {QObject::tr("not yet allocated"), palette::unallocated, QPen(palette::muted_text, 1, Qt::DashLine)},
+        {QObject::tr("live (own colour)"), own, QPen(palette::outline, 1)},
+        {QObject::tr("output"), own, QPen(palette::outline, 3)},
+        {QObject::tr("handed over in place"), QColor(235, 235, 235), QPen(palette::outline, 1, Qt::DotLine)},
+        {QObject::tr("freed"), palette::freed, QPen(palette::muted_text, 1)},
+        {QObject::tr("external data"), palette::external, QPen(palette::outline, 1)},
+        {QObject::tr("view"), QColor(235, 235, 235), QPen(palette::outline, 1, Qt::DashLine)},
+        {QObject::tr("last step"), Qt::NoBrush, QPen(palette::highlight, 3)},
     };
-    const std::array entries{
-        Entry{tr("not yet allocated"), palette::unallocated, QPen(palette::muted_text, 1, Qt::DashLine)},
-        Entry{tr("live (its own colour)"), own, QPen(palette::outline, 1)},
-        Entry{tr("output"), own, QPen(palette::outline, 3)},
-        Entry{tr("handed over in place"), QColor(235, 235, 235), QPen(palette::outline, 1, Qt::DotLine)},
-        Entry{tr("freed"), palette::freed, QPen(palette::muted_text, 1)},
-        Entry{tr("external data"), palette::external, QPen(palette::outline, 1)},
-        Entry{tr("view (root's colour)"), QColor(235, 235, 235), QPen(palette::outline, 1, Qt::DashLine)},
-        Entry{tr("last step"), Qt::NoBrush, QPen(palette::highlight, 3)},
-    };
-    QFont font = this->font();
+}
+
+QFont legend_font(const QFont& base) {
+    QFont font = base;
     font.setPixelSize(11);
-    painter.setFont(font);
-    const double row = 16;
-    const auto count = static_cast<double>(entries.size());
-    const QRectF frame(8, height() - 8 - row * count - 8, 156, row * count + 8);
+    return font;
+}
+
+// Where each entry goes for a view `width` wide; y from 0, rows of kLegendRow.
+std::vector<QPointF> legend_positions(const std::vector<LegendEntry>& entries, const QFont& font, double width) {
+    const QFontMetricsF metrics(font);
+    std::vector<QPointF> positions;
+    double x = 0, y = 0;
+    for (const LegendEntry& entry : entries) {
+        const double w = kLegendSwatch + 5 + metrics.horizontalAdvance(entry.label) + kLegendGap;
+        if (x > 0 && x + w > width) {
+            x = 0;
+            y += kLegendRow;
+        }
+        positions.emplace_back(x, y);
+        x += w;
+    }
+    return positions;
+}
+
+} // namespace
+
+double GraphView::legend_height() const {
+    if (!legend_) {
+        return 0;
+    }
+    const auto positions = legend_positions(legend_entries(), legend_font(font()), width() - 16.0);
+    return positions.back().y() + kLegendRow + 8;
+}
+
+void GraphView::paint_legend(QPainter& painter) {
+    const auto entries = legend_entries();
+    const QFont font = legend_font(this->font());
+    const auto positions = legend_positions(entries, font, width() - 16.0);
+    const double height = legend_height();
     painter.setPen(Qt::NoPen);
-    painter.setBrush(QColor(255, 255, 255, 215));
-    painter.drawRoundedRect(frame, 4, 4);
-    double y = frame.top() + 4;
-    for (const Entry& entry : entries) {
-        const QRectF swatch(frame.left() + 6, y + 2, 18, row - 5);
-        painter.setPen(entry.pen);
-        painter.setBrush(entry.fill);
+    painter.setBrush(QColor(255, 255, 255, 225));
+    painter.drawRect(QRectF(0, this->height() - height, width(), height));
+    painter.setFont(font);
+    const QPointF origin(8, this->height() - height + 4);
+    for (std::size_t i = 0; i < entries.size(); ++i) {
+        const QPointF at = origin + positions[i];
+        const QRectF swatch(at.x(), at.y() + 2, kLegendSwatch, kLegendRow - 5);
+        painter.setPen(entries[i].pen);
+        painter.setBrush(entries[i].fill);
         painter.setBrushOrigin(swatch.topLeft());
         painter.drawRect(swatch);
         painter.setPen(palette::text);
-        painter.drawText(QRectF(frame.left() + 30, y, frame.width() - 34, row), Qt::AlignVCenter | Qt::AlignLeft, entry.label);
-        y += row;
+        painter.drawText(QRectF(at.x() + kLegendSwatch + 5, at.y(), width(), kLegendRow), Qt::AlignVCenter | Qt::AlignLeft,
+                         entries[i].label);
     }
     painter.setBrushOrigin(0, 0);
 }

@@ -44,6 +44,8 @@ protected:
     QRectF scene_bounds() const override { return layout_.bounds(); }
     void paint_scene(QPainter& painter) override;
     std::optional<std::size_t> tensor_at(QPointF widget_pos) const override;
+    // A fitted graph keeps clear of the legend along the bottom edge.
+    QMarginsF fit_margins() const override { return {12, 12, 12, 12 + legend_height()}; }
 
 private:
     void rebuild();
@@ -52,6 +54,7 @@ private:
     void paint_in_place_bands(QPainter& painter, const std::vector<std::size_t>& boxes);
     void paint_box(QPainter& painter, const GraphBox& box, bool with_text);
     void paint_legend(QPainter& painter);
+    double legend_height() const;
 
     SimulationController& controller_;
     GraphLayout layout_;

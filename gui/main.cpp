@@ -64,7 +64,7 @@ int main(int argc, char** argv) {
     }
     window.show();
     QApplication::processEvents();
-    const bool saved = window.grab().save(parser.value(screenshot_option), "PNG", /*quality: smallest file*/ 0);
+    const bool saved = window.grab().save(parser.value(screenshot_option), "PNG");
     if (!saved) {
         std::cerr << "gallocsim-gui: cannot write " << parser.value(screenshot_option).toStdString() << "\n";
     }

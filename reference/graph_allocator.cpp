@@ -170,13 +170,18 @@ bool GraphAllocator::check_buffer_ids(const Graph& graph, std::span<const int> n
     return check(node_ids, graph.nodes.size(), "node") && check(leaf_ids, graph.leafs.size(), "leaf");
 }
 
-// ggml refuses to make a view that reaches past its source (ggml_new_tensor_impl asserts);
-// a graph built some other way could still hold one, and memory past the source is not ours.
-bool GraphAllocator::check_views(const Graph& graph) {
-    auto check = [&](const Tensor* t) {
+// Gives every tensor the plan will touch its record up front (so records never move while
+// planning) and checks views on the way: ggml refuses to make a view that reaches past its
+// source (ggml_new_tensor_impl asserts), but a graph built another way could hold one, and
+// memory past the source is not ours.
+bool GraphAllocator::prepare_records(const Graph& graph) {
+    hash_.reset(graph.leafs.size() + graph.nodes.size());
+    auto visit = [&](const Tensor* t) {
+        node_of(t);
         if (t->view_src == nullptr) {
             return true;
         }
+        node_of(t->view_src);
         const std::size_t view_bytes = nbytes(*t);
         const std::size_t source_bytes = nbytes(*t->view_src);
         if (t->view_offs > source_bytes || view_bytes > source_bytes - t->view_offs) {
@@ -186,12 +191,19 @@ bool GraphAllocator::check_views(const Graph& graph) {
         }
         return true;
     };
-    auto all = [&](const std::vector<Tensor*>& tensors) {
-        return std::ranges::all_of(tensors, [&](const Tensor* t) {
-            return check(t) && std::ranges::all_of(t->src, [&](const Tensor* s) { return s == nullptr || check(s); });
-        });
-    };
-    return all(graph.leafs) && all(graph.nodes);
+    for (const auto* list : {&graph.leafs, &graph.nodes}) {
+        for (const Tensor* t : *list) {
+            if (!visit(t)) {
+                return false;
+            }
+            for (const Tensor* src : t->src) {
+                if (src != nullptr && !visit(src)) {
+                    return false;
+                }
+            }
+        }
+    }
+    return true;
 }
 
 bool GraphAllocator::reserve_n(const Graph& graph, std::span<const int> node_ids, std::span<const int> leaf_ids) {
@@ -214,7 +226,7 @@ std::optional<std::vector<std::size_t>> GraphAllocator::reserve_n_size(const Gra
 bool GraphAllocator::plan(const Graph& graph, std::span<const int> node_ids, std::span<const int> leaf_ids,
                           bool measure_only) {
     last_error_.clear();
-    if (!check_buffer_ids(graph, node_ids, leaf_ids) || !check_views(graph)) {
+    if (!check_buffer_ids(graph, node_ids, leaf_ids) || !prepare_records(graph)) {
         return false;
     }
     emit(event::PlanStarted{&graph, measure_only});
@@ -234,21 +246,6 @@ bool GraphAllocator::plan(const Graph& graph, std::span<const int> node_ids, std
 }
 
 void GraphAllocator::plan_graph(const Graph& graph, std::span<const int> node_ids, std::span<const int> leaf_ids) {
-    // Every tensor the plan touches gets its record now, so records never move later.
-    hash_.reset(graph.leafs.size() + graph.nodes.size());
-    auto touch = [&](const Tensor* t) {
-        node_of(t);
-        if (t->view_src != nullptr) {
-            node_of(t->view_src);
-        }
-    };
-    for (const auto* list : {&graph.leafs, &graph.nodes}) {
-        for (const Tensor* t : *list) {
-            touch(t);
-            for_each_src(*t, touch);
-        }
-    }
-
     // Leafs first: they may be used by anything, and the application may want them anyway.
     for (std::size_t i = 0; i < graph.leafs.size(); ++i) {
         allocate_tensor(graph.leafs[i], id_at(leaf_ids, i), AllocationPhase::leaf);

@@ -16,12 +16,13 @@ std::array<std::size_t, kMaxDims> contiguous_strides(DataType type, const std::a
 }
 
 std::size_t nbytes(const Tensor& tensor) {
-    if (std::ranges::any_of(tensor.ne, [](std::int64_t n) { return n <= 0; })) {
+    if (tensor.ne[0] <= 0 || tensor.ne[1] <= 0 || tensor.ne[2] <= 0 || tensor.ne[3] <= 0) {
         return 0;
     }
-    const auto block = static_cast<std::size_t>(block_size(tensor.type));
+    const TypeTraits& type = traits(tensor.type);
+    const auto block = static_cast<std::size_t>(type.block_size);
     auto extent = [&](int i) { return static_cast<std::size_t>(tensor.ne[i] - 1) * tensor.nb[i]; };
-    std::size_t bytes = block == 1 ? type_size(tensor.type) + extent(0)
+    std::size_t bytes = block == 1 ? type.type_size + extent(0)
                                    : static_cast<std::size_t>(tensor.ne[0]) * tensor.nb[0] / block;
     for (int i = 1; i < kMaxDims; ++i) {
         bytes += extent(i);

@@ -35,15 +35,25 @@ constexpr std::array kTypes{
     Entry{DataType::q2_0, {"q2_0", 64, 18, true}},
 };
 
+// The same table indexed by enum value, for O(1) lookups on the planner's hot path
+// (ggml_nbytes is asked for every tensor several times per plan).
+constexpr std::size_t kTypeCount = 43;
+constexpr auto kByValue = [] {
+    std::array<TypeTraits, kTypeCount> table{};
+    for (const auto& entry : kTypes) {
+        table[static_cast<std::size_t>(entry.type)] = entry.traits;
+    }
+    return table;
+}();
+
 } // namespace
 
 const TypeTraits& traits(DataType type) {
-    for (const auto& entry : kTypes) {
-        if (entry.type == type) {
-            return entry.traits;
-        }
+    const auto index = static_cast<std::size_t>(type);
+    if (index >= kTypeCount || kByValue[index].block_size == 0) {
+        throw std::invalid_argument("unknown DataType value");
     }
-    throw std::invalid_argument("unknown DataType value");
+    return kByValue[index];
 }
 
 std::optional<DataType> parse_type(std::string_view name) {

@@ -581,11 +581,12 @@ GraphFile parse_graph_file(std::string_view text, std::string_view source_name) 
     try {
         doc = json::parse(text);
     } catch (const json::parse_error& error) {
-        // nlohmann's message already says where ("at line 3, column 7").
+        // nlohmann's message already says where ("parse error at line 3, column 7: ...");
+        // only its "[json.exception.parse_error.101] " prefix is dropped.
         std::string what = error.what();
-        const auto colon = what.find(": ");
+        const auto prefix_end = what.find("] ");
         throw GraphFileError(std::string(source_name) + ": invalid JSON: " +
-                             (colon == std::string::npos ? what : what.substr(colon + 2)));
+                             (prefix_end == std::string::npos ? what : what.substr(prefix_end + 2)));
     }
     return Parser(doc, source_name).parse();
 }

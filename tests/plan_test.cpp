@@ -1,0 +1,139 @@
+// run_plan (a graph file through new_n, reserve_n, alloc_graph, as the golden corpus was
+// made) and compare_plans (one line per difference, naming the tensor and both values).
+#include "simulator/examples.hpp"
+#include "simulator/graph_file.hpp"
+#include "simulator/plan.hpp"
+#include "tests/test_support.hpp"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace gallocsim {
+namespace {
+
+using Lines = std::vector<std::string>;
+
+// The seed example's plan, as upstream made it:
+//
+//   0      32     64
+//   | a    | b    |
+//   | mul  |      |
+PlanRecord seed_plan() {
+    PlanRecord plan;
+    plan.source = "ggml d99724f2";
+    plan.reserve = true;
+    plan.alloc_graph = true;
+    plan.buffer_sizes = {64};
+    plan.chunk_sizes = {{64}};
+    plan.tensors = {{"a", {0, 0, 0}}, {"b", {0, 0, 32}}, {"mul", {0, 0, 0}}};
+    return plan;
+}
+
+TEST(RunPlan, PlansAFileAsTheGoldenCorpusWasMade) {
+    GraphFile file = seed_example();
+    const PlanRun run = run_plan(file);
+
+    EXPECT_EQ(run.error, "");
+    EXPECT_EQ(run.plan.source, "gallocsim");
+    EXPECT_TRUE(run.plan.reserve);
+    EXPECT_TRUE(run.plan.alloc_graph);
+    EXPECT_EQ(run.plan.buffer_sizes, std::vector<std::size_t>{64});
+    EXPECT_EQ(run.plan.tensors, seed_plan().tensors);
+    EXPECT_EQ(compare_plans(seed_plan(), run.plan), Lines{});
+    ASSERT_EQ(run.types.size(), 1u);
+    EXPECT_EQ(run.types[0]->name(), "CPU");
+    EXPECT_EQ(run.types[0]->alignment(), 32u);
+}
+
+// run_plan clears what the previous run wrote, so a file plans the same every time.
+TEST(RunPlan, IsRepeatable) {
+    GraphFile file = seed_example();
+    const PlanRun first = run_plan(file);
+    const PlanRun second = run_plan(file);
+    EXPECT_EQ(compare_plans(first.plan, second.plan), Lines{});
+    EXPECT_EQ(second.plan.tensors, seed_plan().tensors);
+}
+
+TEST(RunPlan, ReportsEventsToTheObserver) {
+    GraphFile file = seed_example();
+    testing::EventLog log;
+    run_plan(file, &log);
+    EXPECT_EQ(log.all<event::PlanStarted>().size(), 1u);
+    EXPECT_EQ(log.all<event::InPlaceReused>().size(), 1u);
+    EXPECT_EQ(log.all<event::TensorInitialised>().size(), 3u);  // a, b, mul
+}
+
+// A failed reserve is reported with the allocator's message, and nothing is placed.
+TEST(RunPlan, FailureCarriesTheAllocatorsMessage) {
+    GraphFile file = parse_graph_file(R"({"format": "ggml-graph/1", "buffer_types": [{"name": "CPU", "alignment": 32}],
+        "tensors": [{"name": "a", "ne": [4]}, {"name": "v", "ne": [2], "op": "VIEW", "src": ["a"], "view_src": "a", "view_offs": 8},
+                    {"name": "c", "ne": [2], "op": "CONT", "src": ["v"]}],
+        "leafs": ["a"], "nodes": ["v", "c"]})",
+                                      "g.json");
+    file.context.find("v")->view_offs = 12;  // past a's end: the loader would refuse the file
+
+    const PlanRun run = run_plan(file);
+    EXPECT_EQ(run.error, "view v (8 bytes at offset 12) reaches past its source a (16 bytes)");
+    EXPECT_FALSE(run.plan.reserve);
+    EXPECT_FALSE(run.plan.alloc_graph);
+    EXPECT_TRUE(run.plan.tensors.empty());
+    EXPECT_EQ(compare_plans(seed_plan(), run.plan).front(), "reserve: expected true, got false");
+}
+
+TEST(ComparePlans, EqualPlansHaveNoDifferences) {
+    EXPECT_EQ(compare_plans(seed_plan(), seed_plan()), Lines{});
+}
+
+// The source is not compared: ours says "gallocsim", upstream's its revision.
+TEST(ComparePlans, SourceIsNotCompared) {
+    PlanRecord ours = seed_plan();
+    ours.source = "gallocsim";
+    EXPECT_EQ(compare_plans(seed_plan(), ours), Lines{});
+}
+
+TEST(ComparePlans, TensorMismatchNamesTheTensorAndBothValues) {
+    PlanRecord actual = seed_plan();
+    actual.tensors[1].second = {0, 0, 64};
+    actual.tensors[2].second = {1, 2, 0};
+    EXPECT_EQ(compare_plans(seed_plan(), actual), (Lines{"tensor 'b' offset: expected 32, got 64",
+                                                         "tensor 'mul' buffer: expected 0, got 1",
+                                                         "tensor 'mul' chunk: expected 0, got 2"}));
+}
+
+TEST(ComparePlans, MissingAndExtraTensors) {
+    PlanRecord expected = seed_plan();
+    PlanRecord actual = seed_plan();
+    expected.tensors.pop_back();  // mul: placed, but not expected
+    actual.tensors.erase(actual.tensors.begin());  // a: expected, but not placed
+    EXPECT_EQ(compare_plans(expected, actual),
+              (Lines{"tensor 'a': expected at buffer 0, chunk 0, offset 0, but it got no memory",
+                     "tensor 'mul': expected no memory, got buffer 0, chunk 0, offset 0"}));
+}
+
+TEST(ComparePlans, BufferAndChunkSizes) {
+    PlanRecord actual = seed_plan();
+    actual.buffer_sizes = {96, 0};
+    actual.chunk_sizes = {{64, 32}, {}};
+    actual.alloc_graph = false;
+    EXPECT_EQ(compare_plans(seed_plan(), actual), (Lines{"alloc_graph: expected true, got false",
+                                                         "buffer_sizes: expected [64], got [96, 0]",
+                                                         "chunk_sizes: expected [[64]], got [[64, 32], []]"}));
+}
+
+// The golden seed file, planned through the same path as `gallocsim conform`.
+TEST(ComparePlans, GoldenSeedFileMatches) {
+    const auto path = testing::golden_dir() / "seed-mul.json";
+    if (!std::filesystem::exists(path)) {
+        GTEST_SKIP() << path << " not found";
+    }
+    GraphFile file = load_graph_file(path);
+    ASSERT_TRUE(file.expected.has_value());
+    EXPECT_EQ(file.expected->tensors, seed_plan().tensors);
+    EXPECT_EQ(compare_plans(*file.expected, run_plan(file).plan), Lines{});
+}
+
+} // namespace
+} // namespace gallocsim

@@ -24,29 +24,35 @@ std::vector<std::string> free_list_violations(const DynamicAllocator& allocator,
             problems.push_back(chunk + std::to_string(blocks.size()) + " free blocks");
         }
         const bool zero_sized_freed = c < zero_freed.size() && zero_freed[c];
-        const FreeBlock* previous = nullptr;       // the previous block of positive size
-        const FreeBlock* last_positive = nullptr;  // what acts as the tail, zero-size blocks aside
+        std::vector<FreeBlock> positive;  // in list order
         for (const FreeBlock& block : blocks) {
-            last_positive = block.size > 0 ? &block : last_positive;
+            if (block.size > 0) {
+                positive.push_back(block);
+            } else if (!zero_sized_freed) {
+                problems.push_back(chunk + "zero-size free block at " + std::to_string(block.offset) +
+                                   " though no zero-byte range was freed");
+            }
         }
-        for (const FreeBlock& block : blocks) {
-            if (block.size == 0) {
-                if (!zero_sized_freed) {
-                    problems.push_back(chunk + "zero-size free block at " + std::to_string(block.offset) +
-                                       " though no zero-byte range was freed");
-                }
-                continue;
+        // Zero-size blocks can reorder the rest (see the header); then only disjointness holds.
+        if (zero_sized_freed) {
+            std::ranges::sort(positive, {}, &FreeBlock::offset);
+        }
+        for (std::size_t i = 1; i < positive.size(); ++i) {
+            const FreeBlock& a = positive[i - 1];
+            const FreeBlock& b = positive[i];
+            if (a.end() > b.offset || (a.end() == b.offset && !zero_sized_freed)) {
+                problems.push_back(chunk + "free blocks " + range(a.offset, a.size) + " and " + range(b.offset, b.size) +
+                                   (a.end() == b.offset ? " touch" : " are out of order or overlap"));
             }
-            if (previous != nullptr && (previous->end() > block.offset || (previous->end() == block.offset && !zero_sized_freed))) {
-                problems.push_back(chunk + "free blocks " + range(previous->offset, previous->size) + " and " +
-                                   range(block.offset, block.size) +
-                                   (previous->end() == block.offset ? " touch" : " are out of order or overlap"));
-            }
-            if (&block != last_positive && block.end() > high_water) {
-                problems.push_back(chunk + "free block " + range(block.offset, block.size) +
-                                   " (not the tail) ends past the high-water mark " + std::to_string(high_water));
-            }
-            previous = &block;
+        }
+        // Bytes past the high-water mark were never handed out: they are all in one block.
+        const auto past = std::ranges::count_if(positive, [&](const FreeBlock& b) { return b.end() > high_water; });
+        if (past > 1) {
+            problems.push_back(chunk + std::to_string(past) + " free blocks reach past the high-water mark " +
+                               std::to_string(high_water));
+        }
+        if (!zero_sized_freed && past == 1 && positive.back().end() <= high_water) {
+            problems.push_back(chunk + "the block reaching past the high-water mark is not the last");
         }
 
         // Below the high-water mark, free and live ranges must tile [0, high_water).

@@ -17,20 +17,25 @@ namespace gallocsim::fuzz {
 // zero-byte allocation may share its offset with another).
 using LiveRanges = std::vector<std::multimap<std::size_t, std::size_t>>;
 
-// Checks each chunk of `allocator` against `live` (one entry per chunk):
+// Checks each chunk of `allocator` against `live` (one entry per chunk) for what
+// upstream ggml's free lists really guarantee:
 //  - at most 256 free blocks (MAX_FREE_BLOCKS);
-//  - blocks of positive size are in strictly increasing address order, never overlap,
-//    and never touch (a freed range merges with the neighbours it touches);
-//  - every positive block but the last one (the tail) ends at or below the high-water mark;
+//  - blocks of positive size never overlap;
+//  - at most one block reaches past the high-water mark (the never-used rest of the chunk);
 //  - below the high-water mark, free blocks and live ranges tile the chunk exactly: no
-//    byte both free and in use, no byte lost;
-//  - there is no zero-size block.
-// Zero-byte tensors relax this, exactly as upstream ggml does, in a chunk where a zero-byte
-// range was freed (`zero_freed`): freeing a zero-byte range that no block touches inserts
-// a zero-size block, which may land out of address order (even after the tail), and
-// which a later free can merge with instead of the real neighbour, leaving two positive
-// blocks that touch (fuzz/free_list_test.cpp shows both). The tiling still holds, so
-// plans stay correct; they may just use a few more bytes.
+//    byte both free and in use, no byte lost.
+// In a chunk where no zero-byte range was freed (`zero_freed`), also:
+//  - there is no zero-size block;
+//  - blocks are in strictly increasing address order and never touch (a freed range
+//    merges with the neighbours it touches), and the block past the high-water mark is last.
+// Zero-byte tensors break those three, in upstream too: a zero-byte tensor is placed at
+// the start of a free block without taking it, and freeing it where no block touches
+// inserts a zero-size block, possibly inside or after a free block. A later free that
+// touches it merges into it, at its place in the list, instead of into the real
+// neighbour: blocks end up out of address order, and touching blocks stay unmerged
+// (fuzz/upstream_quirks_test.cpp; the golden file random-0036-edge shows it in a plan
+// upstream made). The guarantees above still hold, so plans stay correct; they may use
+// a few more bytes.
 std::vector<std::string> free_list_violations(const DynamicAllocator& allocator, const LiveRanges& live,
                                               const std::vector<bool>& zero_freed);
 

@@ -70,7 +70,8 @@ std::vector<std::string> output_violations(const Graph& graph, const Lifetimes& 
 // address plus their offset, external tensors untouched, every chunk exactly as large as
 // its high-water mark and no larger than max_size unless one tensor in it needs more (or
 // it is the 16th chunk, which upstream makes unbounded). Buffers kept from an earlier,
-// larger plan may be larger than the high-water mark, never smaller.
+// larger plan may be larger than the high-water mark (never smaller), and may have
+// chunks the plan no longer uses.
 enum class BufferHistory { fresh, kept_from_earlier_plan };
 std::vector<std::string> bounds_violations(const GraphFile& file, const GraphAllocator& allocator,
                                            BufferHistory history = BufferHistory::fresh);

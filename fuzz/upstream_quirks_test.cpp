@@ -13,45 +13,48 @@ namespace {
 constexpr std::size_t kUnbounded = SIZE_MAX / 2;  // the first chunk's tail with no max_size
 
 // A zero-byte tensor takes no bytes: it is placed at the start of a free block and the
-// block stays. Freed where no block touches it, it becomes a zero-size block, and a later
-// free may merge with that instead of with the real neighbour.
+// block stays. Freed where no block touches it, it becomes a zero-size block at its place
+// in the list, and a later free that touches it merges into it there, not into the real
+// neighbour:
 //
-//   after C (20 B) is freed, with Z (0 B, placed at 10 earlier) freed inside it:
-//     free list: {10, 0}, [0, tail)     <- the zero-size block sits out of order
-//   D = [0,5), E = [5,10) from the tail; free D, then E:
-//     E merges with [0,5) into [0,10), then with {10, 0} (it "touches" at 10) and stops:
+//   A, B, C: 10 bytes each at 0, 10, 20. Free B; Z (0 B) is placed at 10; free A (it
+//   merges with [10,20) into [0,20)); free Z: no block touches 10, so {10, 0} is
+//   inserted before the tail. D (10 B) takes 0, E (5 B) takes 10:
+//     free list: [15,20) {10,0} [30,tail)
+//   free D = [0,10): it touches {10,0} first and merges into it, after [15,20);
+//   free E = [10,15): it merges with [15,20), and the scan stops:
 //
-//   0         10
-//   +---------+---------------------------
-//   | [0,10)  | [10, tail)      two free blocks that touch, never merged
-//   +---------+---------------------------
+//   0         10        20        30
+//   +---------+---------+---------+------------
+//   | free    | free    |    C    | free (tail)     free list: [10,20) [0,10) [30,tail)
+//   +---------+---------+---------+------------     out of order, and touching at 10
 //
-// so a 12-byte request cannot use [0,10) and goes to 10: 22 bytes where 12 would do.
-TEST(UpstreamQuirks, ZeroByteFreeCanLeaveTwoFreeBlocksTouching) {
+// so a 20-byte request cannot use [0,20) and goes to the tail at 30.
+TEST(UpstreamQuirks, ZeroByteFreeCanLeaveFreeBlocksOutOfOrderAndUnmerged) {
     DynamicAllocator allocator(1, SIZE_MAX);
     const BufferAddress a = allocator.allocate(10).address;
+    const BufferAddress b = allocator.allocate(10).address;
+    allocator.allocate(10);
+    allocator.free(b, 10);
     const BufferAddress z = allocator.allocate(0).address;
     EXPECT_EQ(z, (BufferAddress{0, 10}));
     allocator.free(a, 10);
-    const BufferAddress c = allocator.allocate(20).address;
     allocator.free(z, 0);
-    allocator.free(c, 20);
-    EXPECT_EQ(allocator.chunks()[0].free_blocks, (std::vector<FreeBlock>{{10, 0}, {0, kUnbounded}}));
-
-    const BufferAddress d = allocator.allocate(5).address;
+    const BufferAddress d = allocator.allocate(10).address;
     const BufferAddress e = allocator.allocate(5).address;
-    allocator.free(d, 5);
+    EXPECT_EQ(allocator.chunks()[0].free_blocks, (std::vector<FreeBlock>{{15, 5}, {10, 0}, {30, kUnbounded - 30}}));
+    allocator.free(d, 10);
     allocator.free(e, 5);
-    EXPECT_EQ(allocator.chunks()[0].free_blocks, (std::vector<FreeBlock>{{0, 10}, {10, kUnbounded - 10}}));
+    EXPECT_EQ(allocator.chunks()[0].free_blocks, (std::vector<FreeBlock>{{10, 10}, {0, 10}, {30, kUnbounded - 30}}));
 
-    // The checker flags touching blocks, unless it is told a zero-byte range was freed.
-    const LiveRanges nothing_live(1);
-    EXPECT_EQ(free_list_violations(allocator, nothing_live, {false}),
-              (std::vector<std::string>{"chunk 0: free blocks [0, 10) and [10, 9223372036854775807) touch"}));
-    EXPECT_TRUE(free_list_violations(allocator, nothing_live, {true}).empty());
+    // The checker flags this, unless it is told a zero-byte range was freed.
+    LiveRanges live(1);
+    live[0].emplace(20, 10);  // C
+    EXPECT_EQ(free_list_violations(allocator, live, {false}),
+              (std::vector<std::string>{"chunk 0: free blocks [10, 20) and [0, 10) are out of order or overlap"}));
+    EXPECT_TRUE(free_list_violations(allocator, live, {true}).empty());
 
-    EXPECT_EQ(allocator.allocate(12).address, (BufferAddress{0, 10}));
-    EXPECT_EQ(allocator.chunks()[0].high_water, 22u);
+    EXPECT_EQ(allocator.allocate(20).address, (BufferAddress{0, 30}));
 }
 
 // Freed after its neighbour merged into the tail, a zero-byte tensor's block is inserted

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <fstream>
 #include <limits>
+#include <numeric>
 #include <ranges>
 #include <set>
 #include <sstream>
@@ -638,7 +639,11 @@ std::string graph_file_to_json(const GraphFile& file, int indent) {
         }
         out["buffer_types"].push_back(t);
     }
-    const bool default_buffers = std::ranges::equal(file.buffers, std::views::iota(0, static_cast<int>(file.buffer_types.size())));
+    // One id per type, in order, is the default. (Not views::iota: clang 14 cannot use
+    // libstdc++ 12's iota_view, and the fuzz preset builds with clang 14.)
+    std::vector<int> one_per_type(file.buffer_types.size());
+    std::iota(one_per_type.begin(), one_per_type.end(), 0);
+    const bool default_buffers = file.buffers == one_per_type;
     if (!default_buffers) {
         out["buffers"] = ojson::array();
         for (int type : file.buffers) {

@@ -91,13 +91,26 @@ public:
     int plans = 0;
 };
 
+// Did some node run in place (at the address of a source it may overwrite)?
+bool has_in_place_node(const Graph& graph) {
+    return std::ranges::any_of(graph.nodes, [](const Tensor* node) {
+        return placed_by_allocator(*node) && node->buffer != nullptr && can_inplace(node->op) &&
+               std::ranges::any_of(node->src, [&](const Tensor* src) {
+                   return src != nullptr && src != node && placed_by_allocator(*src) && src->data == node->data &&
+                          src->buffer == node->buffer;
+               });
+    });
+}
+
 void classify(const GraphFile& file, const PlanRun& run) {
     std::size_t chunks = 0;
     for (const auto& sizes : run.plan.chunk_sizes) {
         chunks = std::max(chunks, sizes.size());
     }
     RC_CLASSIFY(file.graph.nodes.size() >= 20, "20+ nodes");
+    RC_CLASSIFY(has_in_place_node(file.graph), "in-place reuse");
     RC_CLASSIFY(chunks > 1, "several chunks");
+    RC_CLASSIFY(chunks == static_cast<std::size_t>(kMaxChunks), "16 chunks");
     RC_CLASSIFY(file.buffer_count() > 1, "several buffer ids");
     RC_CLASSIFY(!run.plan.alloc_graph, "zero-byte chunk (expected failure)");
 }

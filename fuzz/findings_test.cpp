@@ -48,5 +48,17 @@ TEST(Findings, NodeNamingItselfAsSourceIsNotPlacedOverItself) {
     EXPECT_TRUE(overlap_violations(file.graph, Lifetimes(file.graph)).empty());
 }
 
+// Found by fuzz_graph_file: a number too large for a double ("3E339136") made nlohmann
+// throw out_of_range, not parse_error, and it escaped the loader as a json exception
+// instead of a GraphFileError naming the file.
+TEST(Findings, NumberTooLargeForADoubleIsAGraphFileError) {
+    try {
+        parse_graph_file(R"({"format": "ggml-graph/1", "name": 3E339136})", "big.json");
+        FAIL() << "no error";
+    } catch (const GraphFileError& error) {
+        EXPECT_STREQ(error.what(), "big.json: invalid JSON: number overflow parsing '3E339136'");
+    }
+}
+
 } // namespace
 } // namespace gallocsim::fuzz

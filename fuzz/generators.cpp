@@ -1,5 +1,6 @@
 #include "fuzz/generators.hpp"
 
+#include <algorithm>
 #include <array>
 #include <ostream>
 

@@ -22,10 +22,6 @@ T from(const std::array<T, N>& table, std::size_t index) {
     return table[index % N];
 }
 
-std::size_t pick_index(std::uint8_t choice, std::size_t count) {
-    return choice % count;
-}
-
 // ggml_can_repeat: b broadcasts to a.
 bool can_repeat(const Tensor& b, const Tensor& a) {
     for (int i = 0; i < kMaxDims; ++i) {
@@ -103,7 +99,7 @@ private:
     Context& context() { return file_.context; }
 
     Tensor& pick(std::uint8_t back) const {
-        return *values_[values_.size() - 1 - pick_index(back, values_.size())];
+        return *values_[values_.size() - 1 - back % values_.size()];
     }
 
     Shape step_shape() const {

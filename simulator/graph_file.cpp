@@ -581,9 +581,10 @@ GraphFile parse_graph_file(std::string_view text, std::string_view source_name) 
     json doc;
     try {
         doc = json::parse(text);
-    } catch (const json::parse_error& error) {
-        // nlohmann's message already says where ("parse error at line 3, column 7: ...");
-        // only its "[json.exception.parse_error.101] " prefix is dropped.
+    } catch (const json::exception& error) {
+        // A syntax error (parse_error), or a number too large for a double (out_of_range
+        // 406). nlohmann's message already says where ("parse error at line 3, column 7:
+        // ..."); only its "[json.exception.parse_error.101] " prefix is dropped.
         std::string what = error.what();
         const auto prefix_end = what.find("] ");
         throw GraphFileError(std::string(source_name) + ": invalid JSON: " +

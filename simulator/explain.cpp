@@ -76,7 +76,7 @@ public:
         if (node.external) {
             return text + "It already has memory from outside the allocator.";
         }
-        if (before_.tensor(e.node).life != TensorLife::none) {
+        if (before_.tensor(e.node).life == TensorLife::live) {
             return text + "It already has memory: it was allocated early, as a graph input.";
         }
         if (can_inplace(node.op)) {
@@ -104,15 +104,19 @@ public:
     std::string operator()(const events::ChunkCreated& e) const {
         const TraceBuffer& buffer = trace_.buffer(e.buffer_id);
         const std::size_t chunks = before_.allocator_of(trace_, e.buffer_id).chunks.size();
-        std::string text = chunks == 0 ? "Buffer " + std::to_string(buffer.canonical_id) + " has no chunk yet, so chunk 0 is created for " + name(e.tensor)
-                                       : "No free block in " + (chunks == 1 ? std::string("chunk 0") : "the " + counted(chunks, "chunk")) + " can hold " + name(e.tensor) + "'s " +
-                                             byte_count(e.request) + ", so chunk " + std::to_string(e.chunk) + " is created";
-        const std::size_t limit = std::min(buffer.max_size, kUnbounded);
-        if (e.size == kUnbounded && limit != kUnbounded) {
-            return text + ": one free block from offset 0 with no end (SIZE_MAX/2 bytes), as it is the last chunk allowed.";
+        std::string text;
+        if (chunks == 0) {
+            text = "Buffer " + std::to_string(buffer.canonical_id) + " has no chunk yet, so chunk 0 is created for " +
+                   name(e.tensor);
+        } else {
+            const std::string where = chunks == 1 ? std::string("chunk 0") : "the " + counted(chunks, "chunk");
+            text = "No free block in " + where + " can hold " + name(e.tensor) + "'s " + byte_count(e.request) +
+                   ", so chunk " + std::to_string(e.chunk) + " is created";
         }
+        const std::size_t limit = std::min(buffer.max_size, kUnbounded);
+        const std::string endless = ": one free block from offset 0 with no end (SIZE_MAX/2 bytes), as ";
         if (e.size == kUnbounded) {
-            return text + ": one free block from offset 0 with no end (SIZE_MAX/2 bytes), as the buffer type sets no max size.";
+            return text + endless + (limit == kUnbounded ? "the buffer type sets no max size." : "it is the last chunk allowed.");
         }
         if (e.size > limit) {
             return text + ": one free block of " + byte_count(e.size) + ", more than the max size of " + byte_count(limit) +
@@ -229,24 +233,21 @@ public:
             return trace_.error.empty() ? "Planning failed." : "Planning failed: " + trace_.error + ".";
         }
         std::vector<std::string> needs;
-        for (const TraceBuffer& buffer : trace_.buffers) {
-            if (&buffer != &trace_.buffer(buffer.canonical_id)) {
-                continue;  // an id that shares an earlier id's buffer
-            }
-            const auto& chunks = before_.allocators[static_cast<std::size_t>(buffer.allocator)].chunks;
+        for (const int id : trace_.allocator_buffer_ids()) {
+            const auto& chunks = before_.allocator_of(trace_, id).chunks;
             std::size_t total = 0;
             std::vector<std::string> sizes;
             for (const Chunk& chunk : chunks) {
                 total += chunk.high_water;
                 sizes.push_back(std::to_string(chunk.high_water));
             }
-            std::string need = "buffer " + std::to_string(buffer.canonical_id) + " needs " + byte_count(total);
+            std::string need = "buffer " + std::to_string(id) + " needs " + byte_count(total);
             if (chunks.size() > 1) {
                 need += " in " + counted(chunks.size(), "chunk") + " (" + join(sizes, ", ") + ")";
             }
             needs.push_back(need);
         }
-        return "reserve_n is done: " + join(needs, "; ") + ".";
+        return "reserve_n is done: " + join(needs) + ".";
     }
 
     std::string operator()(const events::BufferAllocated& e) const {
@@ -282,8 +283,9 @@ public:
         const TraceTensor& initialised = tensor(e.tensor);
         const std::string address = hex(e.data);
         if (e.buffer_id < 0) {
-            return "alloc_graph sets up view " + initialised.name + " inside " + name(initialised.view_src) + ": " +
-                   name(initialised.view_src) + "'s address + " + std::to_string(initialised.view_offs) + " = " + address + ".";
+            const std::string source = name(initialised.view_src);
+            return "alloc_graph sets up view " + initialised.name + " inside " + source + ": " + source + "'s address + " +
+                   std::to_string(initialised.view_offs) + " = " + address + ".";
         }
         std::string text = "alloc_graph places " + initialised.name + " at " + base_phrase(e.buffer_id, e.address.chunk) +
                            " + offset " + std::to_string(e.address.offset) + " = " + address;
@@ -315,11 +317,9 @@ private:
 
     std::string buffers() const {
         std::vector<std::string> parts;
-        for (const TraceBuffer& buffer : trace_.buffers) {
-            if (&buffer != &trace_.buffer(buffer.canonical_id)) {
-                continue;
-            }
-            std::string part = std::to_string(buffer.canonical_id) + " (" + buffer.type_name + ", " +
+        for (const int id : trace_.allocator_buffer_ids()) {
+            const TraceBuffer& buffer = trace_.buffer(id);
+            std::string part = std::to_string(id) + " (" + buffer.type_name + ", " +
                                std::to_string(buffer.alignment) + "-byte alignment";
             if (buffer.max_size < kUnbounded) {
                 part += ", chunks of at most " + byte_count(buffer.max_size);
@@ -383,16 +383,12 @@ private:
         const BlockTaken& taken = trace_.taken(e);
         const auto candidates = trace_.candidates(e);
         const auto non_tail = static_cast<std::size_t>(std::ranges::count(candidates, false, &BlockCandidate::is_tail));
-        const bool several = several_chunks(e.buffer_id);
-        std::string text = non_tail == 0 ? (several ? "no chunk has a free block before its tail"
-                                                    : "there is no free block but the tail")
-                                         : (non_tail == 1 ? "the one free block" : "none of the " + counted(non_tail, "free block")) +
-                                               (several ? " before the tails" : " before the tail") +
-                                               (non_tail == 1 ? " is too small" : " is large enough");
+        const std::string text = nothing_fits_before_the_tail(non_tail, several_chunks(e.buffer_id));
         const auto fitting_tails = static_cast<std::size_t>(
             std::ranges::count_if(candidates, [](const BlockCandidate& c) { return c.is_tail && c.fits; }));
         if (fitting_tails <= 1) {
-            return text + ", so " + name(e.tensor) + (taken.block_consumed ? " takes all of the tail" : " takes the start of the tail");
+            return text + ", so " + name(e.tensor) +
+                   (taken.block_consumed ? " takes all of the tail" : " takes the start of the tail");
         }
         const std::int64_t factor = taken.reuse_factor;
         return text + ", so " + name(e.tensor) + " takes the start of chunk " + std::to_string(taken.address.chunk) +
@@ -400,6 +396,18 @@ private:
                std::to_string(factor) +
                (factor >= 0 ? " (it fits below the high-water mark and leaves the least unused)"
                             : " (no tail fits below its high-water mark, and this one grows its chunk least)");
+    }
+
+    // Why the search fell through to a tail.
+    static std::string nothing_fits_before_the_tail(std::size_t blocks, bool several_chunks) {
+        const std::string tails = several_chunks ? "the tails" : "the tail";
+        if (blocks == 0) {
+            return several_chunks ? "no chunk has a free block before its tail" : "there is no free block but the tail";
+        }
+        if (blocks == 1) {
+            return "the one free block before " + tails + " is too small";
+        }
+        return "none of the " + counted(blocks, "free block") + " before " + tails + " is large enough";
     }
 
     static std::string growth(const BlockTaken& taken) {

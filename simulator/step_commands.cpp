@@ -103,17 +103,15 @@ public:
              << ": " << byte_count(stats.live_bytes) << " live, high-water mark " << byte_count(stats.high_water) << ", "
              << byte_count(stats.free_bytes) << " free below it (largest block " << stats.largest_free
              << "), fragmentation " << fixed2(stats.fragmentation) << ".\n";
-        for (const TraceBuffer& buffer : trace.buffers) {
-            if (&buffer != &trace.buffer(buffer.canonical_id)) {
-                continue;
-            }
-            const AllocatorState& allocator = state.allocators[static_cast<std::size_t>(buffer.allocator)];
+        for (const int id : trace.allocator_buffer_ids()) {
+            const TraceBuffer& buffer = trace.buffer(id);
+            const AllocatorState& allocator = state.allocator_of(trace, id);
             if (allocator.chunks.empty()) {
-                out_ << "Buffer " << buffer.canonical_id << " (" << buffer.type_name << "): no chunk yet.\n";
+                out_ << "Buffer " << id << " (" << buffer.type_name << "): no chunk yet.\n";
             }
             for (std::size_t c = 0; c < allocator.chunks.size(); ++c) {
                 const Chunk& chunk = allocator.chunks[c];
-                out_ << "Buffer " << buffer.canonical_id << " (" << buffer.type_name << "), chunk " << c
+                out_ << "Buffer " << id << " (" << buffer.type_name << "), chunk " << c
                      << ": high-water mark " << chunk.high_water << ", free blocks:";
                 for (const FreeBlock& block : chunk.free_blocks) {
                     out_ << " " << block_range(block);
@@ -248,11 +246,9 @@ void print_summary(const Trace& trace, const SimState& final_state, const PlanSu
     }
     out << "\n  high-water mark: " << final_stats.high_water << " bytes";
     std::vector<std::string> per_buffer;
-    for (const TraceBuffer& buffer : trace.buffers) {
-        if (&buffer == &trace.buffer(buffer.canonical_id)) {
-            per_buffer.push_back("buffer " + std::to_string(buffer.canonical_id) + ": " +
-                                 std::to_string(memory_stats(final_state.allocators[static_cast<std::size_t>(buffer.allocator)]).high_water));
-        }
+    for (const int id : trace.allocator_buffer_ids()) {
+        per_buffer.push_back("buffer " + std::to_string(id) + ": " +
+                             std::to_string(memory_stats(final_state.allocator_of(trace, id)).high_water));
     }
     if (per_buffer.size() > 1) {
         out << " (";

@@ -136,6 +136,28 @@ bool touches(const TraceEvent& event, TensorId tensor) {
     return std::ranges::find(ids, tensor) != ids.end();
 }
 
+std::optional<MemoryRange> touched_memory(const Trace& trace, const TraceEvent& event) {
+    auto range = [&](int buffer_id, BufferAddress address, std::size_t size) {
+        return std::optional(MemoryRange{trace.buffer(buffer_id).canonical_id, address.chunk, address.offset, size});
+    };
+    auto freed = [&](int buffer_id, const FreeDecision& decision) { return range(buffer_id, decision.address, decision.size); };
+    return std::visit(
+        Overloaded{
+            [&](const events::ChunkCreated& e) { return range(e.buffer_id, {e.chunk, 0}, e.size); },
+            [&](const events::TensorAllocated& e) {
+                const BlockTaken& taken = trace.taken(e);
+                return range(e.buffer_id, taken.address, taken.size);
+            },
+            [&](const events::InPlaceReused& e) {
+                return range(e.buffer_id, e.address, align_up(e.alloc_size, trace.buffer(e.buffer_id).alignment));
+            },
+            [&](const events::ExtraSpaceFreed& e) { return freed(e.buffer_id, trace.freed(e)); },
+            [&](const events::TensorFreed& e) { return freed(e.buffer_id, trace.freed(e)); },
+            [](const auto&) { return std::optional<MemoryRange>{}; },
+        },
+        event.data);
+}
+
 std::span<const BlockCandidate> Trace::candidates(const events::TensorAllocated& e) const {
     const PoolRange range = taken(e).candidates;
     return std::span(candidate_pool).subspan(range.first, range.count);
@@ -143,6 +165,14 @@ std::span<const BlockCandidate> Trace::candidates(const events::TensorAllocated&
 
 std::span<const std::size_t> Trace::chunk_sizes(const events::BufferAllocated& e) const {
     return std::span(chunk_size_pool).subspan(e.chunk_sizes.first, e.chunk_sizes.count);
+}
+
+std::vector<int> Trace::allocator_buffer_ids() const {
+    std::vector<int> ids(static_cast<std::size_t>(allocator_count), -1);
+    for (const TraceBuffer& buffer : buffers) {
+        ids[static_cast<std::size_t>(buffer.allocator)] = buffer.canonical_id;
+    }
+    return ids;
 }
 
 std::optional<TensorId> Trace::find(std::string_view name) const {

@@ -233,6 +233,21 @@ std::string_view stage_name(Stage stage);
 std::vector<TensorId> touched_tensors(const TraceEvent& event);
 bool touches(const TraceEvent& event, TensorId tensor);
 
+struct Trace;
+
+// Bytes of one chunk of a buffer (named by its lowest buffer id).
+struct MemoryRange {
+    int buffer_id = 0;
+    int chunk = 0;
+    std::size_t offset = 0;
+    std::size_t size = 0;
+    bool operator==(const MemoryRange&) const = default;
+};
+
+// The bytes an event hands over: taken by an allocation or an in-place node, given back
+// by a free, made by a new chunk. Nothing for events that move no memory.
+std::optional<MemoryRange> touched_memory(const Trace& trace, const TraceEvent& event);
+
 struct Trace {
     std::string graph_name;
     std::vector<TraceTensor> tensors;
@@ -252,6 +267,8 @@ struct Trace {
     const TraceTensor& tensor(TensorId id) const { return tensors.at(static_cast<std::size_t>(id)); }
     const TraceBuffer& buffer(int buffer_id) const { return buffers.at(static_cast<std::size_t>(buffer_id)); }
     std::optional<TensorId> find(std::string_view name) const;
+    // Per allocator, the lowest buffer id using it: the id people know that buffer by.
+    std::vector<int> allocator_buffer_ids() const;
 
     const BlockTaken& taken(const events::TensorAllocated& e) const { return blocks_taken.at(e.taken); }
     const FreeDecision& freed(const events::TensorFreed& e) const { return blocks_freed.at(e.freed); }

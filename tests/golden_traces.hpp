@@ -39,11 +39,9 @@ inline GoldenTrace record_golden(const std::filesystem::path& path) {
         golden.hash_nodes.push_back(node ? std::optional(*node) : std::nullopt);
         golden.placements.push_back(run.allocator->locate(tensor));
     }
-    for (const TraceBuffer& buffer : golden.trace->buffers) {
-        if (buffer.canonical_id == static_cast<int>(&buffer - golden.trace->buffers.data())) {
-            golden.chunks.push_back(run.allocator->allocator(buffer.canonical_id).chunks());
-            golden.buffer_chunks.push_back(run.allocator->chunk_sizes(buffer.canonical_id));
-        }
+    for (const int id : golden.trace->allocator_buffer_ids()) {
+        golden.chunks.push_back(run.allocator->allocator(id).chunks());
+        golden.buffer_chunks.push_back(run.allocator->chunk_sizes(id));
     }
     return golden;
 }

@@ -146,6 +146,16 @@ TEST_F(SeedTrace, TouchedTensorsNameTheMainTensorFirst) {
     EXPECT_FALSE(touches(trace.events[11], kA));
 }
 
+// What a view highlights after a step: the bytes that changed hands.
+TEST_F(SeedTrace, TouchedMemoryIsTheRangeThatChangedHands) {
+    EXPECT_EQ(touched_memory(trace, trace.events[1]), (MemoryRange{0, 0, 0, kTail}));  // chunk 0 created
+    EXPECT_EQ(touched_memory(trace, trace.events[3]), (MemoryRange{0, 0, 32, 32}));    // b allocated
+    EXPECT_EQ(touched_memory(trace, trace.events[8]), (MemoryRange{0, 0, 0, 32}));     // mul takes a's slot
+    EXPECT_EQ(touched_memory(trace, trace.events[11]), (MemoryRange{0, 0, 32, 32}));   // b freed
+    EXPECT_EQ(touched_memory(trace, trace.events[0]), std::nullopt);                   // plan started
+    EXPECT_EQ(touched_memory(trace, trace.events[15]), std::nullopt);                  // b placed
+}
+
 TEST(TraceKinds, NamesRoundTrip) {
     for (std::size_t k = 0; k < kEventKindCount; ++k) {
         const auto kind = static_cast<EventKind>(k);
@@ -164,6 +174,30 @@ TEST(TraceRecording, DoesNotDependOnWhereTensorsLive) {
     for (std::size_t i = 0; i < one.size(); ++i) {
         EXPECT_EQ(event_to_json(one, i, ""), event_to_json(two, i, "")) << "event " << i + 1;
     }
+}
+
+// Ids that name one buffer type share its allocator, and the lowest of them names the
+// buffer: x, planned under id 2, lives in buffer 0.
+TEST(TraceRecording, BufferIdsOfOneTypeShareAnAllocator) {
+    GraphFile file = parse_graph_file(R"({"format": "ggml-graph/1",
+        "buffer_types": [{"name": "CPU", "alignment": 32}, {"name": "CUDA0", "alignment": 128}],
+        "buffers": ["CPU", "CUDA0", "CPU"],
+        "tensors": [{"name": "x", "ne": [8], "flags": ["input"]},
+                    {"name": "y", "ne": [8], "op": "CONT", "src": ["x"], "flags": ["output"]}],
+        "leafs": ["x"], "nodes": ["y"], "leaf_buffer_ids": [2], "node_buffer_ids": [1]})",
+                                      "shared.json");
+    const Trace trace = record_trace(file);
+    ASSERT_EQ(trace.buffers.size(), 3u);
+    EXPECT_EQ(trace.allocator_count, 2);
+    EXPECT_EQ(trace.buffer(2).allocator, 0);
+    EXPECT_EQ(trace.buffer(2).canonical_id, 0);
+    EXPECT_EQ(trace.buffer(1).alignment, 128u);
+    EXPECT_EQ(trace.allocator_buffer_ids(), (std::vector<int>{0, 1}));
+    const SimState end = replay(trace, trace.size());
+    EXPECT_EQ(end.tensor(0).record.buffer_id, 2);
+    EXPECT_EQ(end.tensor(0).placement, (Placement{0, 0, 0}));
+    EXPECT_EQ(end.tensor(1).placement, (Placement{1, 0, 0}));
+    EXPECT_EQ(end.allocator_of(trace, 1).buffer, std::optional(std::vector<std::size_t>{128}));
 }
 
 // --- Replay ---------------------------------------------------------------------------

@@ -21,6 +21,5 @@ struct ConformOptions {
 int conform(const ConformOptions& options, std::ostream& out, std::ostream& err);
 
 int list_examples(std::ostream& out);
-int export_example(const std::string& name, const std::string& output, std::ostream& out, std::ostream& err);
 
 } // namespace gallocsim::cli

@@ -265,6 +265,7 @@ ExactResult plan_exact(const ArenaProblem& problem, const ExactLimits& limits) {
     // The search keeps "lives with" sets in 64-bit masks.
     if (non_empty > std::min<std::size_t>(limits.max_blocks, 64)) {
         ExactResult result;
+        result.proved_optimal = start.size <= lower_bound(problem.blocks).bytes;
         result.plan = std::move(start);
         return result;
     }

@@ -424,8 +424,9 @@ int import_minimalloc(const ImportMiniMallocOptions& options, std::ostream& out,
             const std::size_t handoffs = static_cast<std::size_t>(std::ranges::count_if(file_violations, [&](const Violation& v) {
                 const auto a = std::ranges::find(problem.blocks, v.tensor, &LiveBlock::name);
                 const auto b = std::ranges::find(problem.blocks, v.other, &LiveBlock::name);
+                auto hands_to = [](const LiveBlock& from, const LiveBlock& to) { return from.last == to.first && from.first < to.first; };
                 return v.kind == ViolationKind::overlap && a != problem.blocks.end() && b != problem.blocks.end() &&
-                       (a->last == b->first || b->last == a->first);
+                       (hands_to(*a, *b) || hands_to(*b, *a));
             }));
             if (handoffs > 0) {
                 out << "; " << handoffs << " of them hand-offs (a block starts at the step another ends), which is "

@@ -3,7 +3,6 @@
 #include "reference/dynamic_allocator.hpp"
 
 #include <algorithm>
-#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <sstream>

@@ -148,6 +148,18 @@ TEST(MiniMallocCommands, ExportThenImport) {
     std::filesystem::remove(csv);
 }
 
+// x and y live at the same single step: a plain overlap, not a hand-off.
+TEST(MiniMallocCommands, ImportReportsOverlapsInTheFilesOffsets) {
+    const auto csv = std::filesystem::temp_directory_path() / "gallocsim-overlap.csv";
+    std::ofstream(csv) << "id,lower,upper,size,offset\nx,0,1,5,3\ny,0,1,5,0\n";
+    const Result r = run(import_minimalloc, ImportMiniMallocOptions{csv.string(), 1.0});
+    EXPECT_EQ(r.code, 1);
+    EXPECT_NE(r.out.find("the file's offsets break 1 rule(s):\n  overlap: tensors 'y' (bytes [0, 5)) and 'x' (bytes [3, 8))"),
+              std::string::npos)
+        << r.out;
+    std::filesystem::remove(csv);
+}
+
 TEST(MiniMallocCommands, ExportAsksWhichBufferTypeWhenThereAreSeveral) {
     ExportMiniMallocOptions options{input("llama"), "-", "", false};
     options.graph.model.buffers = "split";

@@ -58,6 +58,15 @@ void expect_upstream_plan(GraphFile& file, const PlanRecord& expected) {
     }
 }
 
+// Throws (and so fails the test, rather than crashing it) when the tensor is missing.
+const Tensor& tensor(const GraphFile& file, const std::string& name) {
+    const Tensor* t = file.context.find(name);
+    if (t == nullptr) {
+        throw std::runtime_error("no tensor named " + name);
+    }
+    return *t;
+}
+
 std::filesystem::path golden(const std::string& name) {
     return testing::golden_dir() / name;
 }
@@ -142,10 +151,10 @@ TEST(LlamaExample, OptionsShapeTheGraph) {
     options.weights = DataType::q4_0;
     const GraphFile file = make_example("llama", options);
     EXPECT_EQ(file.graph.nodes.size(), 2 * 30u + 4);  // 30 per layer, get_rows, then norm, mul, output
-    const Tensor& kq = *file.context.find("kq-1");
+    const Tensor& kq = tensor(file, "kq-1");
     EXPECT_EQ(kq.ne, (Shape{16, 16, 8, 1}));  // tokens x tokens per head
-    EXPECT_EQ(file.context.find("blk.1.ffn_down.weight")->type, DataType::q4_0);
-    EXPECT_EQ(file.context.find("q-0")->nb, (std::array<std::size_t, 4>{4, 512, 64, 8192}));
+    EXPECT_EQ(tensor(file, "blk.1.ffn_down.weight").type, DataType::q4_0);
+    EXPECT_EQ(tensor(file, "q-0").nb, (std::array<std::size_t, 4>{4, 512, 64, 8192}));
 }
 
 // Three linear layers: 64 -> 256 -> 256 -> 64 over 8 rows, relu between, soft_max after.
@@ -154,8 +163,8 @@ TEST(MlpExample, IsALinearChain) {
     EXPECT_EQ(names(file.graph.nodes), (std::vector<std::string>{"fc0", "fc0_b", "relu0", "fc1", "fc1_b", "relu1", "fc2",
                                                                  "fc2_b", "probs"}));
     EXPECT_EQ(file.graph.leafs.size(), 7u);  // input and six weights
-    EXPECT_EQ(file.context.find("fc1")->ne, (Shape{256, 8, 1, 1}));
-    EXPECT_TRUE(file.context.find("probs")->has_flag(TensorFlag::output));
+    EXPECT_EQ(tensor(file, "fc1").ne, (Shape{256, 8, 1, 1}));
+    EXPECT_TRUE(tensor(file, "probs").has_flag(TensorFlag::output));
     GraphFile plannable = make_example("mlp");
     const Comparison comparison = compare_planners(plannable);
     ASSERT_EQ(comparison.arenas.size(), 1u);
@@ -176,18 +185,18 @@ TEST(MlpExample, IsALinearChain) {
 // q, k and v are strided views of the fused projection, 64 floats apart in each row.
 TEST(Gpt2Example, SplitsTheFusedProjectionIntoViews) {
     const GraphFile file = make_example("gpt2");
-    const Tensor& qkv = *file.context.find("qkv_b-0");
+    const Tensor& qkv = tensor(file, "qkv_b-0");
     EXPECT_EQ(qkv.ne, (Shape{192, 8, 1, 1}));
     for (const auto& [name, offset] : {std::pair{"Qcur-0", 0}, {"Kcur-0", 256}, {"Vcur-0", 512}}) {
-        const Tensor& view = *file.context.find(name);
+        const Tensor& view = tensor(file, name);
         EXPECT_EQ(view.view_src, &qkv) << name;
         EXPECT_EQ(view.view_offs, static_cast<std::size_t>(offset)) << name;
         EXPECT_EQ(view.ne, (Shape{16, 4, 8, 1})) << name;
         EXPECT_EQ(view.nb, (std::array<std::size_t, 4>{4, 64, 768, 6144})) << name;
     }
-    EXPECT_EQ(file.context.find("KQ_masked-0")->op, Op::DIAG_MASK_INF);
-    EXPECT_EQ(file.context.find("ln_1_norm-0")->op, Op::NORM);
-    EXPECT_TRUE(file.context.find("logits")->has_flag(TensorFlag::output));
+    EXPECT_EQ(tensor(file, "KQ_masked-0").op, Op::DIAG_MASK_INF);
+    EXPECT_EQ(tensor(file, "ln_1_norm-0").op, Op::NORM);
+    EXPECT_TRUE(tensor(file, "logits").has_flag(TensorFlag::output));
     GraphFile plannable = make_example("gpt2");
     EXPECT_TRUE(compare_planners(plannable).ggml_violations.empty());
 }

@@ -98,14 +98,14 @@ int main(int argc, char** argv) {
     auto* trace_cmd = app.add_subcommand("trace", "record a plan step by step and explain every event");
     trace_cmd->add_option("input", trace.input, "graph file, or example name")->required();
     trace_cmd->add_flag("--json", trace.json, "one JSON object per event, for tools");
-    trace_cmd->add_option("--from", trace.from, "first step to show (from 1)")->check(CLI::PositiveNumber);
-    trace_cmd->add_option("--to", trace.to, "last step to show")->check(CLI::PositiveNumber);
+    trace_cmd->add_option("--from", trace.from, "first step to show (from 1)");
+    trace_cmd->add_option("--to", trace.to, "last step to show");
 
     gallocsim::cli::WalkOptions walk;
     auto* walk_cmd = app.add_subcommand("walk", "step through a plan interactively (commands on standard input; h for help)");
     walk_cmd->add_option("input", walk.input, "graph file, or example name")->required();
     walk_cmd->add_option("--checkpoint-every", walk.checkpoint_interval, "events between state checkpoints")
-        ->check(CLI::PositiveNumber);
+        ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 20));
 
     gallocsim::cli::StatsOptions stats;
     auto* stats_cmd = app.add_subcommand("stats", "memory statistics per step and for the whole plan");

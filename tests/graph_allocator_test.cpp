@@ -162,8 +162,8 @@ TEST_F(GraphAllocatorTest, OutputParentIsNotReused) {
     EXPECT_EQ(places(allocator), (Places{{"x", {0, 0, 0}}, {"a", {0, 0, 16}}, {"c", {0, 0, 0}}}));
 }
 
-// Same type and element count but another shape: the kernel could not write over it.
-// (The first parent is external, so the second is the one tried.)
+// Same type and byte count but another shape: the allocator only hands a node a parent
+// laid out exactly like it. (The first parent is external, so the second is the one tried.)
 TEST_F(GraphAllocatorTest, ParentWithADifferentLayoutIsNotReused) {
     std::array<float, 4> weights{};
     Tensor& a = vec("a");

@@ -102,6 +102,50 @@ Tensor& GraphBuilder::rope(Tensor& a, Tensor& positions, int n_dims) {
     return t;
 }
 
+Tensor& GraphBuilder::norm(Tensor& a, float eps) {
+    Tensor& t = make(a.type, a.ne, Op::NORM, {&a}, {});
+    put_float(t, 0, eps);
+    return t;
+}
+
+Tensor& GraphBuilder::diag_mask_inf(Tensor& a, int n_past) {
+    Tensor& t = make(a.type, a.ne, Op::DIAG_MASK_INF, {&a}, {});
+    t.op_params[0] = n_past;
+    return t;
+}
+
+Tensor& GraphBuilder::view_tensor(Tensor& a, Op op) {
+    Tensor& t = make_view(a, a.ne, 0, op, {});
+    t.nb = a.nb;
+    return t;
+}
+
+Tensor& GraphBuilder::unary_inplace(Tensor& a, UnaryOp kind) {
+    Tensor& t = view_tensor(a, Op::UNARY);
+    t.op_params[0] = static_cast<std::int32_t>(kind);
+    return t;
+}
+
+Tensor& GraphBuilder::scale_inplace(Tensor& a, float factor) {
+    Tensor& t = view_tensor(a, Op::SCALE);
+    put_float(t, 0, factor);
+    return t;
+}
+
+Tensor& GraphBuilder::soft_max_inplace(Tensor& a, Tensor* mask, float factor) {
+    Tensor& t = view_tensor(a, Op::SOFT_MAX);
+    t.src[1] = mask;
+    put_float(t, 0, factor);
+    return t;
+}
+
+Tensor& GraphBuilder::rope_inplace(Tensor& a, Tensor& positions, int n_dims) {
+    Tensor& t = view_tensor(a, Op::ROPE);
+    t.src[1] = &positions;
+    t.op_params[1] = n_dims == 0 ? static_cast<std::int32_t>(a.ne[0]) : n_dims;
+    return t;
+}
+
 Tensor& GraphBuilder::binary_inplace(Op op, Tensor& a, Tensor& b) {
     Tensor& t = make_view(a, a.ne, 0, op, {});
     t.nb = a.nb;
@@ -126,6 +170,13 @@ Tensor& GraphBuilder::get_rows(Tensor& a, Tensor& rows) {
 
 Tensor& GraphBuilder::cont(Tensor& a) {
     return make(a.type, a.ne, Op::CONT, {&a}, {});
+}
+
+Tensor& GraphBuilder::cont(Tensor& a, const Shape& ne) {
+    if (ne[0] * ne[1] * ne[2] * ne[3] != element_count(a)) {
+        throw std::invalid_argument("cont of " + a.name + " to a shape with a different number of elements");
+    }
+    return make(a.type, ne, Op::CONT, {&a}, a.name + " (cont)");
 }
 
 Tensor& GraphBuilder::concat(Tensor& a, Tensor& b, int dim) {
@@ -210,8 +261,10 @@ Tensor& GraphBuilder::cpy(Tensor& a, Tensor& b) {
 Tensor& GraphBuilder::set_rows(Tensor& a, Tensor& b, Tensor& rows) {
     Tensor& t = make_view(a, a.ne, 0, Op::SET_ROWS, {});
     t.nb = a.nb;
-    t.src[1] = &b;
-    t.src[2] = &rows;
+    // ggml's order: values, row indices, then the destination a.
+    t.src[0] = &b;
+    t.src[1] = &rows;
+    t.src[2] = &a;
     return t;
 }
 

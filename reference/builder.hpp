@@ -38,15 +38,24 @@ public:
     Tensor& rms_norm(Tensor& a, float eps = 1e-6f);
     Tensor& soft_max(Tensor& a, Tensor* mask = nullptr, float scale = 1.0f);
     Tensor& rope(Tensor& a, Tensor& positions, int n_dims = 0);
+    Tensor& norm(Tensor& a, float eps = 1e-5f);          // ggml_norm (layer norm without the affine part)
+    Tensor& diag_mask_inf(Tensor& a, int n_past);       // ggml_diag_mask_inf
 
     // The *_inplace variants: the result is a view of a (same memory), as in ggml.
     Tensor& binary_inplace(Op op, Tensor& a, Tensor& b);
     Tensor& unary_inplace(Op op, Tensor& a);
+    // ggml_unary_inplace, ggml_scale_inplace, ggml_soft_max_ext_inplace, ggml_rope_inplace:
+    // the same parameters as the plain ops, the result a view of a.
+    Tensor& unary_inplace(Tensor& a, UnaryOp kind);
+    Tensor& scale_inplace(Tensor& a, float factor);
+    Tensor& soft_max_inplace(Tensor& a, Tensor* mask = nullptr, float scale = 1.0f);
+    Tensor& rope_inplace(Tensor& a, Tensor& positions, int n_dims = 0);
 
     // Shape-changing ops.
     Tensor& mul_mat(Tensor& a, Tensor& b);    // ne = [a.ne1, b.ne1, b.ne2, b.ne3], f32
     Tensor& get_rows(Tensor& a, Tensor& rows);  // ne = [a.ne0, rows.ne0, rows.ne1, rows.ne2]
     Tensor& cont(Tensor& a);
+    Tensor& cont(Tensor& a, const Shape& ne);   // ggml_cont_4d: same elements, new shape, named "<a> (cont)"
     Tensor& concat(Tensor& a, Tensor& b, int dim);
     Tensor& pad(Tensor& a, const Shape& extra);
     Tensor& sum_rows(Tensor& a);
@@ -65,6 +74,7 @@ public:
 private:
     Tensor& make(DataType type, const Shape& ne, Op op, std::initializer_list<Tensor*> src, std::string name);
     Tensor& make_view(Tensor& a, const Shape& ne, std::size_t offset, Op op, std::string name);
+    Tensor& view_tensor(Tensor& a, Op op);  // ggml_view_tensor: a's shape and strides, for *_inplace
 
     Context* context_;
 };

@@ -250,10 +250,12 @@ void GraphAllocator::plan_graph(const Graph& graph, std::span<const int> node_id
     for (std::size_t i = 0; i < graph.leafs.size(); ++i) {
         allocate_tensor(graph.leafs[i], id_at(leaf_ids, i), AllocationPhase::leaf);
     }
+    emit(event::CountingStarted{});
     count_consumers(graph, node_ids);
     for (std::size_t i = 0; i < graph.nodes.size(); ++i) {
         const Tensor* node = graph.nodes[i];
         const int buffer_id = id_at(node_ids, i);
+        emit(event::NodeStarted{node, i});
         // Only leafs and inputs can be unallocated parents at this point.
         for_each_src(*node, [&](const Tensor* parent) { allocate_tensor(parent, buffer_id, AllocationPhase::parent); });
         allocate_tensor(node, buffer_id, AllocationPhase::node);
@@ -314,7 +316,12 @@ bool GraphAllocator::try_inplace(const Tensor* node, HashNode& record) {
         if (parent == nullptr || parent == node) {
             continue;
         }
-        auto reject = [&](InPlaceRejection reason) { emit(event::InPlaceRejected{node, parent, reason}); };
+        auto reject = [&](InPlaceRejection reason) {
+            if (observer_) {  // the parent's counts are looked up for the observer only
+                const HashNode& counts = node_of(parent);
+                emit(event::InPlaceRejected{node, parent, reason, counts.children, counts.views});
+            }
+        };
         if (!is_own(parent)) {
             reject(InPlaceRejection::not_owned);
             continue;

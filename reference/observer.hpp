@@ -42,6 +42,16 @@ struct PlanStarted {
     bool measure_only;  // reserve_n_size: plan only, allocate no buffer
 };
 
+// The counting pass begins: consumers and views are counted and inputs allocated early.
+struct CountingStarted {};
+
+// The node loop reaches graph.nodes[index]: its parents, then the node itself, get memory,
+// then its parents are released.
+struct NodeStarted {
+    const Tensor* node;
+    std::size_t index;
+};
+
 // The counting pass found another consumer of `tensor` (node `consumer` reads it).
 struct ConsumerCounted {
     const Tensor* tensor;
@@ -68,6 +78,8 @@ struct InPlaceRejected {
     const Tensor* node;
     const Tensor* parent;
     InPlaceRejection reason;
+    int parent_children;  // the parent's consumers and views not yet done, when it was checked
+    int parent_views;
 };
 
 struct InPlaceReused {
@@ -140,10 +152,10 @@ struct TensorInitialised {
 
 } // namespace event
 
-using Event = std::variant<event::PlanStarted, event::ConsumerCounted, event::ViewCounted, event::TensorAllocated,
-                           event::InPlaceRejected, event::InPlaceReused, event::ExtraSpaceFreed,
-                           event::ParentReleased, event::ViewReleased, event::TensorFreed, event::OutputKept,
-                           event::PlanFinished, event::BufferAllocated, event::TensorInitialised>;
+using Event = std::variant<event::PlanStarted, event::CountingStarted, event::NodeStarted, event::ConsumerCounted,
+                           event::ViewCounted, event::TensorAllocated, event::InPlaceRejected, event::InPlaceReused,
+                           event::ExtraSpaceFreed, event::ParentReleased, event::ViewReleased, event::TensorFreed,
+                           event::OutputKept, event::PlanFinished, event::BufferAllocated, event::TensorInitialised>;
 
 class AllocationObserver {
 public:

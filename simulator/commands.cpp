@@ -6,7 +6,6 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <iomanip>
 #include <iostream>
 #include <sstream>
@@ -14,9 +13,6 @@
 namespace gallocsim::cli {
 namespace fs = std::filesystem;
 
-namespace {
-
-// A path that names an existing file is loaded; anything else must be an example name.
 GraphFile load_input(const std::string& input) {
     if (fs::exists(input)) {
         return load_graph_file(input);
@@ -26,6 +22,8 @@ GraphFile load_input(const std::string& input) {
     }
     throw GraphFileError(input + ": no such file");
 }
+
+namespace {
 
 std::string tensor_kind(const GraphFile& file, const Tensor& tensor) {
     if (tensor.is_view()) {
@@ -174,27 +172,15 @@ int conform(const ConformOptions& options, std::ostream& out, std::ostream& err)
 int list_examples(std::ostream& out) {
     for (const auto& example : gallocsim::list_examples()) {
         out << std::left << std::setw(14) << example.name << example.description << "\n";
+        if (!example.options.empty()) {
+            std::string flags;
+            for (const std::string& flag : example.options) {
+                flags += " " + flag;
+            }
+            out << std::setw(14) << "" << "options:" << flags << "\n";
+        }
     }
     return 0;
-}
-
-int export_example(const std::string& name, const std::string& output, std::ostream& out, std::ostream& err) {
-    try {
-        const std::string json = graph_file_to_json(make_example(name)) + "\n";
-        if (output.empty() || output == "-") {
-            out << json;
-            return 0;
-        }
-        std::ofstream file(output);
-        if (!(file << json)) {
-            err << output << ": cannot write\n";
-            return 1;
-        }
-        return 0;
-    } catch (const GraphFileError& error) {
-        err << error.what() << "\n";
-        return 2;
-    }
 }
 
 } // namespace gallocsim::cli

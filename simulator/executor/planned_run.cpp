@@ -1,0 +1,114 @@
+#include "simulator/executor/planned_run.hpp"
+
+#include "reference/graph_allocator.hpp"
+#include "simulator/executor/graph_tensors.hpp"
+#include "simulator/executor/oracle.hpp"
+
+#include <memory>
+#include <vector>
+
+namespace gallocsim {
+namespace {
+
+// Every tensor's data and buffer as they were before planning, put back on destruction.
+class PlanScope {
+public:
+    explicit PlanScope(const Graph& graph) {
+        for (Tensor* tensor : graph_tensors(graph)) {
+            saved_.push_back({tensor, tensor->data, tensor->buffer});
+        }
+    }
+    ~PlanScope() {
+        for (const Saved& saved : saved_) {
+            saved.tensor->data = saved.data;
+            saved.tensor->buffer = saved.buffer;
+        }
+    }
+    PlanScope(const PlanScope&) = delete;
+    PlanScope& operator=(const PlanScope&) = delete;
+
+private:
+    struct Saved {
+        Tensor* tensor;
+        void* data;
+        Buffer* buffer;
+    };
+    std::vector<Saved> saved_;
+};
+
+PlannedRun failed(std::string error) {
+    PlannedRun run;
+    run.result.error = std::move(error);
+    return run;
+}
+
+} // namespace
+
+std::string_view planner_name(Planner planner) {
+    return planner == Planner::gallocr ? "gallocr" : "oracle";
+}
+
+PlannedRun plan_and_run(Graph& graph, std::span<BufferType* const> types, std::span<const int> node_buffer_ids,
+                        std::span<const int> leaf_buffer_ids, Planner planner, Executor& executor,
+                        const ExecutionOptions& options) {
+    if (types.empty()) {
+        return failed("no buffer type to plan in");
+    }
+    const PlanScope scope(graph);
+    PlannedRun run;
+    if (planner == Planner::oracle) {
+        OracleAllocator oracle(*types[0]);
+        if (!oracle.alloc_graph(graph)) {
+            return failed("oracle plan: " + oracle.last_error());
+        }
+        run.planned_bytes = oracle.buffer_size();
+        run.result = executor.run(graph, options);
+        return run;
+    }
+    GraphAllocator allocator(types);
+    if (!allocator.reserve_n(graph, node_buffer_ids, leaf_buffer_ids) || !allocator.alloc_graph(graph)) {
+        return failed("gallocr plan: " + allocator.last_error());
+    }
+    for (int id = 0; id < allocator.buffer_count(); ++id) {
+        run.planned_bytes += allocator.buffer_size(id);
+    }
+    run.result = executor.run(graph, options);
+    return run;
+}
+
+PlannedRun plan_and_run(Graph& graph, Planner planner, Executor& executor, const ExecutionOptions& options) {
+    const std::unique_ptr<BufferType> type = make_buffer_type(executor.backend());
+    if (!type) {
+        return failed(backend_unavailable_reason(executor.backend()));
+    }
+    BufferType* const types[] = {type.get()};
+    return plan_and_run(graph, types, {}, {}, planner, executor, options);
+}
+
+PlannedRun plan_and_run(GraphFile& file, Planner planner, Executor& executor, const ExecutionOptions& options) {
+    std::vector<std::unique_ptr<BufferType>> owned;
+    for (const BufferTypeSpec& spec : file.buffer_types) {
+        if (executor.backend() == Backend::cuda) {
+            owned.push_back(make_buffer_type(Backend::cuda));
+            if (!owned.back()) {
+                return failed(backend_unavailable_reason(Backend::cuda));
+            }
+            continue;
+        }
+        TestBufferSettings settings;
+        settings.name = spec.name;
+        settings.alignment = spec.alignment;
+        settings.max_size = spec.max_size.value_or(kSizeMax);
+        settings.alloc_size = spec.alloc_size;
+        settings.fake_base = false;
+        owned.push_back(std::make_unique<TestBufferType>(std::move(settings)));
+    }
+    std::vector<BufferType*> types;
+    for (int index : file.buffers) {
+        types.push_back(owned.at(static_cast<std::size_t>(index)).get());
+    }
+    file.reset_memory();
+    return plan_and_run(file.graph, types, file.node_buffer_ids, file.leaf_buffer_ids, planner, executor, options);
+}
+
+} // namespace gallocsim

@@ -1,0 +1,223 @@
+// Lifetimes under ggml's release rule, worked out from the graph alone, and the bounds
+// they give. Step 0 is the start (leafs and inputs); step i+1 is node i running.
+#include "simulator/analysis.hpp"
+#include "simulator/analysis_plans.hpp"
+#include "simulator/examples.hpp"
+
+#include "golden_files.hpp"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <map>
+
+namespace gallocsim {
+namespace {
+
+struct Span {
+    int first;
+    int last;
+    LifetimeEnd end;
+    bool operator==(const Span&) const = default;
+};
+
+std::ostream& operator<<(std::ostream& out, const Span& s) {
+    return out << "[" << s.first << ", " << s.last << "] end " << static_cast<int>(s.end);
+}
+
+std::map<std::string, Span> spans(const GraphLifetimes& lifetimes) {
+    std::map<std::string, Span> out;
+    for (const TensorLifetime& l : lifetimes.tensors) {
+        out[l.tensor->name] = {l.first, l.last, l.end};
+    }
+    return out;
+}
+
+GraphFile parse(const std::string& json) {
+    return parse_graph_file(json, "test.json");
+}
+
+// a, b and mul all live at step 1: the bound is 3 x 32 bytes. ggml needs only 64, because
+// mul runs in place of a; the bound assumes no in-place reuse.
+//
+//   step:   0 (start)   1 (mul)
+//   a       #########   #########
+//   b       #########   #########
+//   mul                 #########   output: kept to the end
+TEST(Lifetimes, SeedGraph) {
+    const GraphFile file = seed_example();
+    const GraphLifetimes lifetimes = compute_lifetimes(file);
+    EXPECT_EQ(lifetimes.step_count, 2);
+    EXPECT_EQ(spans(lifetimes), (std::map<std::string, Span>{{"a", {0, 1, LifetimeEnd::last_consumer}},
+                                                            {"b", {0, 1, LifetimeEnd::last_consumer}},
+                                                            {"mul", {1, 1, LifetimeEnd::output}}}));
+    const auto problems = arena_problems(file, lifetimes);
+    ASSERT_EQ(problems.size(), 1u);
+    EXPECT_EQ(problems[0].blocks.size(), 3u);
+    EXPECT_EQ(problems[0].blocks[0].size, 32u);  // 4 bytes, aligned to 32
+    EXPECT_EQ(lower_bound(problems[0].blocks).bytes, 96u);
+    EXPECT_EQ(lower_bound(problems[0].blocks).step, 1);
+    EXPECT_EQ(no_reuse_size(problems[0].blocks), 96u);
+    EXPECT_EQ(live_bytes_per_step(problems[0].blocks, lifetimes.step_count), (std::vector<std::size_t>{64, 96}));
+}
+
+// result has no consumer and no output flag: nothing ever releases it.
+//
+//   step:   0     1 (ab)   2 (result)
+//   c       ###   ###      ###
+//   a2      ###   ###
+//   b2      ###   ###
+//   ab            ###      ###
+//   result                 ###   never released
+TEST(Lifetimes, SchedIssueGraph) {
+    const GraphFile file = sched_issue_example();
+    const GraphLifetimes lifetimes = compute_lifetimes(file);
+    EXPECT_EQ(spans(lifetimes), (std::map<std::string, Span>{{"c", {0, 2, LifetimeEnd::last_consumer}},
+                                                            {"a2", {0, 1, LifetimeEnd::last_consumer}},
+                                                            {"b2", {0, 1, LifetimeEnd::last_consumer}},
+                                                            {"ab", {1, 2, LifetimeEnd::last_consumer}},
+                                                            {"result", {2, 2, LifetimeEnd::never_released}}}));
+    // In the order ggml allocates: the leafs c, a2, b2, then the nodes.
+    std::vector<std::string> order;
+    for (const auto& l : lifetimes.tensors) {
+        order.push_back(l.tensor->name);
+    }
+    EXPECT_EQ(order, (std::vector<std::string>{"c", "a2", "b2", "ab", "result"}));
+    EXPECT_EQ(lower_bound(arena_problems(file, lifetimes)[0].blocks).bytes, 128u);  // step 1: c, a2, b2, ab
+    EXPECT_EQ(step_label(file, 0), "start");
+    EXPECT_EQ(step_label(file, 2), "result");
+}
+
+// A view keeps its root alive: r is released only after y, which reads the view v, has run.
+// Views and external weights have no lifetime of their own.
+//
+//   step:   0   1 (r)   2 (v)   3 (y)
+//   x       #   #
+//   r           #       #       #      released with its last view
+//   y                           #      output
+TEST(Lifetimes, AViewKeepsItsRootAlive) {
+    const GraphFile file = parse(R"({"format": "ggml-graph/1", "buffer_types": [{"name": "CPU", "alignment": 32}],
+        "tensors": [
+          {"name": "x", "ne": [8], "flags": ["input"]},
+          {"name": "w", "ne": [8], "data": true},
+          {"name": "r", "ne": [8], "op": "MUL", "src": ["x", "w"]},
+          {"name": "v", "ne": [4], "op": "VIEW", "src": ["r"], "view_src": "r", "view_offs": 16},
+          {"name": "y", "ne": [4], "op": "SQR", "src": ["v"], "flags": ["output"]}],
+        "leafs": ["x", "w"], "nodes": ["r", "v", "y"]})");
+    const GraphLifetimes lifetimes = compute_lifetimes(file);
+    EXPECT_EQ(spans(lifetimes), (std::map<std::string, Span>{{"x", {0, 1, LifetimeEnd::last_consumer}},
+                                                            {"r", {1, 3, LifetimeEnd::last_view}},
+                                                            {"y", {3, 3, LifetimeEnd::output}}}));
+}
+
+// Buffer ids that share a buffer type plan in one arena; each tensor is sized by its type's
+// rule and alignment (CUDA pads a quantized row to 512 elements: 18 + 15 x 18 = 288 bytes).
+TEST(Lifetimes, ArenasFollowBufferTypes) {
+    const GraphFile file = parse(R"({"format": "ggml-graph/1",
+        "buffer_types": [{"name": "CUDA0", "alignment": 128, "alloc_size": "cuda"}, {"name": "CPU", "alignment": 32}],
+        "buffers": ["CUDA0", "CPU", "CUDA0"],
+        "tensors": [
+          {"name": "q", "type": "q4_0", "ne": [32], "flags": ["input"]},
+          {"name": "x", "ne": [3], "flags": ["input"]},
+          {"name": "y", "ne": [32], "op": "GET_ROWS", "src": ["x", "x"]},
+          {"name": "z", "ne": [32], "op": "ADD", "src": ["y", "y"], "flags": ["output"]}],
+        "leafs": ["q", "x"], "nodes": ["y", "z"],
+        "leaf_buffer_ids": [2, 1], "node_buffer_ids": [1, 2]})");
+    const GraphLifetimes lifetimes = compute_lifetimes(file);
+    const auto problems = arena_problems(file, lifetimes);
+    ASSERT_EQ(problems.size(), 2u);
+    EXPECT_EQ(problems[0].name, "CUDA0");
+    ASSERT_EQ(problems[0].blocks.size(), 2u);  // q (id 2) and z (id 2): both CUDA0
+    EXPECT_EQ(problems[0].blocks[0].name, "q");
+    EXPECT_EQ(problems[0].blocks[0].size, 384u);  // 288 rounded up to 128
+    EXPECT_EQ(problems[0].blocks[0].alignment, 128u);
+    EXPECT_EQ(problems[0].blocks[1].name, "z");
+    EXPECT_EQ(problems[1].name, "CPU");
+    ASSERT_EQ(problems[1].blocks.size(), 2u);  // x and y
+    EXPECT_EQ(lifetimes.find(*file.context.find("q"))->size, 288u);
+    EXPECT_EQ(lifetimes.find(*file.context.find("q"))->arena, 0);
+    EXPECT_EQ(lifetimes.find(*file.context.find("q"))->buffer_id, 2);
+}
+
+// Replays ggml's events into the step each tensor got memory and the step it gave it back,
+// so the lifetimes worked out from the graph can be held against the allocator's own.
+class StepRecorder final : public AllocationObserver {
+public:
+    explicit StepRecorder(const Graph& graph) {
+        for (std::size_t i = 0; i < graph.nodes.size(); ++i) {
+            step_of_node_[graph.nodes[i]] = static_cast<int>(i) + 1;
+        }
+    }
+
+    void on_event(const Event& event) override {
+        std::visit([&](const auto& e) { handle(e); }, event);
+    }
+
+    std::map<std::string, int> allocated;  // tensor -> step it got memory
+    std::map<std::string, int> released;   // tensor -> step its memory (or its claim to it) ended
+
+private:
+    void at_node(const Tensor* node) {
+        step_ = step_of_node_.at(node);
+        for (const Tensor* parent : pending_) {
+            allocated[parent->name] = step_;
+        }
+        pending_.clear();
+    }
+    void handle(const event::TensorAllocated& e) {
+        switch (e.phase) {
+        case AllocationPhase::leaf:
+        case AllocationPhase::graph_input: allocated[e.tensor->name] = kStartStep; break;
+        case AllocationPhase::parent: pending_.push_back(e.tensor); break;  // its node's step comes next
+        case AllocationPhase::node: at_node(e.tensor); allocated[e.tensor->name] = step_; break;
+        }
+    }
+    // Input nodes get memory in the counting pass, before any node runs: at the start.
+    void handle(const event::InPlaceReused& e) {
+        const bool input = e.node->has_flag(TensorFlag::input);
+        if (!input) {
+            at_node(e.node);
+        }
+        allocated[e.node->name] = input ? kStartStep : step_;
+        released[e.parent->name] = step_of_node_.at(e.node);  // the node is the parent's last consumer
+    }
+    void handle(const event::InPlaceRejected& e) {
+        if (!e.node->has_flag(TensorFlag::input)) {
+            at_node(e.node);
+        }
+    }
+    void handle(const event::ParentReleased& e) { at_node(e.node); }
+    void handle(const event::TensorFreed& e) { released[e.tensor->name] = step_; }
+    template <typename Other>
+    void handle(const Other&) {}
+
+    std::map<const Tensor*, int> step_of_node_;
+    std::vector<const Tensor*> pending_;
+    int step_ = kStartStep;
+};
+
+// Every tensor ggml allocates has a lifetime that starts at the step ggml allocated it and
+// ends where ggml freed it (or where a node took its memory in place); tensors ggml never
+// frees last to the final step.
+TEST(GoldenLifetimes, MatchTheAllocatorsOwnEvents) {
+    testing::for_each_golden_file("", [](const std::filesystem::path& path) {
+        GraphFile file = load_graph_file(path);
+        StepRecorder recorder(file.graph);
+        const PlanRun run = run_plan(file, &recorder);
+        ASSERT_TRUE(run.error.empty()) << run.error;
+        const GraphLifetimes lifetimes = compute_lifetimes(file);
+        std::map<std::string, int> first;
+        for (const TensorLifetime& l : lifetimes.tensors) {
+            first[l.tensor->name] = l.first;
+            const auto freed = recorder.released.find(l.tensor->name);
+            EXPECT_EQ(l.last, freed != recorder.released.end() ? freed->second : lifetimes.step_count - 1) << l.tensor->name;
+            if (freed == recorder.released.end()) {
+                EXPECT_TRUE(l.end == LifetimeEnd::output || l.end == LifetimeEnd::never_released) << l.tensor->name;
+            }
+        }
+        EXPECT_EQ(first, recorder.allocated);
+    });
+}
+
+} // namespace
+} // namespace gallocsim

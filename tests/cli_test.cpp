@@ -1,0 +1,195 @@
+// The step engine's commands, run in-process on the seed example: trace (text, JSON,
+// ranges), walk (a scripted session) and stats, and their errors.
+#include "simulator/commands.hpp"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <sstream>
+
+namespace gallocsim {
+namespace {
+
+struct Output {
+    int code = 0;
+    std::string out;
+    std::string err;
+};
+
+Output run_trace(cli::TraceOptions options) {
+    std::ostringstream out, err;
+    const int code = cli::trace(options, out, err);
+    return {code, out.str(), err.str()};
+}
+
+Output run_walk(const std::string& script) {
+    std::istringstream in(script);
+    std::ostringstream out, err;
+    const int code = cli::walk({.input = "seed"}, in, out, err);
+    return {code, out.str(), err.str()};
+}
+
+std::vector<std::string> lines(const std::string& text) {
+    std::vector<std::string> result;
+    std::istringstream in(text);
+    for (std::string line; std::getline(in, line);) {
+        result.push_back(line);
+    }
+    return result;
+}
+
+TEST(TraceCommand, NumbersEveryEventFromOneWithItsExplanation) {
+    const Output result = run_trace({.input = "seed"});
+    EXPECT_EQ(result.code, 0);
+    EXPECT_EQ(result.err, "");
+    const auto text = lines(result.out);
+    ASSERT_EQ(text.size(), 18u);
+    EXPECT_EQ(text[0], "seed-mul: 17 steps");
+    EXPECT_EQ(text[1], "     1  plan-started       reserve_n starts planning where 2 leafs and 1 node go in buffer 0 "
+                       "(CPU, 32-byte alignment).");
+    EXPECT_EQ(text[9], "     9  in-place-reused    mul reuses a's memory at offset 0: MUL can run in place, and a has "
+                       "one consumer left (mul itself), no views, the same layout and no output flag.");
+    EXPECT_EQ(text[17], "    17  tensor-initialised alloc_graph places mul at the buffer's base + offset 0 = 0x10000000, "
+                        "the same address as a, whose memory it reuses.");
+}
+
+TEST(TraceCommand, ShowsARangeOfSteps) {
+    const Output result = run_trace({.input = "seed", .from = 11, .to = 12});
+    EXPECT_EQ(result.code, 0);
+    EXPECT_EQ(result.out,
+              "seed-mul: 17 steps\n"
+              "    11  parent-released    mul has run: b has no consumers or views left, so it is freed next.\n"
+              "    12  tensor-freed       b is freed: its last consumer, mul, has run. Its 32 bytes at offset 32 join "
+              "the free block after them, and the tail now starts at offset 32.\n");
+}
+
+TEST(TraceCommand, WritesJsonForTools) {
+    const Output result = run_trace({.input = "seed", .json = true});
+    ASSERT_EQ(result.code, 0);
+    const auto doc = nlohmann::json::parse(result.out);
+    EXPECT_EQ(doc["trace"]["format"], "gallocsim-trace/1");
+    EXPECT_EQ(doc["trace"]["graph"], "seed-mul");
+    EXPECT_EQ(doc["trace"]["steps"], 17);
+    EXPECT_TRUE(doc["trace"]["error"].is_null());
+    const auto& events = doc["events"];
+    ASSERT_EQ(events.size(), 17u);
+
+    const auto& b = events[3];
+    EXPECT_EQ(b["step"], 4);
+    EXPECT_EQ(b["kind"], "leaf-allocated");
+    EXPECT_EQ(b["stage"], "leafs");
+    EXPECT_TRUE(b["node"].is_null());
+    EXPECT_EQ(b["tensor"], "b");
+    EXPECT_EQ(b["offset"], 32);
+    EXPECT_EQ(b["size"], 32);
+    EXPECT_EQ(b["alloc_size"], 4);
+    EXPECT_EQ(b["choice"], "tail");
+    EXPECT_EQ(b["reuse_factor"], -32);
+    ASSERT_EQ(b["candidates"].size(), 1u);
+    EXPECT_EQ(b["candidates"][0]["tail"], true);
+
+    const auto& reused = events[8];
+    EXPECT_EQ(reused["kind"], "in-place-reused");
+    EXPECT_EQ(reused["node"], "mul");
+    EXPECT_EQ(reused["tensors"], (nlohmann::json{"mul", "a"}));
+    EXPECT_EQ(reused["parent"], "a");
+    EXPECT_TRUE(reused["view_source"].is_null());
+
+    const auto& freed = events[11];
+    EXPECT_EQ(freed["reason"], "last-consumer");
+    EXPECT_EQ(freed["free"]["merge"], "next");
+    EXPECT_EQ(freed["free"]["result"]["offset"], 32);
+    EXPECT_EQ(freed["explanation"], "b is freed: its last consumer, mul, has run. Its 32 bytes at offset 32 join the "
+                                    "free block after them, and the tail now starts at offset 32.");
+    EXPECT_EQ(events[16]["address"], 0x10000000);
+}
+
+TEST(TraceCommand, RejectsAStepRangeOutsideTheTrace) {
+    const Output result = run_trace({.input = "seed", .from = 5, .to = 18});
+    EXPECT_EQ(result.code, 2);
+    EXPECT_EQ(result.out, "");
+    EXPECT_EQ(result.err, "seed: --from 5 --to 18 is not a range of steps from 1 to 17\n");
+    EXPECT_EQ(run_trace({.input = "seed", .from = 9, .to = 3}).code, 2);
+}
+
+TEST(TraceCommand, ReportsAMissingFile) {
+    const Output result = run_trace({.input = "no/such/graph.json"});
+    EXPECT_EQ(result.code, 2);
+    EXPECT_EQ(result.err, "no/such/graph.json: no such file\n");
+}
+
+TEST(WalkCommand, StepsJumpsAndShowsTheState) {
+    const Output result = run_walk("n\nj 12\ns\nb b\nbb a\np\nq\nn\n");
+    EXPECT_EQ(result.code, 0);
+    EXPECT_EQ(result.out,
+              "Walking seed-mul: 17 steps. Type h for help.\n"
+              "At the start, before step 1 of 17.\n"
+              "Next, step 1: reserve_n starts planning where 2 leafs and 1 node go in buffer 0 (CPU, 32-byte "
+              "alignment).\n"
+              // n
+              "Step 1 of 17 (leafs): reserve_n starts planning where 2 leafs and 1 node go in buffer 0 (CPU, 32-byte "
+              "alignment).\n"
+              "Next, step 2: Buffer 0 has no chunk yet, so chunk 0 is created for a: one free block from offset 0 with "
+              "no end (SIZE_MAX/2 bytes), as the buffer type sets no max size.\n"
+              // j 12
+              "Step 12 of 17 (node 1 of 1, mul): b is freed: its last consumer, mul, has run. Its 32 bytes at offset 32 "
+              "join the free block after them, and the tail now starts at offset 32.\n"
+              "Next, step 13: Buffer 0 (CPU) is allocated: one chunk of 64 bytes.\n"
+              // s
+              "After step 12: 32 bytes live, high-water mark 64 bytes, 32 bytes free below it (largest block 32), "
+              "fragmentation 0.00.\n"
+              "Buffer 0 (CPU), chunk 0: high-water mark 64, free blocks: [32, unbounded)\n"
+              "Live tensors (1):\n"
+              "  mul: chunk 0, offset 0, 4 bytes, 0 consumers and 0 views left, in place of a\n"
+              // b b: b is next touched when alloc_graph places it
+              "Step 16 of 17 (addresses): alloc_graph places b at the buffer's base + offset 32 = 0x10000020.\n"
+              "Next, step 17: alloc_graph places mul at the buffer's base + offset 0 = 0x10000000, the same address as "
+              "a, whose memory it reuses.\n"
+              // bb a
+              "Step 15 of 17 (addresses): alloc_graph places a at the buffer's base + offset 0 = 0x10000000.\n"
+              "Next, step 16: alloc_graph places b at the buffer's base + offset 32 = 0x10000020.\n"
+              // p
+              "Step 14 of 17 (buffers): reserve_n is done: buffer 0 needs 64 bytes.\n"
+              "Next, step 15: alloc_graph places a at the buffer's base + offset 0 = 0x10000000.\n");
+    // q ends the walk: the last n is never read.
+}
+
+TEST(WalkCommand, ExplainsWhatItCannotDo) {
+    const Output result = run_walk("p\nj 99\nb nobody\nk bogus\nm 100\nzz\nl\nn\n");
+    const auto text = lines(result.out);
+    ASSERT_EQ(text.size(), 12u);
+    EXPECT_EQ(text[3], "Already at the start.");
+    EXPECT_EQ(text[4], "j needs a step number from 0 to 17.");
+    EXPECT_EQ(text[5], "No tensor named 'nobody'.");
+    EXPECT_EQ(text[6].substr(0, 56), "Unknown event kind 'bogus'; kinds are: plan-started leaf");
+    EXPECT_EQ(text[7], "The live bytes do not rise above 100 after this step.");
+    EXPECT_EQ(text[8], "Unknown command 'zz' (h for help).");
+    EXPECT_EQ(text[10], "That was the last step.");
+    EXPECT_EQ(text[11], "Already at the last step.");
+    EXPECT_EQ(result.code, 0);  // the end of the input ends the walk
+}
+
+TEST(StatsCommand, PerStepAndWholePlanFigures) {
+    std::ostringstream out, err;
+    ASSERT_EQ(cli::stats({.input = "seed"}, out, err), 0);
+    const auto text = lines(out.str());
+    ASSERT_EQ(text.size(), 25u);
+    EXPECT_EQ(text[1], "  step  event                        live    high-water          free  largest free   frag");
+    EXPECT_EQ(text[4], "     3  leaf-allocated                 32            32             0             0   0.00");
+    EXPECT_EQ(text[13], "    12  tensor-freed                   32            64            32            32   0.00");
+    EXPECT_EQ(text[19], "Whole plan (17 steps):");
+    EXPECT_EQ(text[20], "  peak live bytes: 64 at step 4 (leaf-allocated b)");
+    EXPECT_EQ(text[21], "  high-water mark: 64 bytes, 1.00 times the peak live bytes");
+    EXPECT_EQ(text[24], "  allocations: 2 (0 best fit, 1 from a tail, 1 in a new chunk); in-place reuses: 1 (0 "
+                        "candidates rejected); frees: 1 (+0 extra-space frees); outputs kept: 0");
+}
+
+TEST(StatsCommand, SummaryOnly) {
+    std::ostringstream out, err;
+    ASSERT_EQ(cli::stats({.input = "seed", .summary_only = true}, out, err), 0);
+    EXPECT_EQ(lines(out.str()).size(), 7u);
+    EXPECT_EQ(cli::stats({.input = "nope.json"}, out, err), 2);
+}
+
+} // namespace
+} // namespace gallocsim

@@ -1,0 +1,323 @@
+// Recording a run as a trace, and replaying the trace into states. The seed graph (a, b
+// in a 32-aligned buffer, mul = a * b) is traced event by event; every golden file must
+// replay, from its events alone, to exactly the reference allocator's final state.
+#include "golden_traces.hpp"
+#include "simulator/examples.hpp"
+#include "simulator/state.hpp"
+#include "simulator/trace.hpp"
+#include "simulator/trace_json.hpp"
+
+#include <gtest/gtest.h>
+
+namespace gallocsim {
+namespace {
+
+constexpr std::size_t kTail = SIZE_MAX / 2;  // an unbounded chunk's single free block
+constexpr TensorId kA = 0, kB = 1, kMul = 2;  // the seed's tensors, in file order
+
+class SeedTrace : public ::testing::Test {
+protected:
+    GraphFile file = seed_example();
+    Trace trace = record_trace(file);
+
+    template <typename E>
+    const E& event(std::size_t step) const {  // step counted from 1, as people do
+        return std::get<E>(trace.events.at(step - 1).data);
+    }
+};
+
+TEST_F(SeedTrace, RecordsSeventeenEventsInOrder) {
+    std::vector<std::string_view> kinds;
+    for (const TraceEvent& e : trace.events) {
+        kinds.push_back(kind_name(kind_of(e)));
+    }
+    const std::vector<std::string_view> expected{
+        "plan-started",     "chunk-created",      "leaf-allocated",     "leaf-allocated",   "counting-started",
+        "consumer-counted", "consumer-counted",   "node-started",       "in-place-reused",  "parent-released",
+        "parent-released",  "tensor-freed",       "buffer-allocated",   "plan-finished",    "tensor-initialised",
+        "tensor-initialised", "tensor-initialised",
+    };
+    EXPECT_EQ(kinds, expected);
+    EXPECT_TRUE(trace.error.empty());
+    EXPECT_EQ(trace.graph_name, "seed-mul");
+    EXPECT_EQ(trace.leaf_count, 2u);
+    EXPECT_EQ(trace.node_count, 1u);
+}
+
+TEST_F(SeedTrace, TensorsAreNamedByFileIndexWithTheirRoles) {
+    ASSERT_EQ(trace.tensors.size(), 3u);
+    EXPECT_EQ(trace.tensor(kA).name, "a");
+    EXPECT_EQ(trace.tensor(kA).role, TensorRole::leaf);
+    EXPECT_EQ(trace.tensor(kB).position, 1);
+    EXPECT_EQ(trace.tensor(kMul).role, TensorRole::node);
+    EXPECT_EQ(trace.tensor(kMul).src[0], kA);
+    EXPECT_EQ(trace.tensor(kMul).src[1], kB);
+    EXPECT_EQ(trace.tensor(kMul).src[2], kNoTensor);
+    EXPECT_EQ(trace.tensor(kMul).bytes, 4u);
+    EXPECT_EQ(trace.find("mul"), kMul);
+    EXPECT_EQ(trace.find("nope"), std::nullopt);
+    ASSERT_EQ(trace.buffers.size(), 1u);
+    EXPECT_EQ(trace.buffer(0).type_name, "CPU");
+    EXPECT_EQ(trace.buffer(0).alignment, 32u);
+}
+
+// Leaf b: the only block is the tail at 32; its reuse factor is 32 - 32 - 32 = -32 (the
+// chunk must grow by 32 bytes).
+TEST_F(SeedTrace, LeafBTakesTheTailAndGrowsTheChunk) {
+    const auto& b = event<events::TensorAllocated>(4);
+    EXPECT_EQ(b.tensor, kB);
+    EXPECT_EQ(b.phase, AllocationPhase::leaf);
+    EXPECT_EQ(b.alloc_size, 4u);
+    const BlockTaken& taken = trace.taken(b);
+    EXPECT_EQ(taken.address, (BufferAddress{0, 32}));
+    EXPECT_EQ(taken.size, 32u);
+    EXPECT_EQ(taken.choice, BlockChoice::tail);
+    EXPECT_EQ(taken.block_before, (FreeBlock{32, kTail - 32}));
+    EXPECT_FALSE(taken.block_consumed);
+    EXPECT_EQ(taken.reuse_factor, -32);
+    EXPECT_EQ(taken.high_water_before, 32u);
+    EXPECT_EQ(taken.high_water_after, 64u);
+    const auto candidates = trace.candidates(b);
+    ASSERT_EQ(candidates.size(), 1u);
+    EXPECT_TRUE(candidates[0].is_tail);
+    EXPECT_TRUE(candidates[0].fits);
+    EXPECT_EQ(candidates[0].free_block, (FreeBlock{32, kTail - 32}));
+    EXPECT_EQ(candidates[0].reuse_factor, -32);
+}
+
+// The first allocation needs a chunk: it appears as its own event, before the allocation.
+TEST_F(SeedTrace, TheFirstChunkIsCreatedForA) {
+    const auto& created = event<events::ChunkCreated>(2);
+    EXPECT_EQ(created.buffer_id, 0);
+    EXPECT_EQ(created.chunk, 0);
+    EXPECT_EQ(created.size, kTail);
+    EXPECT_EQ(created.tensor, kA);
+    EXPECT_EQ(created.request, 32u);
+    EXPECT_EQ(trace.taken(event<events::TensorAllocated>(3)).choice, BlockChoice::new_chunk);
+}
+
+TEST_F(SeedTrace, EventsKnowTheirStageAndNode) {
+    EXPECT_EQ(trace.events[2].stage, Stage::leafs);
+    EXPECT_EQ(trace.events[5].stage, Stage::counting);
+    EXPECT_EQ(trace.events[8].stage, Stage::nodes);
+    EXPECT_EQ(trace.events[8].node, kMul);
+    EXPECT_EQ(trace.events[12].stage, Stage::buffers);
+    EXPECT_EQ(trace.events[12].node, kNoTensor);
+    EXPECT_EQ(trace.events[16].stage, Stage::addresses);
+}
+
+TEST_F(SeedTrace, MulReusesAAndBIsFreedIntoTheTail) {
+    const auto& reused = event<events::InPlaceReused>(9);
+    EXPECT_EQ(reused.node, kMul);
+    EXPECT_EQ(reused.parent, kA);
+    EXPECT_EQ(reused.view_source, kNoTensor);
+    EXPECT_EQ(reused.address, (BufferAddress{0, 0}));
+
+    const auto& released_a = event<events::ParentReleased>(10);
+    EXPECT_EQ(released_a.parent, kA);
+    EXPECT_FALSE(released_a.still_owned);  // mul owns that memory now
+
+    const auto& freed = event<events::TensorFreed>(12);
+    EXPECT_EQ(freed.tensor, kB);
+    EXPECT_EQ(freed.reason, FreeReason::last_consumer);
+    const FreeDecision& decision = trace.freed(freed);
+    EXPECT_EQ(decision.address, (BufferAddress{0, 32}));
+    EXPECT_EQ(decision.size, 32u);
+    EXPECT_EQ(decision.merge, MergeKind::next);
+    EXPECT_EQ(decision.result, (FreeBlock{32, kTail - 32}));
+}
+
+TEST_F(SeedTrace, AddressesAreBasePlusOffset) {
+    const auto& b = event<events::TensorInitialised>(16);
+    EXPECT_EQ(b.tensor, kB);
+    EXPECT_EQ(b.data, TestBufferType::kFakeBase + 32);
+    EXPECT_EQ(event<events::TensorInitialised>(17).data, TestBufferType::kFakeBase);  // mul, at a's address
+    const auto& buffer = event<events::BufferAllocated>(13);
+    EXPECT_EQ(std::vector<std::size_t>(trace.chunk_sizes(buffer).begin(), trace.chunk_sizes(buffer).end()),
+              std::vector<std::size_t>{64});
+    EXPECT_TRUE(buffer.reallocated);
+}
+
+TEST_F(SeedTrace, TouchedTensorsNameTheMainTensorFirst) {
+    EXPECT_EQ(touched_tensors(trace.events[8]), (std::vector<TensorId>{kMul, kA}));  // in place
+    EXPECT_EQ(touched_tensors(trace.events[9]), (std::vector<TensorId>{kA, kMul}));  // a released by mul
+    EXPECT_EQ(touched_tensors(trace.events[0]), std::vector<TensorId>{});            // plan started
+    EXPECT_TRUE(touches(trace.events[11], kB));
+    EXPECT_FALSE(touches(trace.events[11], kA));
+}
+
+// What a view highlights after a step: the bytes that changed hands.
+TEST_F(SeedTrace, TouchedMemoryIsTheRangeThatChangedHands) {
+    EXPECT_EQ(touched_memory(trace, trace.events[1]), (MemoryRange{0, 0, 0, kTail}));  // chunk 0 created
+    EXPECT_EQ(touched_memory(trace, trace.events[3]), (MemoryRange{0, 0, 32, 32}));    // b allocated
+    EXPECT_EQ(touched_memory(trace, trace.events[8]), (MemoryRange{0, 0, 0, 32}));     // mul takes a's slot
+    EXPECT_EQ(touched_memory(trace, trace.events[11]), (MemoryRange{0, 0, 32, 32}));   // b freed
+    EXPECT_EQ(touched_memory(trace, trace.events[0]), std::nullopt);                   // plan started
+    EXPECT_EQ(touched_memory(trace, trace.events[15]), std::nullopt);                  // b placed
+}
+
+TEST(TraceKinds, NamesRoundTrip) {
+    for (std::size_t k = 0; k < kEventKindCount; ++k) {
+        const auto kind = static_cast<EventKind>(k);
+        EXPECT_EQ(parse_kind(kind_name(kind)), kind);
+    }
+    EXPECT_EQ(parse_kind("no-such-kind"), std::nullopt);
+}
+
+// Tensors are ids, not pointers: two runs on separately loaded graphs give the same trace.
+TEST(TraceRecording, DoesNotDependOnWhereTensorsLive) {
+    GraphFile first = seed_example();
+    GraphFile second = seed_example();
+    const Trace one = record_trace(first);
+    const Trace two = record_trace(second);
+    ASSERT_EQ(one.size(), two.size());
+    for (std::size_t i = 0; i < one.size(); ++i) {
+        EXPECT_EQ(event_to_json(one, i, ""), event_to_json(two, i, "")) << "event " << i + 1;
+    }
+}
+
+// Ids that name one buffer type share its allocator, and the lowest of them names the
+// buffer: x, planned under id 2, lives in buffer 0.
+TEST(TraceRecording, BufferIdsOfOneTypeShareAnAllocator) {
+    GraphFile file = parse_graph_file(R"({"format": "ggml-graph/1",
+        "buffer_types": [{"name": "CPU", "alignment": 32}, {"name": "CUDA0", "alignment": 128}],
+        "buffers": ["CPU", "CUDA0", "CPU"],
+        "tensors": [{"name": "x", "ne": [8], "flags": ["input"]},
+                    {"name": "y", "ne": [8], "op": "CONT", "src": ["x"], "flags": ["output"]}],
+        "leafs": ["x"], "nodes": ["y"], "leaf_buffer_ids": [2], "node_buffer_ids": [1]})",
+                                      "shared.json");
+    const Trace trace = record_trace(file);
+    ASSERT_EQ(trace.buffers.size(), 3u);
+    EXPECT_EQ(trace.allocator_count, 2);
+    EXPECT_EQ(trace.buffer(2).allocator, 0);
+    EXPECT_EQ(trace.buffer(2).canonical_id, 0);
+    EXPECT_EQ(trace.buffer(1).alignment, 128u);
+    EXPECT_EQ(trace.allocator_buffer_ids(), (std::vector<int>{0, 1}));
+    const SimState end = replay(trace, trace.size());
+    EXPECT_EQ(end.tensor(0).record.buffer_id, 2);
+    EXPECT_EQ(end.tensor(0).placement, (Placement{0, 0, 0}));
+    EXPECT_EQ(end.tensor(1).placement, (Placement{1, 0, 0}));
+    EXPECT_EQ(end.allocator_of(trace, 1).buffer, std::optional(std::vector<std::size_t>{128}));
+}
+
+// --- Replay ---------------------------------------------------------------------------
+
+// After the leafs (step 4):
+//
+//   0        32       64
+//   +--------+--------+----------------------------
+//   |   a    |   b    |  free: the tail, unbounded
+//   +--------+--------+----------------------------
+//
+// After b is freed (step 12): mul lives in a's slot, b's slot joined the tail.
+//
+//   0        32
+//   +--------+-----------------------------------
+//   | mul=a  |  free: the tail from 32
+//   +--------+-----------------------------------
+TEST_F(SeedTrace, ReplayShowsTheArenaAtEachStep) {
+    const SimState leafs = replay(trace, 4);
+    EXPECT_EQ(leafs.position, 4u);
+    ASSERT_EQ(leafs.allocators.size(), 1u);
+    EXPECT_EQ(leafs.allocators[0].chunks, (std::vector<Chunk>{{{{64, kTail - 64}}, 64}}));
+    EXPECT_EQ(leafs.tensor(kA).record, (HashNode{0, 0, 0, {0, 0}, true}));
+    EXPECT_EQ(leafs.tensor(kB).record, (HashNode{0, 0, 0, {0, 32}, true}));
+    EXPECT_EQ(live_tensors(leafs), (std::vector<TensorId>{kA, kB}));
+    EXPECT_EQ(live_bytes(leafs), 64u);
+
+    const SimState counted = replay(trace, 7);
+    EXPECT_EQ(counted.tensor(kA).record.children, 1);
+    EXPECT_EQ(counted.tensor(kB).record.children, 1);
+
+    const SimState freed = replay(trace, 12);
+    EXPECT_EQ(freed.allocators[0].chunks, (std::vector<Chunk>{{{{32, kTail - 32}}, 64}}));
+    EXPECT_EQ(freed.tensor(kA).life, TensorLife::handed_over);
+    EXPECT_EQ(freed.tensor(kA).handed_to, kMul);
+    EXPECT_EQ(freed.tensor(kMul).in_place_of, kA);
+    EXPECT_EQ(freed.tensor(kB).life, TensorLife::freed);
+    EXPECT_EQ(live_tensors(freed), std::vector<TensorId>{kMul});
+    EXPECT_EQ(live_bytes(freed), 32u);
+    EXPECT_EQ(memory_stats(freed), (MemoryStats{32, 64, 32, 32, 0.0}));
+
+    const SimState end = replay(trace, trace.size());
+    EXPECT_EQ(end.allocators[0].buffer, std::optional(std::vector<std::size_t>{64}));
+    EXPECT_EQ(end.tensor(kB).placement, (Placement{0, 0, 32}));
+    EXPECT_EQ(end.tensor(kMul).placement, (Placement{0, 0, 0}));
+    EXPECT_EQ(end.tensor(kMul).data, TestBufferType::kFakeBase);
+}
+
+// Holes below the high-water mark: with free blocks [32, 64) and [96, 160) in a chunk of
+// 160 bytes, 96 bytes are free and the largest hole is 64, so 1 - 64/96 = 1/3 is
+// fragmented. The tail past the high-water mark does not count.
+//
+//   0        32       64       96                160
+//   +--------+--------+--------+-----------------+------
+//   |  used  |  free  |  used  |      free       | tail
+//   +--------+--------+--------+-----------------+------
+TEST(MemoryStats, CountOnlyHolesBelowTheHighWaterMark) {
+    AllocatorState allocator;
+    allocator.chunks = {{{{32, 32}, {96, kTail - 96}}, 160}};
+    allocator.live_bytes = 64;
+    const MemoryStats stats = memory_stats(allocator);
+    EXPECT_EQ(stats.high_water, 160u);
+    EXPECT_EQ(stats.free_bytes, 96u);
+    EXPECT_EQ(stats.largest_free, 64u);
+    EXPECT_DOUBLE_EQ(stats.fragmentation, 1.0 - 64.0 / 96.0);
+}
+
+TEST(TraceReplay, RejectsAnEventThatDoesNotFitTheState) {
+    GraphFile file = seed_example();
+    Trace trace = record_trace(file);
+    trace.blocks_taken[std::get<events::TensorAllocated>(trace.events[3].data).taken].block = 5;  // b's block does not exist
+    SimState state = replay(trace, 3);
+    EXPECT_THROW(apply_next(state, trace), std::logic_error);
+}
+
+// The heart of replay: from events alone, every golden file ends exactly where the
+// reference allocator ends (free lists, high-water marks, buffers, hash nodes, places).
+TEST(TraceReplay, EveryGoldenFileEndsInTheReferencesState) {
+    const auto& goldens = testing::golden_traces();
+    if (goldens.empty()) {
+        GTEST_SKIP() << "no golden corpus at " << testing::golden_dir();
+    }
+    for (const auto& golden : goldens) {
+        SCOPED_TRACE(golden.name);
+        const Trace& trace = *golden.trace;
+        ASSERT_TRUE(trace.error.empty()) << trace.error;
+        const SimState end = replay(trace, trace.size());
+        ASSERT_EQ(end.allocators.size(), golden.chunks.size());
+        for (std::size_t a = 0; a < golden.chunks.size(); ++a) {
+            EXPECT_EQ(end.allocators[a].chunks, golden.chunks[a]) << "allocator " << a;
+            EXPECT_EQ(end.allocators[a].buffer.value_or(std::vector<std::size_t>{}), golden.buffer_chunks[a]);
+        }
+        for (std::size_t t = 0; t < trace.tensors.size(); ++t) {
+            const TensorState& state = end.tensors[t];
+            EXPECT_EQ(state.record, golden.hash_nodes[t].value_or(HashNode{})) << trace.tensors[t].name;
+            EXPECT_EQ(state.placement, golden.placements[t]) << trace.tensors[t].name;
+            EXPECT_EQ(state.life == TensorLife::live, state.record.allocated) << trace.tensors[t].name;
+        }
+    }
+}
+
+// Live bytes are counted from allocations and frees; the free lists must agree at every
+// step: what is not free below the high-water mark is in use.
+TEST(TraceReplay, LiveBytesAreTheHighWaterMarkLessTheHolesAtEveryStep) {
+    const auto& goldens = testing::golden_traces();
+    if (goldens.empty()) {
+        GTEST_SKIP() << "no golden corpus at " << testing::golden_dir();
+    }
+    for (const auto& golden : goldens) {
+        SCOPED_TRACE(golden.name);
+        SimState state = initial_state(*golden.trace);
+        while (state.position < golden.trace->size()) {
+            apply_next(state, *golden.trace);
+            for (const AllocatorState& allocator : state.allocators) {
+                const MemoryStats stats = memory_stats(allocator);
+                ASSERT_EQ(stats.live_bytes, stats.high_water - stats.free_bytes) << "after step " << state.position;
+            }
+        }
+    }
+}
+
+} // namespace
+} // namespace gallocsim

@@ -1,0 +1,67 @@
+// gallocsim-gui [FILE]: step through ggml's graph memory planning. With no file, the seed
+// walkthrough's example is loaded. --step and --screenshot render the window at a step
+// into a PNG and exit (for documentation images).
+#include "gui/main_window.hpp"
+#include "gui/simulation_controller.hpp"
+
+#include <QApplication>
+#include <QCommandLineParser>
+#include <QTimer>
+
+#include <iostream>
+
+int main(int argc, char** argv) {
+    QApplication app(argc, argv);
+    QApplication::setOrganizationName("gallocsim");
+    QApplication::setApplicationName("gallocsim-gui");
+    QApplication::setApplicationVersion("0.1.0");
+
+    QCommandLineParser parser;
+    parser.setApplicationDescription("Step through ggml's graph memory allocator.");
+    parser.addHelpOption();
+    parser.addVersionOption();
+    parser.addPositionalArgument("file", "graph file (ggml-graph/1) or saved session to open", "[FILE]");
+    const QCommandLineOption example_option("example", "open a built-in example instead of a file", "name");
+    const QCommandLineOption step_option("step", "move the cursor to this step after loading", "n");
+    const QCommandLineOption screenshot_option("screenshot", "save the window as a PNG and exit", "png");
+    const QCommandLineOption size_option("size", "window size for --screenshot (default 1440x900)", "WxH", "1440x900");
+    parser.addOptions({example_option, step_option, screenshot_option, size_option});
+    parser.process(app);
+
+    const bool headless = parser.isSet(screenshot_option);
+    gallocsim::gui::MainWindow window(/*saved_settings=*/!headless);
+    if (headless) {
+        // Errors go to the terminal: there is nobody to close a dialog.
+        window.set_message_sink([](const QString& title, const QString& message) {
+            std::cerr << "gallocsim-gui: " << title.toStdString() << ": " << message.toStdString() << "\n";
+        });
+    }
+    auto& controller = window.controller();
+    bool loaded = false;
+    if (!parser.positionalArguments().isEmpty()) {
+        loaded = window.open(parser.positionalArguments().front());
+    } else {
+        loaded = controller.load_example(parser.value(example_option).isEmpty() ? "seed" : parser.value(example_option));
+    }
+    if (parser.isSet(step_option)) {
+        controller.jump(parser.value(step_option).toULongLong());
+    }
+    if (!headless) {
+        window.show();
+        return app.exec();
+    }
+    if (!loaded) {
+        return 1;
+    }
+    const QStringList size = parser.value(size_option).split('x');
+    if (size.size() == 2) {
+        window.resize(size[0].toInt(), size[1].toInt());
+    }
+    window.show();
+    QApplication::processEvents();
+    const bool saved = window.grab().save(parser.value(screenshot_option), "PNG");
+    if (!saved) {
+        std::cerr << "gallocsim-gui: cannot write " << parser.value(screenshot_option).toStdString() << "\n";
+    }
+    return saved ? 0 : 1;
+}

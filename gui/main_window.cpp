@@ -1,0 +1,487 @@
+#include "gui/main_window.hpp"
+
+#include "gui/breakpoint_slider.hpp"
+#include "gui/buffer_settings_dialog.hpp"
+#include "gui/event_log.hpp"
+#include "gui/graph_view.hpp"
+#include "gui/memory_map_view.hpp"
+#include "gui/simulation_controller.hpp"
+#include "gui/state_tables.hpp"
+#include "gui/statistics_panel.hpp"
+#include "gui/text.hpp"
+#include "gui/timeline_view.hpp"
+
+#include <QAction>
+#include <QApplication>
+#include <QCheckBox>
+#include <QCloseEvent>
+#include <QCompleter>
+#include <QDockWidget>
+#include <QDragEnterEvent>
+#include <QDropEvent>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QImage>
+#include <QLabel>
+#include <QLineEdit>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QMimeData>
+#include <QPainter>
+#include <QSettings>
+#include <QSpinBox>
+#include <QStatusBar>
+#include <QStringListModel>
+#include <QStyle>
+#include <QSvgGenerator>
+#include <QTableView>
+#include <QToolBar>
+#include <QToolTip>
+
+namespace gallocsim::gui {
+
+namespace {
+
+constexpr int kRecentFiles = 8;
+constexpr auto kRecentKey = "recent_files";
+
+} // namespace
+
+MainWindow::MainWindow(bool saved_settings, QWidget* parent)
+    : QMainWindow(parent), controller_(new SimulationController(this)), graph_view_(new GraphView(*controller_)),
+      memory_map_(new MemoryMapView(*controller_)), timeline_(new TimelineView(*controller_)),
+      state_tables_(new StateTables(*controller_)), event_log_(new EventLog(*controller_)),
+      statistics_(new StatisticsPanel(*controller_)), current_view_(graph_view_) {
+    setWindowTitle(tr("gallocsim"));
+    setAcceptDrops(true);
+    setCentralWidget(graph_view_);
+    message_sink_ = [this](const QString& title, const QString& message) { QMessageBox::warning(this, title, message); };
+
+    build_docks();
+    build_actions();
+    build_menus();
+    build_toolbars();
+    connect_views();
+    statusBar()->showMessage(tr("Ready"));
+    restore_settings(saved_settings);
+    update_controls();
+}
+
+MainWindow::~MainWindow() = default;
+
+// --- Construction ---------------------------------------------------------------------
+
+void MainWindow::build_docks() {
+    auto dock = [this](const QString& title, const QString& name, QWidget* body, Qt::DockWidgetArea area) {
+        auto* widget = new QDockWidget(title, this);
+        widget->setObjectName(name);  // saveState() needs names
+        widget->setWidget(body);
+        addDockWidget(area, widget);
+        return widget;
+    };
+    dock(tr("Explanation and events"), "events_dock", event_log_, Qt::LeftDockWidgetArea);
+    dock(tr("Memory map"), "memory_dock", memory_map_, Qt::RightDockWidgetArea);
+    auto* timeline = dock(tr("Timeline"), "timeline_dock", timeline_, Qt::BottomDockWidgetArea);
+    auto* tables = dock(tr("State"), "state_dock", state_tables_, Qt::BottomDockWidgetArea);
+    auto* statistics = dock(tr("Statistics"), "statistics_dock", statistics_, Qt::BottomDockWidgetArea);
+    tabifyDockWidget(timeline, tables);
+    tabifyDockWidget(tables, statistics);
+    timeline->raise();
+    resize(1440, 900);
+    resizeDocks({findChild<QDockWidget*>("events_dock"), findChild<QDockWidget*>("memory_dock")}, {360, 430},
+                Qt::Horizontal);
+    resizeDocks({timeline}, {270}, Qt::Vertical);
+}
+
+void MainWindow::build_actions() {
+    auto make = [this](const QString& text, const QKeySequence& key, auto slot, QStyle::StandardPixmap icon = QStyle::SP_CustomBase) {
+        auto* action = new QAction(text, this);
+        action->setShortcut(key);
+        if (icon != QStyle::SP_CustomBase) {
+            action->setIcon(style()->standardIcon(icon));
+        }
+        action->setToolTip(QStringLiteral("%1 (%2)").arg(text.section('\t', 0, 0).remove('&'), key.toString(QKeySequence::NativeText)));
+        connect(action, &QAction::triggered, this, slot);
+        addAction(action);  // shortcuts work wherever the focus is in the window
+        return action;
+    };
+    open_action_ = make(tr("&Open…"), QKeySequence::Open, [this] { open_dialog(); }, QStyle::SP_DialogOpenButton);
+    save_session_action_ = make(tr("&Save session…"), QKeySequence::Save, [this] { save_session_dialog(); },
+                                QStyle::SP_DialogSaveButton);
+    export_png_action_ = make(tr("Export view as &PNG…"), QKeySequence(tr("Ctrl+E")), [this] { export_dialog("png"); });
+    export_svg_action_ = make(tr("Export view as S&VG…"), QKeySequence(tr("Ctrl+Shift+E")), [this] { export_dialog("svg"); });
+    quit_action_ = make(tr("&Quit"), QKeySequence::Quit, [this] { close(); });
+
+    first_action_ = make(tr("&First step"), QKeySequence(Qt::Key_Home), [this] { controller_->to_first(); },
+                         QStyle::SP_MediaSkipBackward);
+    back_action_ = make(tr("Step &back"), QKeySequence(Qt::Key_Left), [this] { controller_->step_back(); },
+                        QStyle::SP_MediaSeekBackward);
+    forward_action_ = make(tr("Step &forward"), QKeySequence(Qt::Key_Right), [this] { controller_->step_forward(); },
+                           QStyle::SP_MediaSeekForward);
+    last_action_ = make(tr("&Last step"), QKeySequence(Qt::Key_End), [this] { controller_->to_last(); },
+                        QStyle::SP_MediaSkipForward);
+    run_action_ = make(tr("&Run / pause"), QKeySequence(Qt::Key_Space), [this] { controller_->toggle_run(); },
+                       QStyle::SP_MediaPlay);
+    breakpoint_action_ = make(tr("Toggle &breakpoint on the selected tensor"), QKeySequence(Qt::Key_F9),
+                              [this] { toggle_selected_breakpoint(); });
+    clear_breakpoints_action_ = make(tr("&Clear all breakpoints"), QKeySequence(tr("Ctrl+Shift+F9")),
+                                     [this] { controller_->clear_breakpoints(); });
+    settings_action_ = make(tr("Buffer &types and plan again…"), QKeySequence(tr("Ctrl+B")), [this] { buffer_settings_dialog(); });
+    fit_action_ = make(tr("&Fit to window"), QKeySequence(tr("Ctrl+0")), [this] { current_view_->fit_to_window(); });
+    zoom_in_action_ = make(tr("Zoom &in"), QKeySequence::ZoomIn, [this] { current_view_->zoom_in(); });
+    zoom_out_action_ = make(tr("Zoom &out"), QKeySequence::ZoomOut, [this] { current_view_->zoom_out(); });
+    find_action_ = make(tr("&Find tensor…"), QKeySequence::Find, [this] {
+        search_->setFocus();
+        search_->selectAll();
+    });
+}
+
+void MainWindow::build_menus() {
+    QMenu* file = menuBar()->addMenu(tr("&File"));
+    file->addAction(open_action_);
+    recent_menu_ = file->addMenu(tr("Open &recent"));
+    examples_menu_ = file->addMenu(tr("&Examples"));
+    rebuild_examples_menu();
+    file->addSeparator();
+    file->addAction(save_session_action_);
+    file->addAction(export_png_action_);
+    file->addAction(export_svg_action_);
+    file->addSeparator();
+    file->addAction(quit_action_);
+
+    QMenu* simulation = menuBar()->addMenu(tr("&Simulation"));
+    for (QAction* action : {first_action_, back_action_, forward_action_, last_action_, run_action_}) {
+        simulation->addAction(action);
+    }
+    simulation->addSeparator();
+    simulation->addAction(settings_action_);
+
+    QMenu* breakpoints = menuBar()->addMenu(tr("&Breakpoints"));
+    breakpoints->addAction(breakpoint_action_);
+    kind_menu_ = breakpoints->addMenu(tr("Stop at every event of &kind"));
+    for (std::size_t k = 0; k < kEventKindCount; ++k) {
+        const auto kind = static_cast<EventKind>(k);
+        QAction* action = kind_menu_->addAction(qstr(kind_name(kind)));
+        action->setCheckable(true);
+        connect(action, &QAction::toggled, this, [this, kind](bool on) { controller_->set_kind_breakpoint(kind, on); });
+    }
+    breakpoints->addAction(clear_breakpoints_action_);
+
+    view_menu_ = menuBar()->addMenu(tr("&View"));
+    view_menu_->addAction(find_action_);
+    view_menu_->addAction(fit_action_);
+    view_menu_->addAction(zoom_in_action_);
+    view_menu_->addAction(zoom_out_action_);
+    view_menu_->addSeparator();
+    for (QDockWidget* dock : findChildren<QDockWidget*>()) {
+        view_menu_->addAction(dock->toggleViewAction());
+    }
+}
+
+void MainWindow::build_toolbars() {
+    QToolBar* playback = addToolBar(tr("Playback"));
+    playback->setObjectName("playback_toolbar");
+    playback->addAction(open_action_);
+    playback->addSeparator();
+    for (QAction* action : {first_action_, back_action_, run_action_, forward_action_, last_action_}) {
+        playback->addAction(action);
+    }
+    step_label_ = new QLabel;
+    step_label_->setMinimumWidth(170);
+    step_label_->setAlignment(Qt::AlignCenter);
+    playback->addWidget(step_label_);
+    slider_ = new BreakpointSlider;
+    slider_->setMinimumWidth(260);
+    slider_->setToolTip(tr("All steps; red ticks are breakpoints"));
+    playback->addWidget(slider_);
+    playback->addSeparator();
+    playback->addWidget(new QLabel(tr(" speed ")));
+    speed_ = new QSpinBox;
+    speed_->setRange(1, 10000);
+    speed_->setSuffix(tr(" steps/s"));
+    speed_->setValue(controller_->speed());
+    speed_->setToolTip(tr("Steps per second while running (drawn at most 25 times a second)"));
+    playback->addWidget(speed_);
+    unlimited_ = new QCheckBox(tr("unlimited"));
+    unlimited_->setToolTip(tr("Run straight to the next breakpoint or the end, drawing only there"));
+    playback->addWidget(unlimited_);
+
+    addToolBarBreak();
+    QToolBar* view = addToolBar(tr("View"));
+    view->setObjectName("view_toolbar");
+    search_ = new QLineEdit;
+    search_->setPlaceholderText(tr("Find tensor by name (Ctrl+F)"));
+    search_->setClearButtonEnabled(true);
+    search_->setMaximumWidth(320);
+    view->addWidget(search_);
+    view->addAction(fit_action_);
+    view->addAction(zoom_in_action_);
+    view->addAction(zoom_out_action_);
+    view->addSeparator();
+    view->addAction(breakpoint_action_);
+    view->addAction(settings_action_);
+    breakpoint_action_->setIconText(tr("Breakpoint"));
+    settings_action_->setIconText(tr("Buffer types…"));
+    fit_action_->setIconText(tr("Fit"));
+}
+
+void MainWindow::connect_views() {
+    SimulationController& c = *controller_;
+    connect(&c, &SimulationController::position_changed, this, &MainWindow::update_controls);
+    connect(&c, &SimulationController::running_changed, this, &MainWindow::update_controls);
+    connect(&c, &SimulationController::breakpoints_changed, this, [this] {
+        std::vector<int> ticks;
+        for (std::size_t p : controller_->breakpoint_positions()) {
+            ticks.push_back(static_cast<int>(p));
+        }
+        slider_->set_ticks(std::move(ticks));
+        for (QAction* action : kind_menu_->actions()) {
+            const QSignalBlocker block(action);
+            action->setChecked(controller_->has_kind_breakpoint(*parse_kind(action->text().toStdString())));
+        }
+        update_controls();
+    });
+    connect(&c, &SimulationController::graph_changed, this, [this] {
+        auto* completer = new QCompleter(search_);
+        QStringList names;
+        if (controller_->has_graph()) {
+            for (const TraceTensor& tensor : controller_->trace().tensors) {
+                names << qstr(tensor.name);
+            }
+        }
+        completer->setModel(new QStringListModel(names, completer));
+        completer->setCaseSensitivity(Qt::CaseInsensitive);
+        completer->setFilterMode(Qt::MatchContains);
+        delete search_->completer();
+        search_->setCompleter(completer);
+        connect(completer, qOverload<const QString&>(&QCompleter::activated), this, [this] { search(); });
+        update_title();
+        update_controls();
+    });
+    connect(&c, &SimulationController::error_occurred, this, [this](const QString& title, const QString& message) {
+        statusBar()->showMessage(title + ": " + message.section('\n', 0, 0), 10000);
+        message_sink_(title, message);
+    });
+    connect(&c, &SimulationController::status_message, this, [this](const QString& message) {
+        statusBar()->showMessage(message, 8000);
+    });
+    connect(&c, &SimulationController::speed_changed, this, [this](int speed, bool unlimited) {
+        const QSignalBlocker block_speed(speed_), block_unlimited(unlimited_);
+        speed_->setValue(speed);
+        unlimited_->setChecked(unlimited);
+    });
+    connect(slider_, &QSlider::valueChanged, this, [this](int value) {
+        controller_->pause();
+        controller_->jump(static_cast<std::size_t>(value));
+    });
+    connect(speed_, qOverload<int>(&QSpinBox::valueChanged), controller_, &SimulationController::set_speed);
+    connect(unlimited_, &QCheckBox::toggled, controller_, &SimulationController::set_unlimited);
+    connect(search_, &QLineEdit::returnPressed, this, &MainWindow::search);
+
+    for (CanvasView* view : std::initializer_list<CanvasView*>{graph_view_, memory_map_, timeline_}) {
+        connect(view, &CanvasView::tensor_clicked, this, [this, view](std::size_t tensor) {
+            current_view_ = view;
+            controller_->select(static_cast<TensorId>(tensor));
+        });
+        connect(view, &CanvasView::tensor_hovered, this, &MainWindow::show_tensor_tooltip);
+    }
+    connect(qApp, &QApplication::focusChanged, this, [this](QWidget*, QWidget* now) {
+        if (auto* view = qobject_cast<CanvasView*>(now)) {
+            current_view_ = view;
+        }
+    });
+    connect(&c, &SimulationController::selection_changed, this, &MainWindow::update_controls);
+}
+
+void MainWindow::restore_settings(bool layout) {
+    QSettings settings;
+    if (layout) {
+        restoreGeometry(settings.value("window/geometry").toByteArray());
+        restoreState(settings.value("window/state").toByteArray());
+        controller_->set_speed(settings.value("playback/speed", SimulationController::kDefaultSpeed).toInt());
+    }
+    rebuild_recent_menu();
+}
+
+void MainWindow::closeEvent(QCloseEvent* event) {
+    QSettings settings;
+    settings.setValue("window/geometry", saveGeometry());
+    settings.setValue("window/state", saveState());
+    settings.setValue("playback/speed", controller_->speed());
+    QMainWindow::closeEvent(event);
+}
+
+// --- Files ----------------------------------------------------------------------------
+
+bool MainWindow::open(const QString& path) {
+    if (!controller_->open_file(path)) {
+        return false;
+    }
+    remember_recent(path);
+    return true;
+}
+
+void MainWindow::remember_recent(const QString& path) {
+    QSettings settings;
+    QStringList recent = settings.value(kRecentKey).toStringList();
+    const QString absolute = QFileInfo(path).absoluteFilePath();
+    recent.removeAll(absolute);
+    recent.prepend(absolute);
+    while (recent.size() > kRecentFiles) {
+        recent.removeLast();
+    }
+    settings.setValue(kRecentKey, recent);
+    rebuild_recent_menu();
+}
+
+void MainWindow::rebuild_recent_menu() {
+    recent_menu_->clear();
+    const QStringList recent = QSettings().value(kRecentKey).toStringList();
+    for (const QString& path : recent) {
+        recent_menu_->addAction(QFileInfo(path).fileName() + "\t" + QFileInfo(path).path(), this, [this, path] { open(path); });
+    }
+    recent_menu_->setEnabled(!recent.isEmpty());
+}
+
+void MainWindow::rebuild_examples_menu() {
+    examples_menu_->clear();
+    for (const ExampleInfo& example : list_examples()) {
+        const QString name = qstr(example.name);
+        QAction* action = examples_menu_->addAction(name, this, [this, name] { example_dialog(name); });
+        action->setToolTip(qstr(example.description));
+        action->setStatusTip(qstr(example.description));
+    }
+}
+
+void MainWindow::example_dialog(const QString& name) {
+    controller_->load_example(name);
+}
+
+void MainWindow::open_dialog() {
+    const QString path = QFileDialog::getOpenFileName(this, tr("Open a graph file or a session"), QString(),
+                                                      tr("Graph files and sessions (*.json);;All files (*)"));
+    if (!path.isEmpty()) {
+        open(path);
+    }
+}
+
+void MainWindow::save_session_dialog() {
+    QString path = QFileDialog::getSaveFileName(this, tr("Save session"), controller_->graph_name() + ".session.json",
+                                                tr("Sessions (*.json)"));
+    if (!path.isEmpty() && controller_->save_session(path)) {
+        remember_recent(path);
+        statusBar()->showMessage(tr("Session saved to %1").arg(path), 5000);
+    }
+}
+
+void MainWindow::dragEnterEvent(QDragEnterEvent* event) {
+    if (event->mimeData()->hasUrls()) {
+        event->acceptProposedAction();
+    }
+}
+
+void MainWindow::dropEvent(QDropEvent* event) {
+    for (const QUrl& url : event->mimeData()->urls()) {
+        if (url.isLocalFile()) {
+            open(url.toLocalFile());
+            event->acceptProposedAction();
+            return;
+        }
+    }
+}
+
+// --- Export ---------------------------------------------------------------------------
+
+bool MainWindow::export_view(CanvasView& view, const QString& path) {
+    const QString suffix = QFileInfo(path).suffix().toLower();
+    const bool ok = suffix == "svg" ? view.export_svg(path) : view.export_png(path);
+    if (!ok) {
+        message_sink_(tr("Cannot export the view"), tr("%1: could not write the file").arg(path));
+    }
+    return ok;
+}
+
+void MainWindow::export_dialog(const QString& format) {
+    const QString name = controller_->graph_name() + "-" + current_view_->windowTitle().toLower().replace(' ', '-') + "." + format;
+    const QString path = QFileDialog::getSaveFileName(this, tr("Export %1").arg(current_view_->windowTitle()), name,
+                                                      format == "svg" ? tr("SVG images (*.svg)") : tr("PNG images (*.png)"));
+    if (!path.isEmpty() && export_view(*current_view_, path)) {
+        statusBar()->showMessage(tr("Exported to %1").arg(path), 5000);
+    }
+}
+
+// --- Controls -------------------------------------------------------------------------
+
+void MainWindow::update_controls() {
+    const bool loaded = controller_->has_graph();
+    const std::size_t position = controller_->position();
+    const std::size_t total = controller_->event_count();
+    {
+        const QSignalBlocker block(slider_);
+        slider_->setRange(0, static_cast<int>(total));
+        slider_->setValue(static_cast<int>(position));
+    }
+    step_label_->setText(!loaded ? QString() : position == 0 ? tr("Start · %1 steps").arg(total)
+                                                             : tr("Step %1 of %2").arg(position).arg(total));
+    first_action_->setEnabled(loaded && position > 0);
+    back_action_->setEnabled(loaded && position > 0);
+    forward_action_->setEnabled(loaded && position < total);
+    last_action_->setEnabled(loaded && position < total);
+    run_action_->setEnabled(loaded);
+    const bool running = controller_->is_running();
+    run_action_->setIcon(style()->standardIcon(running ? QStyle::SP_MediaPause : QStyle::SP_MediaPlay));
+    run_action_->setText(running ? tr("Pause") : tr("Run"));
+    breakpoint_action_->setEnabled(loaded && controller_->selected().has_value());
+    save_session_action_->setEnabled(loaded);
+    settings_action_->setEnabled(loaded);
+}
+
+void MainWindow::update_title() {
+    setWindowTitle(controller_->has_graph() ? tr("%1 — gallocsim").arg(controller_->graph_name()) : tr("gallocsim"));
+}
+
+void MainWindow::show_tensor_tooltip(std::optional<std::size_t> tensor, QPoint global_pos) {
+    if (!tensor || !controller_->has_graph()) {
+        QToolTip::hideText();
+        return;
+    }
+    QToolTip::showText(global_pos, controller_->describe_tensor(static_cast<TensorId>(*tensor)));
+}
+
+void MainWindow::search() {
+    const QString name = search_->text().trimmed();
+    if (name.isEmpty()) {
+        return;
+    }
+    if (const auto tensor = controller_->find_tensor(name)) {
+        controller_->select(*tensor);
+        graph_view_->reveal(*tensor);
+        statusBar()->showMessage(tr("Selected %1").arg(name), 4000);
+    } else {
+        statusBar()->showMessage(tr("No tensor named \"%1\"").arg(name), 6000);
+    }
+}
+
+void MainWindow::toggle_selected_breakpoint() {
+    const auto tensor = controller_->selected();
+    if (!tensor) {
+        return;
+    }
+    const bool on = !controller_->has_tensor_breakpoint(*tensor);
+    controller_->set_tensor_breakpoint(*tensor, on);
+    statusBar()->showMessage(on ? tr("Breakpoint: stop at every step about %1").arg(qstr(controller_->trace().tensor(*tensor).name))
+                                : tr("Breakpoint on %1 removed").arg(qstr(controller_->trace().tensor(*tensor).name)),
+                             5000);
+}
+
+void MainWindow::buffer_settings_dialog() {
+    if (!controller_->has_graph()) {
+        return;
+    }
+    BufferSettingsDialog dialog(controller_->file().buffer_types, this);
+    if (dialog.exec() == QDialog::Accepted) {
+        controller_->set_buffer_types(dialog.settings());
+    }
+}
+
+} // namespace gallocsim::gui

@@ -1,0 +1,131 @@
+#pragma once
+// gallocsim-gui's one window: the graph in the middle; the explanation and event log, the
+// memory map, the timeline, the state tables and the statistics in docks around it; the
+// playback controls in a toolbar. Every action has a keyboard shortcut. The window
+// remembers its layout and recent files, opens files dropped on it, and shows errors
+// through a message sink (a dialog by default; tests put in their own).
+
+#include "simulator/trace.hpp"
+
+#include <QMainWindow>
+
+#include <functional>
+#include <memory>
+
+class QAction;
+class QCheckBox;
+class QLabel;
+class QLineEdit;
+class QMenu;
+class QSpinBox;
+
+namespace gallocsim::gui {
+
+class BreakpointSlider;
+class CanvasView;
+class EventLog;
+class GraphView;
+class MemoryMapView;
+class SimulationController;
+class StateTables;
+class StatisticsPanel;
+class TimelineView;
+
+using MessageSink = std::function<void(const QString& title, const QString& message)>;
+
+class MainWindow : public QMainWindow {
+    Q_OBJECT
+public:
+    // With saved_settings false the window ignores the remembered layout and recent files
+    // (tests and screenshots want the defaults); it still remembers what happens.
+    explicit MainWindow(bool saved_settings = true, QWidget* parent = nullptr);
+    ~MainWindow() override;
+
+    SimulationController& controller() { return *controller_; }
+    GraphView& graph_view() { return *graph_view_; }
+    MemoryMapView& memory_map() { return *memory_map_; }
+    TimelineView& timeline() { return *timeline_; }
+    StateTables& state_tables() { return *state_tables_; }
+    EventLog& event_log() { return *event_log_; }
+    StatisticsPanel& statistics() { return *statistics_; }
+    BreakpointSlider& slider() { return *slider_; }
+    QLabel& step_label() { return *step_label_; }
+    QLineEdit& search_box() { return *search_; }
+
+    // Where errors go (default: a warning dialog).
+    void set_message_sink(MessageSink sink) { message_sink_ = std::move(sink); }
+
+    // Opens a graph file or a saved session, and remembers it among the recent files.
+    bool open(const QString& path);
+    // Writes the view as PNG or SVG, by the path's suffix.
+    bool export_view(CanvasView& view, const QString& path);
+    // The picture view that last had the focus (the graph at first).
+    CanvasView& current_view() const { return *current_view_; }
+
+protected:
+    void closeEvent(QCloseEvent* event) override;
+    void dragEnterEvent(QDragEnterEvent* event) override;
+    void dropEvent(QDropEvent* event) override;
+
+private:
+    void build_docks();
+    void build_actions();
+    void build_menus();
+    void build_toolbars();
+    void connect_views();
+    void restore_settings(bool layout);
+    void remember_recent(const QString& path);
+    void rebuild_recent_menu();
+    void rebuild_examples_menu();
+    void update_controls();
+    void update_title();
+    void show_tensor_tooltip(std::optional<std::size_t> tensor, QPoint global_pos);
+    void search();
+    void open_dialog();
+    void save_session_dialog();
+    void export_dialog(const QString& format);
+    void buffer_settings_dialog();
+    void example_dialog(const QString& name);
+    void toggle_selected_breakpoint();
+
+    SimulationController* controller_;
+    GraphView* graph_view_;
+    MemoryMapView* memory_map_;
+    TimelineView* timeline_;
+    StateTables* state_tables_;
+    EventLog* event_log_;
+    StatisticsPanel* statistics_;
+    CanvasView* current_view_;
+
+    BreakpointSlider* slider_ = nullptr;
+    QLabel* step_label_ = nullptr;
+    QSpinBox* speed_ = nullptr;
+    QCheckBox* unlimited_ = nullptr;
+    QLineEdit* search_ = nullptr;
+    QMenu* recent_menu_ = nullptr;
+    QMenu* examples_menu_ = nullptr;
+    QMenu* kind_menu_ = nullptr;
+    QMenu* view_menu_ = nullptr;
+
+    QAction* open_action_ = nullptr;
+    QAction* save_session_action_ = nullptr;
+    QAction* export_png_action_ = nullptr;
+    QAction* export_svg_action_ = nullptr;
+    QAction* quit_action_ = nullptr;
+    QAction* first_action_ = nullptr;
+    QAction* back_action_ = nullptr;
+    QAction* forward_action_ = nullptr;
+    QAction* last_action_ = nullptr;
+    QAction* run_action_ = nullptr;
+    QAction* breakpoint_action_ = nullptr;
+    QAction* clear_breakpoints_action_ = nullptr;
+    QAction* settings_action_ = nullptr;
+    QAction* fit_action_ = nullptr;
+    QAction* zoom_in_action_ = nullptr;
+    QAction* zoom_out_action_ = nullptr;
+    QAction* find_action_ = nullptr;
+
+    MessageSink message_sink_;
+};
+
+} // namespace gallocsim::gui

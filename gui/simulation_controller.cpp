@@ -1,0 +1,447 @@
+#include "gui/simulation_controller.hpp"
+
+#include "gui/text.hpp"
+#include "simulator/explain.hpp"
+
+#include <QFile>
+#include <QFileInfo>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonParseError>
+
+#include <algorithm>
+#include <exception>
+
+namespace gallocsim::gui {
+
+namespace {
+
+constexpr auto kSessionFormat = "gallocsim-session/1";
+
+QString flags_text(const TraceTensor& tensor) {
+    QStringList names;
+    for (const auto& [flag, name] : kFlagNames) {
+        if (tensor.has_flag(flag)) {
+            names << qstr(name);
+        }
+    }
+    return names.join(", ");
+}
+
+} // namespace
+
+SimulationController::Loaded::Loaded(GraphFile graph, Trace trace, QString from)
+    : file(std::move(graph)), cursor(std::move(trace)), final_state(cursor.state_at(cursor.size())),
+      spans(cursor.trace()), explanations(explain_all(cursor.trace())), source(std::move(from)) {}
+
+SimulationController::SimulationController(QObject* parent) : QObject(parent) {
+    connect(&timer_, &QTimer::timeout, this, &SimulationController::tick);
+}
+
+SimulationController::~SimulationController() = default;
+
+QString SimulationController::graph_name() const {
+    if (!has_graph()) {
+        return {};
+    }
+    return file().name.empty() ? QFileInfo(source()).fileName() : qstr(file().name);
+}
+
+bool SimulationController::fail(const QString& title, const QString& message) {
+    Q_EMIT error_occurred(title, message);
+    return false;
+}
+
+// --- Loading --------------------------------------------------------------------------
+
+bool SimulationController::install(GraphFile file, QString from, std::size_t start_at, bool same_graph) {
+    pause();
+    std::unique_ptr<Loaded> loaded;
+    try {
+        Trace trace = record_trace(file);
+        loaded = std::make_unique<Loaded>(std::move(file), std::move(trace), from);
+    } catch (const std::exception& error) {
+        return fail(tr("Cannot plan the graph"), tr("%1: %2").arg(from, QString::fromUtf8(error.what())));
+    }
+    loaded_ = std::move(loaded);
+    if (!same_graph) {
+        tensor_breakpoints_.clear();
+        kind_breakpoints_.clear();
+        selected_.reset();
+    }
+    loaded_->cursor.jump(std::min(start_at, loaded_->cursor.size()));
+    before_ = loaded_->cursor.state_at(position() == 0 ? 0 : position() - 1);
+    update_breakpoint_positions();
+    Q_EMIT graph_changed();
+    Q_EMIT breakpoints_changed();
+    Q_EMIT selection_changed(selected_);
+    Q_EMIT position_changed(this->position());
+    if (!trace().error.empty()) {
+        Q_EMIT error_occurred(tr("The plan failed"),
+                            tr("%1: %2\nThe steps up to the failure can still be followed.").arg(from, qstr(trace().error)));
+    }
+    Q_EMIT status_message(tr("%1: %2 tensors, %3 events").arg(graph_name()).arg(trace().tensors.size()).arg(event_count()));
+    return true;
+}
+
+bool SimulationController::load_graph(GraphFile file, const QString& source) {
+    return install(std::move(file), source, 0, false);
+}
+
+bool SimulationController::open_file(const QString& path) {
+    QFile input(path);
+    if (!input.open(QIODevice::ReadOnly)) {
+        return fail(tr("Cannot open file"), tr("%1: %2").arg(path, input.errorString()));
+    }
+    const QByteArray text = input.readAll();
+    // A saved session is recognised by its format tag; anything else must be a graph file.
+    QJsonParseError parse_error;
+    const QJsonDocument document = QJsonDocument::fromJson(text, &parse_error);
+    if (document.isObject() && document.object().value("format").toString() == kSessionFormat) {
+        return restore_session(document.object(), path);
+    }
+    try {
+        return load_graph(parse_graph_file(std::string_view(text.constData(), static_cast<std::size_t>(text.size())),
+                                           path.toStdString()),
+                          path);
+    } catch (const std::exception& error) {
+        return fail(tr("Cannot read the graph file"), QString::fromUtf8(error.what()));
+    }
+}
+
+bool SimulationController::load_example(const QString& name) {
+    try {
+        return load_graph(make_example(name.toStdString()), "example:" + name);
+    } catch (const std::exception& error) {
+        return fail(tr("Cannot build the example"), QString::fromUtf8(error.what()));
+    }
+}
+
+bool SimulationController::set_buffer_types(const std::vector<BufferTypeSpec>& types) {
+    if (!has_graph()) {
+        return false;
+    }
+    if (types.size() != file().buffer_types.size()) {
+        return fail(tr("Invalid buffer settings"), tr("%1 buffer types given, the graph has %2")
+                                                       .arg(types.size())
+                                                       .arg(file().buffer_types.size()));
+    }
+    // A copy through the file format: the same validation as a file gets, and the shown
+    // graph stays untouched if the settings are refused.
+    try {
+        GraphFile copy = parse_graph_file(graph_file_to_json(file()), source().toStdString());
+        copy.buffer_types = types;
+        copy.expected.reset();  // upstream's plan was for the old settings
+        copy = parse_graph_file(graph_file_to_json(copy), "buffer settings");
+        return install(std::move(copy), source(), position(), true);
+    } catch (const std::exception& error) {
+        return fail(tr("Invalid buffer settings"), QString::fromUtf8(error.what()));
+    }
+}
+
+// --- The cursor -----------------------------------------------------------------------
+
+void SimulationController::jump(std::size_t target) {
+    if (!has_graph()) {
+        return;
+    }
+    target = std::min(target, event_count());
+    if (target == position()) {
+        return;
+    }
+    if (target == position() + 1) {
+        before_ = state();  // shares its pages with the cursor's state: cheap
+    } else {
+        before_ = loaded_->cursor.state_at(target == 0 ? 0 : target - 1);
+    }
+    loaded_->cursor.jump(target);
+    moved();
+}
+
+void SimulationController::step_forward() {
+    pause();
+    jump(position() + 1);
+}
+
+void SimulationController::step_back() {
+    pause();
+    if (position() > 0) {
+        jump(position() - 1);
+    }
+}
+
+void SimulationController::moved() {
+    Q_EMIT position_changed(position());
+}
+
+std::vector<TensorId> SimulationController::last_event_tensors() const {
+    if (!has_graph() || cursor().last_event() == nullptr) {
+        return {};
+    }
+    return touched_tensors(*cursor().last_event());
+}
+
+// --- Running --------------------------------------------------------------------------
+
+void SimulationController::run() {
+    if (!has_graph() || is_running()) {
+        return;
+    }
+    if (cursor().at_end()) {
+        jump(0);  // run again from the start, as a media player does
+    }
+    if (unlimited_) {
+        const auto stop = next_breakpoint_after(position());
+        jump(stop.value_or(event_count()));
+        Q_EMIT status_message(stop ? tr("Stopped at a breakpoint, step %1").arg(*stop) : tr("Ran to the end"));
+        return;
+    }
+    timer_.start(std::max(kTickMilliseconds, 1000 / std::max(1, speed_)));
+    Q_EMIT running_changed(true);
+}
+
+void SimulationController::pause() {
+    if (timer_.isActive()) {
+        timer_.stop();
+        Q_EMIT running_changed(false);
+    }
+}
+
+void SimulationController::tick() {
+    // Each tick moves as many events as the speed asks for in one tick's time, and
+    // stops early at a breakpoint: one redraw per tick however fast the run.
+    const auto per_tick = static_cast<std::size_t>(std::max(1, speed_ * timer_.interval() / 1000));
+    std::size_t target = std::min(position() + per_tick, event_count());
+    const auto stop = next_breakpoint_after(position());
+    const bool at_breakpoint = stop && *stop <= target;
+    if (at_breakpoint) {
+        target = *stop;
+    }
+    jump(target);
+    if (at_breakpoint) {
+        pause();
+        Q_EMIT status_message(tr("Stopped at a breakpoint, step %1").arg(target));
+    } else if (cursor().at_end()) {
+        pause();
+    }
+}
+
+void SimulationController::set_speed(int events_per_second) {
+    speed_ = std::clamp(events_per_second, 1, 10000);
+    if (is_running()) {
+        timer_.setInterval(std::max(kTickMilliseconds, 1000 / speed_));
+    }
+    Q_EMIT speed_changed(speed_, unlimited_);
+}
+
+void SimulationController::set_unlimited(bool unlimited) {
+    unlimited_ = unlimited;
+    if (unlimited_ && is_running()) {
+        pause();
+        run();
+    }
+    Q_EMIT speed_changed(speed_, unlimited_);
+}
+
+// --- Breakpoints ----------------------------------------------------------------------
+
+void SimulationController::set_tensor_breakpoint(TensorId tensor, bool on) {
+    on ? void(tensor_breakpoints_.insert(tensor)) : void(tensor_breakpoints_.erase(tensor));
+    update_breakpoint_positions();
+    Q_EMIT breakpoints_changed();
+}
+
+void SimulationController::set_kind_breakpoint(EventKind kind, bool on) {
+    on ? void(kind_breakpoints_.insert(kind)) : void(kind_breakpoints_.erase(kind));
+    update_breakpoint_positions();
+    Q_EMIT breakpoints_changed();
+}
+
+void SimulationController::clear_breakpoints() {
+    tensor_breakpoints_.clear();
+    kind_breakpoints_.clear();
+    update_breakpoint_positions();
+    Q_EMIT breakpoints_changed();
+}
+
+void SimulationController::update_breakpoint_positions() {
+    breakpoint_positions_.clear();
+    if (!has_graph() || (tensor_breakpoints_.empty() && kind_breakpoints_.empty())) {
+        return;
+    }
+    std::vector<Breakpoint> all;
+    for (TensorId tensor : tensor_breakpoints_) {
+        all.emplace_back(OnTensor{tensor});
+    }
+    for (EventKind kind : kind_breakpoints_) {
+        all.emplace_back(OnKind{kind});
+    }
+    for (std::size_t p = 1; p <= event_count(); ++p) {
+        if (std::ranges::any_of(all, [&](const Breakpoint& b) { return cursor().hits(b, p); })) {
+            breakpoint_positions_.push_back(p);
+        }
+    }
+}
+
+std::optional<std::size_t> SimulationController::next_breakpoint_after(std::size_t from) const {
+    const auto it = std::ranges::upper_bound(breakpoint_positions_, from);
+    return it == breakpoint_positions_.end() ? std::nullopt : std::optional(*it);
+}
+
+// --- Selection and descriptions -------------------------------------------------------
+
+void SimulationController::select(std::optional<TensorId> tensor) {
+    if (tensor == selected_) {
+        return;
+    }
+    selected_ = tensor;
+    Q_EMIT selection_changed(selected_);
+}
+
+std::optional<TensorId> SimulationController::find_tensor(const QString& name) const {
+    if (!has_graph()) {
+        return std::nullopt;
+    }
+    return trace().find(name.toStdString());
+}
+
+QString SimulationController::describe_tensor(TensorId id) const {
+    const TraceTensor& tensor = trace().tensor(id);
+    const TensorState& now = state().tensor(id);
+    QStringList lines;
+    lines << "<b>" + qstr(tensor.name).toHtmlEscaped() + "</b>";
+    lines << tr("%1 · %2 · %3 · %4")
+                 .arg(qstr(op_name(tensor.op)), qstr(type_name(tensor.type)), shape_text(tensor), qstr(byte_count(tensor.bytes)));
+    if (const QString flags = flags_text(tensor); !flags.isEmpty()) {
+        lines << tr("flags: %1").arg(flags);
+    }
+    if (tensor.external) {
+        lines << tr("external data: its memory is not the allocator's");
+    } else if (tensor.is_view()) {
+        lines << tr("view of %1 at +%2").arg(qstr(trace().tensor(tensor.view_src).name).toHtmlEscaped()).arg(tensor.view_offs);
+    }
+    const MemorySpan* span = spans().span_at(id, position());
+    if (span != nullptr) {
+        const TraceBuffer& buffer = trace().buffer(span->buffer_id);
+        lines << tr("memory: buffer %1 (%2), chunk %3, offset %4, %5")
+                     .arg(span->buffer_id)
+                     .arg(qstr(buffer.type_name).toHtmlEscaped())
+                     .arg(span->address.chunk)
+                     .arg(span->address.offset)
+                     .arg(qstr(byte_count(span->size)));
+        const QString until = span->how_it_ends == SpanEnd::kept
+                                  ? tr("the end")
+                                  : tr("step %1 (%2)").arg(span->end).arg(span->how_it_ends == SpanEnd::freed
+                                                                                  ? tr("freed")
+                                                                                  : tr("handed over in place"));
+        lines << tr("lifetime: from step %1 to %2").arg(span->first).arg(until);
+    }
+    static const char* const life_names[] = {QT_TR_NOOP("no memory of its own yet"), QT_TR_NOOP("live"),
+                                             QT_TR_NOOP("handed over in place"), QT_TR_NOOP("freed")};
+    if (!tensor.external && !tensor.is_view()) {
+        lines << tr("now: %1").arg(tr(life_names[static_cast<int>(now.life)]));
+    }
+    if (const auto placing = spans().placing_event(id)) {
+        lines << tr("why there (step %1): %2").arg(*placing + 1).arg(qstr(explanation(*placing)).toHtmlEscaped());
+    }
+    return lines.join("<br>");
+}
+
+// --- Sessions -------------------------------------------------------------------------
+
+QJsonObject SimulationController::session() const {
+    QJsonObject session;
+    session["format"] = kSessionFormat;
+    if (!has_graph()) {
+        return session;
+    }
+    session["source"] = source();
+    session["graph"] = QJsonDocument::fromJson(QByteArray::fromStdString(graph_file_to_json(file()))).object();
+    session["position"] = static_cast<qint64>(position());
+    QJsonArray tensors, kinds;
+    for (TensorId tensor : tensor_breakpoints_) {
+        tensors.append(qstr(trace().tensor(tensor).name));
+    }
+    for (EventKind kind : kind_breakpoints_) {
+        kinds.append(qstr(kind_name(kind)));
+    }
+    session["breakpoints"] = QJsonObject{{"tensors", tensors}, {"kinds", kinds}};
+    session["speed"] = speed_;
+    session["unlimited"] = unlimited_;
+    if (selected_) {
+        session["selected"] = qstr(trace().tensor(*selected_).name);
+    }
+    return session;
+}
+
+bool SimulationController::restore_session(const QJsonObject& session, const QString& origin) {
+    const QString title = tr("Cannot open the session");
+    if (session.value("format").toString() != kSessionFormat) {
+        return fail(title, tr("%1: not a gallocsim session (format should be \"%2\")").arg(origin, kSessionFormat));
+    }
+    if (!session.value("graph").isObject()) {
+        return fail(title, tr("%1: $.graph: missing or not an object").arg(origin));
+    }
+    const QByteArray graph_text = QJsonDocument(session.value("graph").toObject()).toJson(QJsonDocument::Compact);
+    GraphFile file;
+    try {
+        file = parse_graph_file(std::string_view(graph_text.constData(), static_cast<std::size_t>(graph_text.size())),
+                                (origin + ": $.graph").toStdString());
+    } catch (const std::exception& error) {
+        return fail(title, QString::fromUtf8(error.what()));
+    }
+    const QJsonValue position_value = session.value("position");
+    if (!position_value.isUndefined() && (!position_value.isDouble() || position_value.toDouble() < 0)) {
+        return fail(title, tr("%1: $.position: should be a number of steps, 0 or more").arg(origin));
+    }
+    // Check the breakpoints against the graph before anything changes.
+    std::vector<std::string> tensor_names;
+    std::vector<EventKind> kinds;
+    const QJsonObject breakpoints = session.value("breakpoints").toObject();
+    for (const QJsonValue& name : breakpoints.value("tensors").toArray()) {
+        if (file.context.find(name.toString().toStdString()) == nullptr) {
+            return fail(title, tr("%1: $.breakpoints.tensors: no tensor named \"%2\"").arg(origin, name.toString()));
+        }
+        tensor_names.push_back(name.toString().toStdString());
+    }
+    for (const QJsonValue& name : breakpoints.value("kinds").toArray()) {
+        const auto kind = parse_kind(name.toString().toStdString());
+        if (!kind) {
+            return fail(title, tr("%1: $.breakpoints.kinds: no event kind \"%2\"").arg(origin, name.toString()));
+        }
+        kinds.push_back(*kind);
+    }
+    if (!install(std::move(file), session.value("source").toString(origin), static_cast<std::size_t>(position_value.toDouble(0)), false)) {
+        return false;
+    }
+    for (const std::string& name : tensor_names) {
+        tensor_breakpoints_.insert(*trace().find(name));
+    }
+    kind_breakpoints_.insert(kinds.begin(), kinds.end());
+    update_breakpoint_positions();
+    Q_EMIT breakpoints_changed();
+    unlimited_ = session.value("unlimited").toBool(false);
+    set_speed(session.value("speed").toInt(kDefaultSpeed));
+    if (const QString name = session.value("selected").toString(); !name.isEmpty()) {
+        select(find_tensor(name));
+    }
+    return true;
+}
+
+bool SimulationController::save_session(const QString& path) {
+    QFile output(path);
+    if (!output.open(QIODevice::WriteOnly | QIODevice::Truncate)) {
+        return fail(tr("Cannot save the session"), tr("%1: %2").arg(path, output.errorString()));
+    }
+    output.write(QJsonDocument(session()).toJson(QJsonDocument::Indented));
+    if (!output.flush()) {
+        return fail(tr("Cannot save the session"), tr("%1: %2").arg(path, output.errorString()));
+    }
+    return true;
+}
+
+bool SimulationController::open_session(const QString& path) {
+    return open_file(path);
+}
+
+} // namespace gallocsim::gui

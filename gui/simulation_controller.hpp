@@ -1,0 +1,155 @@
+#pragma once
+// The one QObject between the simulator and the views. It owns the loaded graph, its
+// recorded trace and a cursor over it; it moves the cursor (step, jump, run at a speed or
+// unlimited, to breakpoints), keeps the selection, loads and saves sessions, and tells the
+// views what changed through signals. Views read what they draw from it and never change
+// the simulation themselves. Redraws are throttled: a run moves the cursor in ticks of at
+// most 25 per second, one signal per tick, and an unlimited run signals once, where it stops.
+//
+// Errors (unreadable files, bad settings) never replace what is shown: the controller
+// emits error_occurred with a title and a message naming the problem and keeps the graph.
+
+#include "gui/trace_spans.hpp"
+#include "simulator/cursor.hpp"
+#include "simulator/examples.hpp"
+#include "simulator/graph_file.hpp"
+
+#include <QJsonObject>
+#include <QObject>
+#include <QString>
+#include <QTimer>
+
+#include <cstddef>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace gallocsim::gui {
+
+class SimulationController : public QObject {
+    Q_OBJECT
+public:
+    static constexpr int kTickMilliseconds = 40;  // at most 25 redraws per second while running
+    static constexpr int kDefaultSpeed = 10;      // events per second
+
+    explicit SimulationController(QObject* parent = nullptr);
+    ~SimulationController() override;
+
+    // --- What is loaded --------------------------------------------------------------
+    bool has_graph() const { return loaded_ != nullptr; }
+    const GraphFile& file() const { return loaded_->file; }
+    const Trace& trace() const { return loaded_->cursor.trace(); }
+    const Cursor& cursor() const { return loaded_->cursor; }
+    const SimState& state() const { return loaded_->cursor.state(); }
+    // The state one step earlier (the same as state() at the start): what the last step changed.
+    const SimState& state_before() const { return before_; }
+    const SimState& final_state() const { return loaded_->final_state; }
+    const TraceSpans& spans() const { return loaded_->spans; }
+    const std::string& explanation(std::size_t event) const { return loaded_->explanations.at(event); }
+    // Where the graph came from: a file path, or "example:NAME".
+    const QString& source() const { return loaded_->source; }
+    QString graph_name() const;
+
+    // --- Loading (false and error_occurred on failure; the previous graph stays) ------
+    bool open_file(const QString& path);
+    bool load_example(const QString& name);
+    bool load_graph(GraphFile file, const QString& source);
+    // Re-plans the graph with other buffer type settings (alignment, max size).
+    bool set_buffer_types(const std::vector<BufferTypeSpec>& types);
+
+    // --- The cursor -------------------------------------------------------------------
+    std::size_t event_count() const { return has_graph() ? cursor().size() : 0; }
+    std::size_t position() const { return has_graph() ? cursor().position() : 0; }
+    void jump(std::size_t position);
+    void step_forward();
+    void step_back();
+    void to_first() {
+        pause();
+        jump(0);
+    }
+    void to_last() {
+        pause();
+        jump(event_count());
+    }
+    // The tensors the last step's event is about (highlighted in every view).
+    std::vector<TensorId> last_event_tensors() const;
+
+    // --- Running ----------------------------------------------------------------------
+    void run();
+    void pause();
+    void toggle_run() { is_running() ? pause() : run(); }
+    bool is_running() const { return timer_.isActive(); }
+    void set_speed(int events_per_second);
+    int speed() const { return speed_; }
+    // Unlimited: a run jumps straight to the next breakpoint or the end, drawing nothing between.
+    void set_unlimited(bool unlimited);
+    bool is_unlimited() const { return unlimited_; }
+
+    // --- Breakpoints ------------------------------------------------------------------
+    void set_tensor_breakpoint(TensorId tensor, bool on);
+    void set_kind_breakpoint(EventKind kind, bool on);
+    bool has_tensor_breakpoint(TensorId tensor) const { return tensor_breakpoints_.contains(tensor); }
+    bool has_kind_breakpoint(EventKind kind) const { return kind_breakpoints_.contains(kind); }
+    void clear_breakpoints();
+    // Positions (1..event_count()) whose step hits a breakpoint, ascending.
+    const std::vector<std::size_t>& breakpoint_positions() const { return breakpoint_positions_; }
+
+    // --- Selection --------------------------------------------------------------------
+    void select(std::optional<TensorId> tensor);
+    std::optional<TensorId> selected() const { return selected_; }
+    std::optional<TensorId> find_tensor(const QString& name) const;
+
+    // What a tooltip says about a tensor at the cursor: name, op, type, shape, size,
+    // offset, lifetime, and why it is where it is.
+    QString describe_tensor(TensorId tensor) const;
+
+    // --- Sessions ---------------------------------------------------------------------
+    QJsonObject session() const;
+    bool restore_session(const QJsonObject& session, const QString& origin);
+    bool save_session(const QString& path);
+    bool open_session(const QString& path);
+
+Q_SIGNALS:
+    void graph_changed();  // another graph or plan: views lay out again
+    void position_changed(std::size_t position);
+    void running_changed(bool running);
+    void speed_changed(int events_per_second, bool unlimited);
+    void breakpoints_changed();
+    void selection_changed(std::optional<TensorId> tensor);
+    void error_occurred(const QString& title, const QString& message);
+    void status_message(const QString& message);
+
+private:
+    struct Loaded {
+        Loaded(GraphFile graph, Trace trace, QString from);
+        GraphFile file;
+        Cursor cursor;
+        SimState final_state;
+        TraceSpans spans;
+        std::vector<std::string> explanations;
+        QString source;
+    };
+
+    // Plans `file` and shows it at `start_at` (clamped); false, with the error emitted, when
+    // planning throws. `same_graph`: a re-plan of the shown graph keeps breakpoints and selection.
+    bool install(GraphFile file, QString from, std::size_t start_at, bool same_graph);
+    void moved();  // after every cursor move
+    void tick();
+    void update_breakpoint_positions();
+    std::optional<std::size_t> next_breakpoint_after(std::size_t position) const;
+    bool fail(const QString& title, const QString& message);
+
+    std::unique_ptr<Loaded> loaded_;
+    SimState before_;
+    QTimer timer_;
+    int speed_ = kDefaultSpeed;
+    bool unlimited_ = false;
+    std::set<TensorId> tensor_breakpoints_;
+    std::set<EventKind> kind_breakpoints_;
+    std::vector<std::size_t> breakpoint_positions_;
+    std::optional<TensorId> selected_;
+};
+
+} // namespace gallocsim::gui

@@ -1,0 +1,240 @@
+// The controller on its own: loading, stepping, running to breakpoints, errors that keep
+// the shown graph, re-planning with other buffer settings, sessions. The seed example
+// (a, b: one f32 each; mul = a*b, output) has these 17 steps:
+//
+//    1 plan-started        7 consumer-counted b    13 buffer-allocated
+//    2 chunk-created       8 node-started mul      14 plan-finished
+//    3 leaf-allocated a    9 in-place-reused mul   15 tensor-initialised a
+//    4 leaf-allocated b   10 parent-released a     16 tensor-initialised b
+//    5 counting-started   11 parent-released b     17 tensor-initialised mul
+//    6 consumer-counted a 12 tensor-freed b
+#include "gui/simulation_controller.hpp"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QTest>
+
+namespace gallocsim::gui {
+
+class ControllerTest : public QObject {
+    Q_OBJECT
+
+private:
+    static std::vector<EventKind> kinds(const Trace& trace) {
+        std::vector<EventKind> result;
+        for (const TraceEvent& event : trace.events) {
+            result.push_back(kind_of(event));
+        }
+        return result;
+    }
+    static QString write(const QTemporaryDir& dir, const QString& name, const QByteArray& text) {
+        const QString path = dir.filePath(name);
+        QFile file(path);
+        file.open(QIODevice::WriteOnly);
+        file.write(text);
+        return path;
+    }
+
+private Q_SLOTS:
+    void seed_trace_has_the_seventeen_steps() {
+        SimulationController controller;
+        QVERIFY(controller.load_example("seed"));
+        using enum EventKind;
+        const std::vector<EventKind> expected{
+            plan_started,    chunk_created,   leaf_allocated,     leaf_allocated,    counting_started, consumer_counted,
+            consumer_counted, node_started,   in_place_reused,    parent_released,   parent_released,  tensor_freed,
+            buffer_allocated, plan_finished,  tensor_initialised, tensor_initialised, tensor_initialised};
+        QCOMPARE(kinds(controller.trace()), expected);
+        QCOMPARE(controller.position(), 0u);
+    }
+
+    // Every position the controller reaches, forward one by one, back one by one or by a
+    // jump, shows exactly the state the simulator replays for that position.
+    void every_move_shows_the_replayed_state() {
+        SimulationController controller;
+        QVERIFY(controller.load_example("seed"));
+        QSignalSpy moved(&controller, &SimulationController::position_changed);
+        const Trace& trace = controller.trace();
+        for (std::size_t p = 1; p <= trace.size(); ++p) {
+            controller.step_forward();
+            QCOMPARE(controller.position(), p);
+            QVERIFY(controller.state() == replay(trace, p));
+            QVERIFY(controller.state_before() == replay(trace, p - 1));
+        }
+        controller.step_forward();  // at the end: nothing moves, nothing is signalled
+        QCOMPARE(moved.count(), static_cast<qsizetype>(trace.size()));
+        for (std::size_t p = trace.size(); p-- > 0;) {
+            controller.step_back();
+            QVERIFY(controller.state() == replay(trace, p));
+        }
+        controller.jump(9);
+        QVERIFY(controller.state() == replay(trace, 9));
+        QVERIFY(controller.state_before() == replay(trace, 8));
+        QCOMPARE(moved.takeLast().at(0).value<std::size_t>(), 9u);
+    }
+
+    void last_event_tensors_are_those_of_the_step_just_taken() {
+        SimulationController controller;
+        QVERIFY(controller.load_example("seed"));
+        QVERIFY(controller.last_event_tensors().empty());
+        controller.jump(9);  // mul reuses a in place
+        const TensorId mul = *controller.find_tensor("mul");
+        const TensorId a = *controller.find_tensor("a");
+        QCOMPARE(controller.last_event_tensors(), (std::vector<TensorId>{mul, a}));
+    }
+
+    void unlimited_run_stops_at_each_breakpoint_then_at_the_end() {
+        SimulationController controller;
+        QVERIFY(controller.load_example("seed"));
+        controller.set_unlimited(true);
+        controller.set_tensor_breakpoint(*controller.find_tensor("b"), true);
+        // Steps about b: 4 (allocated), 7 (counted), 11 (released), 12 (freed), 16 (placed);
+        // step 9 is about mul and a only.
+        QCOMPARE(controller.breakpoint_positions(), (std::vector<std::size_t>{4, 7, 11, 12, 16}));
+        for (std::size_t stop : {4u, 7u, 11u, 12u, 16u, 17u}) {
+            controller.run();
+            QCOMPARE(controller.position(), stop);
+        }
+    }
+
+    void timed_run_stops_at_an_event_kind_breakpoint() {
+        SimulationController controller;
+        QVERIFY(controller.load_example("seed"));
+        controller.set_speed(1000);
+        controller.set_kind_breakpoint(EventKind::tensor_freed, true);
+        QSignalSpy running(&controller, &SimulationController::running_changed);
+        controller.run();
+        QVERIFY(controller.is_running());
+        QTRY_VERIFY(!controller.is_running());
+        QCOMPARE(controller.position(), 12u);
+        QCOMPARE(kind_of(*controller.cursor().last_event()), EventKind::tensor_freed);
+        QCOMPARE(running.count(), 2);
+        // At 1000 steps per second a 40 ms tick moves 40 steps: the 12 steps took one
+        // tick, so the views were told once, not twelve times.
+    }
+
+    void a_run_redraws_once_per_tick() {
+        SimulationController controller;
+        QVERIFY(controller.load_example("seed"));
+        controller.set_speed(100);  // 4 steps per 40 ms tick
+        QSignalSpy moved(&controller, &SimulationController::position_changed);
+        controller.run();
+        QTRY_VERIFY(!controller.is_running());
+        QCOMPARE(controller.position(), 17u);
+        QCOMPARE(moved.count(), 5);  // 4, 8, 12, 16, 17
+    }
+
+    void a_broken_file_is_reported_and_the_graph_stays() {
+        QTemporaryDir dir;
+        const QString path = write(dir, "broken.json", R"({"format": "ggml-graph/1", "buffer_types": [{"name": "CPU", "alignment": 32}],
+                "tensors": [{"name": "x", "type": "f33", "ne": [4]}], "leafs": ["x"], "nodes": []})");
+        SimulationController controller;
+        QVERIFY(controller.load_example("seed"));
+        controller.jump(5);
+        QSignalSpy errors(&controller, &SimulationController::error_occurred);
+        QSignalSpy changed(&controller, &SimulationController::graph_changed);
+        QVERIFY(!controller.open_file(path));
+        QCOMPARE(errors.count(), 1);
+        const QString message = errors.at(0).at(1).toString();
+        QVERIFY2(message.contains("broken.json") && message.contains("f33"), qPrintable(message));
+        QCOMPARE(changed.count(), 0);
+        QCOMPARE(controller.source(), QString("example:seed"));
+        QCOMPARE(controller.position(), 5u);
+    }
+
+    void a_missing_file_and_an_unknown_example_are_reported() {
+        SimulationController controller;
+        QSignalSpy errors(&controller, &SimulationController::error_occurred);
+        QVERIFY(!controller.open_file("/nonexistent/graph.json"));
+        QVERIFY(!controller.load_example("no-such-example"));
+        QCOMPARE(errors.count(), 2);
+        QVERIFY(errors.at(0).at(1).toString().contains("/nonexistent/graph.json"));
+        QVERIFY(errors.at(1).at(1).toString().contains("no-such-example"));
+        QVERIFY(!controller.has_graph());
+    }
+
+    // With at most 32 bytes per buffer, a and b no longer fit one chunk: b gets chunk 1.
+    //
+    //   chunk 0: | a=mul (32) |        chunk 1: | b (32) |
+    void a_small_max_size_forces_a_second_chunk() {
+        SimulationController controller;
+        QVERIFY(controller.load_example("seed"));
+        controller.set_tensor_breakpoint(*controller.find_tensor("b"), true);
+        controller.jump(6);
+        auto types = controller.file().buffer_types;
+        types[0].max_size = 32;
+        QVERIFY(controller.set_buffer_types(types));
+        QCOMPARE(controller.position(), 6u);  // the cursor stays where it was
+        QVERIFY(controller.has_tensor_breakpoint(*controller.find_tensor("b")));
+        controller.to_last();
+        const TensorState& b = controller.state().tensor(*controller.find_tensor("b"));
+        QCOMPARE(b.record.address, (BufferAddress{1, 0}));
+        QCOMPARE(controller.spans().chunks().size(), 2u);
+    }
+
+    void refused_buffer_settings_keep_the_plan() {
+        SimulationController controller;
+        QVERIFY(controller.load_example("seed"));
+        QSignalSpy errors(&controller, &SimulationController::error_occurred);
+        auto types = controller.file().buffer_types;
+        types[0].alignment = 24;  // not a power of two
+        QVERIFY(!controller.set_buffer_types(types));
+        QCOMPARE(errors.count(), 1);
+        QVERIFY2(errors.at(0).at(1).toString().contains("alignment"), qPrintable(errors.at(0).at(1).toString()));
+        QCOMPARE(controller.file().buffer_types[0].alignment, 32u);
+    }
+
+    void a_session_brings_back_graph_cursor_breakpoints_and_selection() {
+        QTemporaryDir dir;
+        const QString path = dir.filePath("seed.session.json");
+        {
+            SimulationController controller;
+            QVERIFY(controller.load_example("seed"));
+            controller.jump(9);
+            controller.set_tensor_breakpoint(*controller.find_tensor("b"), true);
+            controller.set_kind_breakpoint(EventKind::tensor_freed, true);
+            controller.select(controller.find_tensor("mul"));
+            controller.set_speed(42);
+            QVERIFY(controller.save_session(path));
+        }
+        SimulationController restored;
+        QVERIFY(restored.open_file(path));
+        QCOMPARE(restored.position(), 9u);
+        QCOMPARE(restored.graph_name(), QString("seed-mul"));
+        QVERIFY(restored.has_tensor_breakpoint(*restored.find_tensor("b")));
+        QVERIFY(restored.has_kind_breakpoint(EventKind::tensor_freed));
+        QCOMPARE(restored.selected(), restored.find_tensor("mul"));
+        QCOMPARE(restored.speed(), 42);
+        QVERIFY(restored.state() == replay(restored.trace(), 9));
+    }
+
+    void a_session_naming_an_unknown_tensor_is_refused() {
+        QTemporaryDir dir;
+        SimulationController controller;
+        QVERIFY(controller.load_example("seed"));
+        QJsonObject session = controller.session();
+        session["breakpoints"] = QJsonObject{{"tensors", QJsonArray{"nope"}}};
+        const QString path = write(dir, "bad.session.json", QJsonDocument(session).toJson());
+        QSignalSpy errors(&controller, &SimulationController::error_occurred);
+        QVERIFY(!controller.open_file(path));
+        QCOMPARE(errors.count(), 1);
+        QVERIFY(errors.at(0).at(1).toString().contains("$.breakpoints.tensors: no tensor named \"nope\""));
+    }
+
+    void a_tensor_description_says_where_and_why() {
+        SimulationController controller;
+        QVERIFY(controller.load_example("seed"));
+        controller.jump(4);
+        const QString b = controller.describe_tensor(*controller.find_tensor("b"));
+        QVERIFY2(b.contains("chunk 0, offset 32"), qPrintable(b));
+        QVERIFY2(b.contains("lifetime: from step 4 to step 12 (freed)"), qPrintable(b));
+        QVERIFY2(b.contains("why there (step 4)"), qPrintable(b));
+    }
+};
+
+} // namespace gallocsim::gui
+
+QTEST_MAIN(gallocsim::gui::ControllerTest)
+#include "controller_test.moc"

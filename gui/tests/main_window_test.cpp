@@ -1,0 +1,276 @@
+// The whole window, driven as a learner drives it: keys for the playback controls, clicks
+// on the pictures, files opened and dropped. What each view shows is compared with the
+// simulator's own state at the cursor (replayed independently of the controller).
+#include "gui/breakpoint_slider.hpp"
+#include "gui/event_log.hpp"
+#include "gui/graph_view.hpp"
+#include "gui/main_window.hpp"
+#include "gui/memory_map_view.hpp"
+#include "gui/simulation_controller.hpp"
+#include "gui/state_tables.hpp"
+#include "gui/tensor_colors.hpp"
+#include "gui/timeline_view.hpp"
+#include "simulator/explain.hpp"
+
+#include <QImage>
+#include <QLabel>
+#include <QLineEdit>
+#include <QMimeData>
+#include <QSignalSpy>
+#include <QStandardPaths>
+#include <QSvgRenderer>
+#include <QTableView>
+#include <QTemporaryDir>
+#include <QTest>
+
+namespace gallocsim::gui {
+
+class MainWindowTest : public QObject {
+    Q_OBJECT
+
+private:
+    struct Message {
+        QString title;
+        QString text;
+    };
+    std::unique_ptr<MainWindow> window_;
+    std::vector<Message> messages_;
+
+    SimulationController& controller() { return window_->controller(); }
+    TensorId id(const char* name) { return *controller().find_tensor(name); }
+
+    // Everything each view shows about the state, against the simulator's replay.
+    void check_views_show(std::size_t position) {
+        const Trace& trace = controller().trace();
+        const SimState expected = replay(trace, position);
+        QCOMPARE(controller().position(), position);
+        QCOMPARE(window_->step_label().text(),
+                 position == 0 ? QString("Start · %1 steps").arg(trace.size()) : QString("Step %1 of %2").arg(position).arg(trace.size()));
+        QCOMPARE(window_->slider().value(), static_cast<int>(position));
+
+        // Tensor records: one row per tensor, field for field.
+        TensorRecordModel& records = window_->state_tables().records();
+        QCOMPARE(records.rowCount(), static_cast<int>(trace.tensors.size()));
+        for (int row = 0; row < records.rowCount(); ++row) {
+            const HashNode& record = expected.tensor(row).record;
+            auto cell = [&](int column) { return records.data(records.index(row, column), Qt::DisplayRole); };
+            QCOMPARE(cell(TensorRecordModel::children).toInt(), record.children);
+            QCOMPARE(cell(TensorRecordModel::views).toInt(), record.views);
+            QCOMPARE(cell(TensorRecordModel::allocated).toString(), QString(record.allocated ? "yes" : "no"));
+            if (expected.tensor(row).life != TensorLife::none) {
+                QCOMPARE(cell(TensorRecordModel::offset).toString(), QString::number(record.address.offset));
+                QCOMPARE(cell(TensorRecordModel::chunk).toInt(), record.address.chunk);
+            }
+        }
+
+        // Free blocks: every chunk's list, in order.
+        FreeBlockModel& blocks = window_->state_tables().free_blocks();
+        int row = 0;
+        for (const AllocatorState& allocator : expected.allocators) {
+            for (const Chunk& chunk : allocator.chunks) {
+                for (const FreeBlock& block : chunk.free_blocks) {
+                    QCOMPARE(blocks.data(blocks.index(row, FreeBlockModel::size), Qt::DisplayRole).toString(),
+                             QString::number(block.size));
+                    QVERIFY(blocks.data(blocks.index(row, FreeBlockModel::offset), Qt::DisplayRole)
+                                .toString()
+                                .startsWith(QString::number(block.offset)));
+                    ++row;
+                }
+            }
+        }
+        QCOMPARE(blocks.rowCount(), row);
+
+        // Memory map and graph: a block for exactly the tensors holding memory.
+        for (TensorId tensor = 0; tensor < static_cast<TensorId>(trace.tensors.size()); ++tensor) {
+            const TensorLife life = expected.tensor(tensor).life;
+            QCOMPARE(!window_->memory_map().block_rect(tensor).isEmpty(), life == TensorLife::live);
+            const TensorLook look = window_->graph_view().look_of(tensor);
+            if (life == TensorLife::live) {
+                QVERIFY(look == TensorLook::live || look == TensorLook::output);
+            } else if (life == TensorLife::freed) {
+                QCOMPARE(look, TensorLook::freed);
+            } else if (life == TensorLife::handed_over) {
+                QCOMPARE(look, TensorLook::handed_over);
+            }
+        }
+
+        // The explanation of the step just taken.
+        const QString just = position == 0 ? QString() : QString::fromStdString(explain(trace, replay(trace, position - 1), position - 1));
+        if (position > 0) {
+            QCOMPARE(window_->event_log().just_happened(), just);
+        }
+    }
+
+private Q_SLOTS:
+    void initTestCase() { QStandardPaths::setTestModeEnabled(true); }
+
+    void init() {
+        messages_.clear();
+        window_ = std::make_unique<MainWindow>(/*saved_settings=*/false);
+        window_->set_message_sink([this](const QString& title, const QString& text) { messages_.push_back({title, text}); });
+        window_->resize(1280, 800);
+        window_->show();
+        QVERIFY(QTest::qWaitForWindowExposed(window_.get()));
+        window_->activateWindow();
+        QVERIFY(QTest::qWaitForWindowActive(window_.get()));
+        QVERIFY(controller().load_example("seed"));
+    }
+
+    void cleanup() { window_.reset(); }
+
+    void arrow_keys_step_and_every_view_follows() {
+        check_views_show(0);
+        for (std::size_t p = 1; p <= controller().event_count(); ++p) {
+            QTest::keyClick(window_.get(), Qt::Key_Right);
+            check_views_show(p);
+        }
+        QTest::keyClick(window_.get(), Qt::Key_Right);  // past the end: stays
+        check_views_show(controller().event_count());
+        for (std::size_t p = controller().event_count(); p-- > 0;) {
+            QTest::keyClick(window_.get(), Qt::Key_Left);
+            check_views_show(p);
+        }
+    }
+
+    void home_and_end_jump_and_the_slider_moves_the_cursor() {
+        QTest::keyClick(window_.get(), Qt::Key_End);
+        check_views_show(17);
+        QTest::keyClick(window_.get(), Qt::Key_Home);
+        check_views_show(0);
+        window_->slider().setValue(9);
+        check_views_show(9);
+    }
+
+    // After the leafs (step 4) a holds [0, 32) and b [32, 64); after mul's in-place
+    // reuse (step 9) the same 32 bytes at 0 are mul's.
+    void memory_map_places_blocks_at_their_offsets() {
+        controller().jump(4);
+        const QRectF a = window_->memory_map().block_rect(id("a"));
+        const QRectF b = window_->memory_map().block_rect(id("b"));
+        QVERIFY(!a.isEmpty() && !b.isEmpty());
+        QCOMPARE(a.width(), b.width());  // 32 bytes each
+        QCOMPARE(a.right(), b.left());   // b starts where a ends: offset 32
+        controller().jump(9);
+        QVERIFY(window_->memory_map().block_rect(id("a")).isEmpty());
+        QCOMPARE(window_->memory_map().block_rect(id("mul")), a);
+        QCOMPARE(window_->graph_view().look_of(id("a")), TensorLook::handed_over);
+    }
+
+    void space_runs_to_a_breakpoint_set_with_f9() {
+        controller().select(id("b"));
+        QTest::keyClick(window_.get(), Qt::Key_F9);
+        QVERIFY(controller().has_tensor_breakpoint(id("b")));
+        QCOMPARE(window_->slider().ticks(), (std::vector<int>{4, 7, 11, 12, 16}));
+        controller().set_speed(1000);
+        QTest::keyClick(window_.get(), Qt::Key_Space);
+        QTRY_VERIFY(!controller().is_running());
+        check_views_show(4);
+        QTest::keyClick(window_.get(), Qt::Key_Space);
+        QTRY_VERIFY(!controller().is_running());
+        check_views_show(7);
+        QTest::keyClick(window_.get(), Qt::Key_F9);  // off again
+        QVERIFY(window_->slider().ticks().empty());
+    }
+
+    void clicking_a_block_selects_the_tensor_everywhere() {
+        controller().jump(4);
+        MemoryMapView& map = window_->memory_map();
+        QSignalSpy selected(&controller(), &SimulationController::selection_changed);
+        QTest::mouseClick(&map, Qt::LeftButton, {}, map.block_rect(id("b")).center().toPoint());
+        QCOMPARE(selected.count(), 1);
+        QCOMPARE(controller().selected(), std::optional(id("b")));
+        QCOMPARE(window_->state_tables().record_view().currentIndex().row(), id("b"));
+
+        TimelineView& timeline = window_->timeline();
+        QTest::mouseClick(&timeline, Qt::LeftButton, {}, timeline.span_rect(id("a")).center().toPoint());
+        QCOMPARE(controller().selected(), std::optional(id("a")));
+
+        GraphView& graph = window_->graph_view();
+        QTest::mouseClick(&graph, Qt::LeftButton, {}, graph.box_rect(id("mul")).center().toPoint());
+        QCOMPARE(controller().selected(), std::optional(id("mul")));
+    }
+
+    void searching_by_name_selects_the_tensor() {
+        QTest::keyClick(window_.get(), Qt::Key_F, Qt::ControlModifier);
+        QVERIFY(window_->search_box().hasFocus());
+        QTest::keyClicks(&window_->search_box(), "mul");
+        QTest::keyClick(&window_->search_box(), Qt::Key_Return);
+        QCOMPARE(controller().selected(), std::optional(id("mul")));
+    }
+
+    void a_broken_file_shows_an_error_and_keeps_the_graph() {
+        QTemporaryDir dir;
+        const QString path = dir.filePath("broken.json");
+        QFile file(path);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write("{\"format\": \"ggml-graph/1\", \"tensors\": [");
+        file.close();
+        controller().jump(9);
+        QVERIFY(!window_->open(path));
+        QCOMPARE(messages_.size(), 1u);
+        QCOMPARE(messages_[0].title, QString("Cannot read the graph file"));
+        QVERIFY2(messages_[0].text.contains("broken.json"), qPrintable(messages_[0].text));
+        check_views_show(9);
+        QCOMPARE(controller().graph_name(), QString("seed-mul"));
+    }
+
+    void a_dropped_file_is_opened() {
+        QTemporaryDir dir;
+        const QString path = dir.filePath("dropped.json");
+        QFile file(path);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write(QByteArray::fromStdString(graph_file_to_json(controller().file())).replace("seed-mul", "dropped-graph"));
+        file.close();
+        QMimeData data;
+        data.setUrls({QUrl::fromLocalFile(path)});
+        QDragEnterEvent enter(QPoint(100, 100), Qt::CopyAction, &data, Qt::LeftButton, Qt::NoModifier);
+        QApplication::sendEvent(window_.get(), &enter);
+        QVERIFY(enter.isAccepted());
+        QDropEvent drop(QPointF(100, 100), Qt::CopyAction, &data, Qt::LeftButton, Qt::NoModifier);
+        QApplication::sendEvent(window_.get(), &drop);
+        QVERIFY2(messages_.empty(), messages_.empty() ? "" : qPrintable(messages_[0].text));
+        QCOMPARE(controller().graph_name(), QString("dropped-graph"));
+    }
+
+    void export_writes_a_png_and_an_svg() {
+        controller().jump(9);
+        QTemporaryDir dir;
+        for (CanvasView* view : std::initializer_list<CanvasView*>{&window_->graph_view(), &window_->memory_map(),
+                                                                    &window_->timeline()}) {
+            const QString png = dir.filePath("view.png");
+            const QString svg = dir.filePath("view.svg");
+            QVERIFY(window_->export_view(*view, png));
+            QVERIFY(window_->export_view(*view, svg));
+            const QImage image(png);
+            QVERIFY(!image.isNull());
+            QCOMPARE(image.size(), view->size() * view->devicePixelRatio());
+            QSvgRenderer renderer(svg);
+            QVERIFY(renderer.isValid());
+            QCOMPARE(renderer.viewBox(), QRect(QPoint(0, 0), view->size()));
+        }
+        // The memory map's PNG shows b's block in b's colour.
+        const QString png = dir.filePath("map.png");
+        controller().jump(4);
+        QVERIFY(window_->export_view(window_->memory_map(), png));
+        const QPoint inside = window_->memory_map().block_rect(id("b")).center().toPoint();
+        QCOMPARE(QImage(png).pixel(inside * window_->memory_map().devicePixelRatio()), tensor_color("b").rgb());
+    }
+
+    void a_session_round_trips_through_the_window() {
+        QTemporaryDir dir;
+        const QString path = dir.filePath("s.json");
+        controller().jump(12);
+        controller().select(id("b"));
+        QVERIFY(controller().save_session(path));
+        controller().load_example("seed");
+        QCOMPARE(controller().position(), 0u);
+        QVERIFY(window_->open(path));
+        check_views_show(12);
+        QCOMPARE(controller().selected(), std::optional(id("b")));
+    }
+};
+
+} // namespace gallocsim::gui
+
+QTEST_MAIN(gallocsim::gui::MainWindowTest)
+#include "main_window_test.moc"

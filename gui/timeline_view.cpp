@@ -1,0 +1,167 @@
+#include "gui/timeline_view.hpp"
+
+#include "gui/simulation_controller.hpp"
+#include "gui/tensor_colors.hpp"
+#include "gui/text.hpp"
+#include "simulator/explain.hpp"
+
+#include <QPainter>
+
+#include <algorithm>
+
+namespace gallocsim::gui {
+
+namespace {
+constexpr double kBandGapShare = 0.06;  // the gap between bands, as a share of the tallest band
+}
+
+TimelineView::TimelineView(SimulationController& controller, QWidget* parent)
+    : CanvasView(parent), controller_(controller) {
+    setWindowTitle(tr("Timeline"));
+    connect(&controller_, &SimulationController::graph_changed, this, &TimelineView::rebuild);
+    connect(&controller_, &SimulationController::position_changed, this, [this] { update(); });
+    connect(&controller_, &SimulationController::selection_changed, this, [this] { update(); });
+    rebuild();
+}
+
+void TimelineView::rebuild() {
+    bands_.clear();
+    height_ = 1;
+    peak_position_ = peak_bytes_ = 0;
+    if (controller_.has_graph()) {
+        std::size_t tallest = 1;
+        for (const ChunkExtent& extent : controller_.spans().chunks()) {
+            tallest = std::max(tallest, extent.size);
+        }
+        const double gap = static_cast<double>(tallest) * kBandGapShare;
+        double y = 0;
+        for (const ChunkExtent& extent : controller_.spans().chunks()) {
+            y += static_cast<double>(std::max<std::size_t>(extent.size, 1));
+            bands_.push_back({extent.allocator, extent.chunk, extent.size, y});
+            y += gap;
+        }
+        height_ = std::max(y - gap, 1.0);
+        const auto live = controller_.cursor().live_bytes();
+        const auto peak = std::ranges::max_element(live);
+        if (peak != live.end()) {
+            peak_position_ = static_cast<std::size_t>(peak - live.begin());
+            peak_bytes_ = *peak;
+        }
+    }
+    fit_to_window();
+}
+
+QRectF TimelineView::scene_bounds() const {
+    return {0, 0, std::max(1.0, static_cast<double>(controller_.event_count())), height_};
+}
+
+const TimelineView::Band* TimelineView::band_of(int allocator, int chunk) const {
+    for (const Band& band : bands_) {
+        if (band.allocator == allocator && band.chunk == chunk) {
+            return &band;
+        }
+    }
+    return nullptr;
+}
+
+QRectF TimelineView::scene_rect_of(const MemorySpan& span) const {
+    const Band* band = band_of(span.allocator, span.address.chunk);
+    if (band == nullptr) {
+        return {};
+    }
+    // A span kept to the end reaches the last position.
+    const double end = static_cast<double>(std::min(span.end, controller_.event_count()));
+    const double top = band->bottom - static_cast<double>(span.address.offset + span.size);
+    return {static_cast<double>(span.first), top, end - static_cast<double>(span.first), static_cast<double>(span.size)};
+}
+
+QRectF TimelineView::span_rect(TensorId tensor) const {
+    const MemorySpan* span = controller_.has_graph() ? controller_.spans().span_at(tensor, controller_.position()) : nullptr;
+    return span != nullptr ? map_to_widget(scene_rect_of(*span)) : QRectF();
+}
+
+std::optional<std::size_t> TimelineView::tensor_at(QPointF widget_pos) const {
+    if (!controller_.has_graph()) {
+        return std::nullopt;
+    }
+    const QPointF scene = map_to_scene(widget_pos);
+    for (const MemorySpan& span : controller_.spans().spans()) {
+        if (scene_rect_of(span).contains(scene)) {
+            return static_cast<std::size_t>(span.tensor);
+        }
+    }
+    return std::nullopt;
+}
+
+void TimelineView::paint_scene(QPainter& painter) {
+    if (!controller_.has_graph()) {
+        return;
+    }
+    const Trace& trace = controller_.trace();
+    const QRectF visible = visible_scene_rect();
+    const double steps = std::max(1.0, static_cast<double>(controller_.event_count()));
+    QFont font = this->font();
+    font.setPixelSize(11);
+    painter.setFont(font);
+
+    // Bands: one per chunk, named at their top left.
+    for (const Band& band : bands_) {
+        const QRectF r = map_to_widget(QRectF(0, band.bottom - static_cast<double>(band.size), steps, static_cast<double>(band.size)));
+        painter.setPen(Qt::NoPen);
+        painter.setBrush(band.chunk % 2 == 0 ? QColor(238, 241, 246) : QColor(246, 241, 234));
+        painter.drawRect(r);
+        painter.setPen(palette::muted_text);
+        QString type;
+        for (const TraceBuffer& buffer : trace.buffers) {
+            if (buffer.allocator == band.allocator) {
+                type = qstr(buffer.type_name);
+                break;
+            }
+        }
+        painter.drawText(r.adjusted(4, 2, -4, -2), Qt::AlignLeft | Qt::AlignTop,
+                         tr("%1 chunk %2 · %3").arg(type).arg(band.chunk).arg(qstr(byte_count(band.size))));
+    }
+
+    // Memory spans.
+    painter.setRenderHint(QPainter::Antialiasing, false);
+    const bool outlines = controller_.spans().spans().size() < 2000 || scale_x() > 2;
+    for (const MemorySpan& span : controller_.spans().spans()) {
+        const QRectF scene = scene_rect_of(span);
+        if (!scene.intersects(visible)) {
+            continue;
+        }
+        painter.setPen(outlines ? QPen(palette::outline, 0.5) : Qt::NoPen);
+        painter.setBrush(tensor_color(trace.tensor(span.tensor).name));
+        painter.drawRect(map_to_widget(scene));
+    }
+    painter.setRenderHint(QPainter::Antialiasing);
+
+    // The last step's tensors and the selection.
+    painter.setBrush(Qt::NoBrush);
+    painter.setPen(QPen(palette::highlight, 2.5));
+    for (TensorId tensor : controller_.last_event_tensors()) {
+        if (const QRectF r = span_rect(tensor); !r.isEmpty()) {
+            painter.drawRect(r.adjusted(-1, -1, 1, 1));
+        }
+    }
+    if (const auto selected = controller_.selected()) {
+        painter.setPen(QPen(palette::selection, 2.5, Qt::DashLine));
+        for (const MemorySpan* span : controller_.spans().spans_of(*selected)) {
+            painter.drawRect(map_to_widget(scene_rect_of(*span)).adjusted(-2, -2, 2, 2));
+        }
+    }
+
+    // The peak of live bytes, and the cursor.
+    const double peak_x = map_to_widget(QPointF(static_cast<double>(peak_position_), 0)).x();
+    painter.setPen(QPen(QColor(120, 60, 160), 1.5, Qt::DashLine));
+    painter.drawLine(QPointF(peak_x, 14), QPointF(peak_x, height()));
+    painter.drawText(QRectF(peak_x + 4, 0, 300, 16), Qt::AlignLeft | Qt::AlignVCenter,
+                     tr("peak: %1 live at step %2").arg(qstr(byte_count(peak_bytes_))).arg(peak_position_));
+    const double cursor_x = map_to_widget(QPointF(static_cast<double>(controller_.position()), 0)).x();
+    painter.setPen(QPen(palette::cursor, 2));
+    painter.drawLine(QPointF(cursor_x, 0), QPointF(cursor_x, height()));
+    painter.drawText(QRectF(cursor_x + 4, height() - 18, 200, 16), Qt::AlignLeft | Qt::AlignVCenter,
+                     tr("step %1").arg(controller_.position()));
+}
+
+} // namespace gallocsim::gui

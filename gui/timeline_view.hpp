@@ -1,0 +1,51 @@
+#pragma once
+// Memory over the whole trace: x is the step (events applied), y the offset in a chunk
+// (0 at the bottom of the chunk's band; chunks are stacked bands). Each stretch of a
+// tensor's memory is a rectangle in its colour from the step that gave it to the step
+// that took it; the cursor is a red line and the step where the most bytes are live is
+// marked. Clicking a rectangle selects its tensor everywhere.
+
+#include "gui/canvas_view.hpp"
+#include "simulator/trace.hpp"
+
+#include <vector>
+
+namespace gallocsim::gui {
+
+class SimulationController;
+struct MemorySpan;
+
+class TimelineView : public CanvasView {
+    Q_OBJECT
+public:
+    explicit TimelineView(SimulationController& controller, QWidget* parent = nullptr);
+
+    // The rectangle of a tensor's memory live at the cursor, in widget coordinates.
+    QRectF span_rect(TensorId tensor) const;
+
+protected:
+    QRectF scene_bounds() const override;
+    void paint_scene(QPainter& painter) override;
+    std::optional<std::size_t> tensor_at(QPointF widget_pos) const override;
+    bool uniform_zoom() const override { return false; }
+    QMarginsF fit_margins() const override { return {14, 22, 14, 22}; }
+
+private:
+    struct Band {
+        int allocator = 0;
+        int chunk = 0;
+        std::size_t size = 0;
+        double bottom = 0;  // scene y of offset 0
+    };
+    void rebuild();
+    QRectF scene_rect_of(const MemorySpan& span) const;
+    const Band* band_of(int allocator, int chunk) const;
+
+    SimulationController& controller_;
+    std::vector<Band> bands_;
+    double height_ = 1;
+    std::size_t peak_position_ = 0;
+    std::size_t peak_bytes_ = 0;
+};
+
+} // namespace gallocsim::gui

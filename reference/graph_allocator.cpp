@@ -310,7 +310,10 @@ void GraphAllocator::allocate_tensor(const Tensor* tensor, int buffer_id, Alloca
 // this node must be its last consumer with no views left.
 bool GraphAllocator::try_inplace(const Tensor* node, HashNode& record) {
     for (const Tensor* parent : node->src) {
-        if (parent == nullptr) {
+        // A node naming itself as a source (graph files allow it, as ggml_cast's CPY does)
+        // is no parent to take over: upstream, marked allocated just above, it passes the
+        // checks and takes its own unset address (docs/divergences.md).
+        if (parent == nullptr || parent == node) {
             continue;
         }
         auto reject = [&](InPlaceRejection reason) {

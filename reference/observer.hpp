@@ -152,10 +152,10 @@ struct TensorInitialised {
 
 } // namespace event
 
-using Event = std::variant<event::PlanStarted, event::CountingStarted, event::NodeStarted, event::ConsumerCounted, event::ViewCounted, event::TensorAllocated,
-                           event::InPlaceRejected, event::InPlaceReused, event::ExtraSpaceFreed,
-                           event::ParentReleased, event::ViewReleased, event::TensorFreed, event::OutputKept,
-                           event::PlanFinished, event::BufferAllocated, event::TensorInitialised>;
+using Event = std::variant<event::PlanStarted, event::CountingStarted, event::NodeStarted, event::ConsumerCounted,
+                           event::ViewCounted, event::TensorAllocated, event::InPlaceRejected, event::InPlaceReused,
+                           event::ExtraSpaceFreed, event::ParentReleased, event::ViewReleased, event::TensorFreed,
+                           event::OutputKept, event::PlanFinished, event::BufferAllocated, event::TensorInitialised>;
 
 class AllocationObserver {
 public:

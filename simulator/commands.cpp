@@ -6,7 +6,6 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <iomanip>
 #include <iostream>
 #include <sstream>
@@ -173,27 +172,15 @@ int conform(const ConformOptions& options, std::ostream& out, std::ostream& err)
 int list_examples(std::ostream& out) {
     for (const auto& example : gallocsim::list_examples()) {
         out << std::left << std::setw(14) << example.name << example.description << "\n";
+        if (!example.options.empty()) {
+            std::string flags;
+            for (const std::string& flag : example.options) {
+                flags += " " + flag;
+            }
+            out << std::setw(14) << "" << "options:" << flags << "\n";
+        }
     }
     return 0;
-}
-
-int export_example(const std::string& name, const std::string& output, std::ostream& out, std::ostream& err) {
-    try {
-        const std::string json = graph_file_to_json(make_example(name)) + "\n";
-        if (output.empty() || output == "-") {
-            out << json;
-            return 0;
-        }
-        std::ofstream file(output);
-        if (!(file << json)) {
-            err << output << ": cannot write\n";
-            return 1;
-        }
-        return 0;
-    } catch (const GraphFileError& error) {
-        err << error.what() << "\n";
-        return 2;
-    }
 }
 
 } // namespace gallocsim::cli

@@ -31,7 +31,6 @@ struct ConformOptions {
 int conform(const ConformOptions& options, std::ostream& out, std::ostream& err);
 
 int list_examples(std::ostream& out);
-int export_example(const std::string& name, const std::string& output, std::ostream& out, std::ostream& err);
 
 // The step engine's commands (step_commands.cpp).
 struct TraceOptions {

@@ -332,20 +332,22 @@ GraphFile gpt2_example(const Gpt2Params& p) {
     Tensor& pos_embd = named(b.get_rows(wpe, inp_pos), "pos_embd");
     Tensor* inpL = &named(b.add(tok_embd, pos_embd), "inp_embd");
 
-    // Layer norm with gain and bias, as the GPT-2 example writes it.
-    auto layer_norm = [&](Tensor& x, Tensor& gain, Tensor& bias, const std::string& name) -> Tensor& {
-        Tensor& normed = named(b.norm(x), name + "_norm");
-        Tensor& scaled = named(b.mul(normed, gain), name + "_scaled");
-        return named(b.add(scaled, bias), name);
+    // Layer norm with gain and bias, and a linear layer with bias, as the GPT-2 example
+    // writes them; `suffix` is the layer's ("-0") or empty.
+    auto layer_norm = [&](Tensor& x, Tensor& gain, Tensor& bias, const std::string& base, const std::string& suffix) -> Tensor& {
+        Tensor& normed = named(b.norm(x), base + "_norm" + suffix);
+        Tensor& scaled = named(b.mul(normed, gain), base + "_scaled" + suffix);
+        return named(b.add(scaled, bias), base + suffix);
     };
-    auto linear = [&](Tensor& w, Tensor& bias, Tensor& x, const std::string& name) -> Tensor& {
-        Tensor& product = named(b.mul_mat(w, x), name);
-        return named(b.add(product, bias), name + "_b");
+    auto linear = [&](Tensor& w, Tensor& bias, Tensor& x, const std::string& base, const std::string& suffix) -> Tensor& {
+        Tensor& product = named(b.mul_mat(w, x), base + suffix);
+        return named(b.add(product, bias), base + "_b" + suffix);
     };
 
     for (std::int64_t il = 0; il < p.layers; ++il) {
         auto name = [&](const char* what) { return layer_name(what, il); };
         auto w = [&](const char* what) { return "h." + std::to_string(il) + "." + what; };
+        const std::string suffix = "-" + std::to_string(il);
         Tensor& ln_1_g = model.weight(w("ln_1.g"), f32, shape(p.embd));
         Tensor& ln_1_b = model.weight(w("ln_1.b"), f32, shape(p.embd));
         Tensor& attn_w = model.weight(w("attn.c_attn.w"), p.weights, shape(p.embd, 3 * p.embd));
@@ -359,8 +361,8 @@ GraphFile gpt2_example(const Gpt2Params& p) {
         Tensor& mlp_proj_w = model.weight(w("mlp.c_proj.w"), p.weights, shape(p.ff, p.embd));
         Tensor& mlp_proj_b = model.weight(w("mlp.c_proj.b"), f32, shape(p.embd));
 
-        Tensor& ln_1 = layer_norm(*inpL, ln_1_g, ln_1_b, name("ln_1"));
-        Tensor& qkv = linear(attn_w, attn_b, ln_1, name("qkv"));
+        Tensor& ln_1 = layer_norm(*inpL, ln_1_g, ln_1_b, "ln_1", suffix);
+        Tensor& qkv = linear(attn_w, attn_b, ln_1, "qkv", suffix);
         // q, k and v are column blocks of the fused projection: strided views, no copies.
         const std::size_t row = qkv.nb[1];
         const std::size_t block = static_cast<std::size_t>(p.embd) * type_size(f32);
@@ -380,19 +382,19 @@ GraphFile gpt2_example(const Gpt2Params& p) {
         Tensor& kqv = named(b.mul_mat(v_trans, kq_soft_max), name("KQV"));
         Tensor& merged = named(b.permute(kqv, 0, 2, 1, 3), name("KQV_merged"));
         Tensor& attn = named(b.cont(merged, shape(p.embd, p.tokens)), name("attn"));
-        Tensor& attn_proj = linear(proj_w, proj_b, attn, name("attn_proj"));
+        Tensor& attn_proj = linear(proj_w, proj_b, attn, "attn_proj", suffix);
         Tensor& ffn_inp = named(b.add(attn_proj, *inpL), name("ffn_inp"));
 
-        Tensor& ln_2 = layer_norm(ffn_inp, ln_2_g, ln_2_b, name("ln_2"));
-        Tensor& fc = linear(fc_w, fc_b, ln_2, name("fc"));
+        Tensor& ln_2 = layer_norm(ffn_inp, ln_2_g, ln_2_b, "ln_2", suffix);
+        Tensor& fc = linear(fc_w, fc_b, ln_2, "fc", suffix);
         Tensor& gelu = named(b.unary(fc, UnaryOp::GELU), name("gelu"));
-        Tensor& mlp_out = linear(mlp_proj_w, mlp_proj_b, gelu, name("mlp_proj"));
+        Tensor& mlp_out = linear(mlp_proj_w, mlp_proj_b, gelu, "mlp_proj", suffix);
         inpL = &named(b.add(mlp_out, ffn_inp), name("l_out"));
     }
 
     Tensor& ln_f_g = model.weight("ln_f.g", f32, shape(p.embd));
     Tensor& ln_f_b = model.weight("ln_f.b", f32, shape(p.embd));
-    Tensor& ln_f = layer_norm(*inpL, ln_f_g, ln_f_b, "ln_f");
+    Tensor& ln_f = layer_norm(*inpL, ln_f_g, ln_f_b, "ln_f", "");
     return model.finish(named(b.mul_mat(wte, ln_f), "logits"));
 }
 

@@ -9,12 +9,9 @@ namespace {
 
 constexpr std::size_t kUnbounded = SIZE_MAX / 2;  // a chunk with no size limit (upstream's cap)
 
-std::string counted(std::size_t n, const std::string& what) {
-    return std::to_string(n) + " " + what + (n == 1 ? "" : "s");
-}
-
-std::string counted(int n, const std::string& what) {
-    return counted(static_cast<std::size_t>(std::max(n, 0)), what);
+// Consumer and view counts are ints in the hash node; they are never negative.
+std::size_t non_negative(int n) {
+    return static_cast<std::size_t>(std::max(n, 0));
 }
 
 std::string join(const std::vector<std::string>& parts, const std::string& last_separator = " and ") {
@@ -90,15 +87,15 @@ public:
     std::string operator()(const events::ConsumerCounted& e) const {
         if (e.tensor == e.consumer) {
             return name(e.tensor) + " reads itself (as the CPY made by ggml_cast does), so it counts as its own consumer: " +
-                   counted(e.children, "consumer") + " so far.";
+                   counted(non_negative(e.children), "consumer") + " so far.";
         }
         return name(e.consumer) + " reads " + name(e.tensor) + ": " + name(e.tensor) + " now has " +
-               counted(e.children, "consumer") + ".";
+               counted(non_negative(e.children), "consumer") + ".";
     }
 
     std::string operator()(const events::ViewCounted& e) const {
         return name(e.view) + " is a view of " + name(e.tensor) + ": " + name(e.tensor) + " now has " +
-               counted(e.views, "view") + ", and keeps its memory until they are released.";
+               counted(non_negative(e.views), "view") + ", and keeps its memory until they are released.";
     }
 
     std::string operator()(const events::ChunkCreated& e) const {
@@ -473,11 +470,12 @@ private:
             if (e.parent_children == 0) {
                 reasons.push_back(parent.name + "'s consumers are not counted yet");
             } else if (e.parent_children != 1) {
-                reasons.push_back(parent.name + " still has " + counted(e.parent_children, "consumer") + ", so " +
+                reasons.push_back(parent.name + " still has " + counted(non_negative(e.parent_children), "consumer") + ", so " +
                                   node.name + " is not the last to read it");
             }
             if (e.parent_views != 0) {
-                reasons.push_back(counted(e.parent_views, "view") + " of " + parent.name + " still read its memory");
+                reasons.push_back(counted(non_negative(e.parent_views), "view") + " of " + parent.name +
+                                  (e.parent_views == 1 ? " still reads" : " still read") + " its memory");
             }
             return join(reasons);
         }
@@ -521,9 +519,9 @@ private:
         if (children == 0 && views == 0) {
             return "no consumers or views left";
         }
-        std::string text = children == 0 ? "no consumers left" : counted(children, "consumer") + " left";
+        std::string text = children == 0 ? "no consumers left" : counted(non_negative(children), "consumer") + " left";
         if (views > 0) {
-            text += " and " + counted(views, "view");
+            text += " and " + counted(non_negative(views), "view");
         }
         return text;
     }
@@ -564,7 +562,11 @@ private:
 } // namespace
 
 std::string byte_count(std::size_t bytes) {
-    return std::to_string(bytes) + (bytes == 1 ? " byte" : " bytes");
+    return counted(bytes, "byte");
+}
+
+std::string counted(std::size_t n, std::string_view noun) {
+    return std::to_string(n) + " " + std::string(noun) + (n == 1 ? "" : "s");
 }
 
 std::string explain(const Trace& trace, const SimState& before, std::size_t index) {

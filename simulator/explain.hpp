@@ -9,6 +9,7 @@
 
 #include <cstddef>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace gallocsim {
@@ -22,5 +23,8 @@ std::vector<std::string> explain_all(const Trace& trace);
 
 // "4 bytes", "1 byte"
 std::string byte_count(std::size_t bytes);
+
+// "2 consumers", "1 view": a count and a noun that takes an s in the plural.
+std::string counted(std::size_t n, std::string_view noun);
 
 } // namespace gallocsim

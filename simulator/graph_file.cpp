@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <fstream>
 #include <limits>
+#include <numeric>
 #include <ranges>
 #include <set>
 #include <sstream>
@@ -580,9 +581,10 @@ GraphFile parse_graph_file(std::string_view text, std::string_view source_name) 
     json doc;
     try {
         doc = json::parse(text);
-    } catch (const json::parse_error& error) {
-        // nlohmann's message already says where ("parse error at line 3, column 7: ...");
-        // only its "[json.exception.parse_error.101] " prefix is dropped.
+    } catch (const json::exception& error) {
+        // A syntax error (parse_error), or a number too large for a double (out_of_range
+        // 406). nlohmann's message already says where ("parse error at line 3, column 7:
+        // ..."); only its "[json.exception.parse_error.101] " prefix is dropped.
         std::string what = error.what();
         const auto prefix_end = what.find("] ");
         throw GraphFileError(std::string(source_name) + ": invalid JSON: " +
@@ -638,7 +640,11 @@ std::string graph_file_to_json(const GraphFile& file, int indent) {
         }
         out["buffer_types"].push_back(t);
     }
-    const bool default_buffers = std::ranges::equal(file.buffers, std::views::iota(0, static_cast<int>(file.buffer_types.size())));
+    // One id per type, in order, is the default. (Not views::iota: clang 14 cannot use
+    // libstdc++ 12's iota_view, and the fuzz preset builds with clang 14.)
+    std::vector<int> one_per_type(file.buffer_types.size());
+    std::iota(one_per_type.begin(), one_per_type.end(), 0);
+    const bool default_buffers = file.buffers == one_per_type;
     if (!default_buffers) {
         out["buffers"] = ojson::array();
         for (int type : file.buffers) {

@@ -1,4 +1,5 @@
 // gallocsim: plan, check and (later) step through ggml graph memory plans.
+#include "simulator/analysis_commands.hpp"
 #include "simulator/commands.hpp"
 
 #include <CLI/CLI.hpp>
@@ -7,6 +8,38 @@
 #include <iostream>
 
 #include <unistd.h>
+
+namespace {
+
+// The parameters of built-in examples (used when the input names one).
+void add_model_flags(CLI::App* command, gallocsim::cli::ModelFlags& flags) {
+    const std::string group = "Example options";
+    command->add_option("--layers", flags.layers, "transformer blocks / linear layers")->group(group);
+    command->add_option("--embd", flags.embd, "model width")->group(group);
+    command->add_option("--heads", flags.heads, "attention heads")->group(group);
+    command->add_option("--ff", flags.ff, "feed-forward (hidden) width")->group(group);
+    command->add_option("--tokens", flags.tokens, "tokens in the batch")->group(group);
+    command->add_option("--vocab", flags.vocab, "vocabulary size")->group(group);
+    command->add_option("--outputs", flags.outputs, "llama: tokens whose logits are computed")->group(group);
+    command->add_option("--weights", flags.weights, "weight type (f32, f16, q4_0, q8_0, q4_k, ...)")->group(group);
+    command->add_option("--buffers", flags.buffers, "cpu, cuda or split (CUDA0 + CPU)")->group(group);
+    command->add_flag("--inplace", flags.inplace, "llama: in-place rope, scale, soft_max, silu, gate product")->group(group);
+    command->add_flag("--mask", flags.mask, "llama: a kq_mask input for soft_max")->group(group);
+}
+
+void add_buffer_flags(CLI::App* command, gallocsim::cli::BufferFlags& flags, const std::string& group) {
+    command->add_option("--alignment", flags.alignment, "alignment of every buffer type")->group(group);
+    command->add_option("--max-size", flags.max_size, "max_size of every buffer type")->group(group);
+    command->add_option("--alloc-size", flags.alloc_size, "alloc size rule of every buffer type: nbytes or cuda")->group(group);
+}
+
+void add_graph_input(CLI::App* command, gallocsim::cli::GraphInput& input) {
+    command->add_option("input", input.input, "graph file, or example name (see `gallocsim examples`)")->required();
+    add_model_flags(command, input.model);
+    add_buffer_flags(command, input.buffers, "Buffer options");
+}
+
+} // namespace
 
 int main(int argc, char** argv) {
     CLI::App app{"gallocsim: ggml's graph allocator, step by step"};
@@ -23,22 +56,56 @@ int main(int argc, char** argv) {
     conform_cmd->add_flag("-v,--verbose", conform.verbose, "list passing files too");
 
     std::string example_name, example_output;
+    gallocsim::cli::ModelFlags example_flags;
     auto* examples_cmd = app.add_subcommand("examples", "list the built-in examples, or export one as a graph file");
     examples_cmd->add_option("name", example_name, "example to export");
     examples_cmd->add_option("-o,--output", example_output, "file to write (default: standard output)");
+    add_model_flags(examples_cmd, example_flags);
+
+    gallocsim::cli::CompareOptions compare;
+    auto* compare_cmd = app.add_subcommand("compare", "ggml's plan against other planners, the lower bound and no reuse");
+    add_graph_input(compare_cmd, compare.graph);
+    compare_cmd->add_option("--time-limit", compare.time_limit, "seconds for each exact search (default 2)");
+
+    gallocsim::cli::DiffOptions diff;
+    auto* diff_cmd = app.add_subcommand("diff", "two plans of a graph: which tensors moved, how the sizes changed");
+    diff_cmd->add_option("a", diff.before.input, "graph file, or example name: plan A")->required();
+    diff_cmd->add_option("b", diff.after, "graph file or example: plan B (default: A again, with the buffer options)");
+    add_model_flags(diff_cmd, diff.before.model);
+    add_buffer_flags(diff_cmd, diff.after_buffers, "Buffer options (plan B only)");
+
+    gallocsim::cli::RenderOptions render;
+    auto* render_cmd = app.add_subcommand("render", "draw a plan as SVG: tensors over steps, or the memory at one step");
+    add_graph_input(render_cmd, render.graph);
+    render_cmd->add_option("-o,--output", render.output, "SVG file to write (default: standard output)");
+    render_cmd->add_option("--planner", render.planner, "ggml (default), greedy, first-fit or exact");
+    render_cmd->add_option("--memory-map-at", render.memory_map_at, "draw the memory at this step instead");
+
+    gallocsim::cli::ExportMiniMallocOptions export_mm;
+    auto* export_mm_cmd = app.add_subcommand("export-minimalloc", "write the lifetimes as MiniMalloc CSV (id,lower,upper,size,offset)");
+    add_graph_input(export_mm_cmd, export_mm.graph);
+    export_mm_cmd->add_option("-o,--output", export_mm.output, "CSV file to write (default: standard output)");
+    export_mm_cmd->add_option("--buffer-type", export_mm.buffer_type, "which buffer type, when tensors live in several");
+    bool no_offsets = false;
+    export_mm_cmd->add_flag("--no-offsets", no_offsets, "leave out ggml's offsets");
+
+    gallocsim::cli::ImportMiniMallocOptions import_mm;
+    auto* import_mm_cmd = app.add_subcommand("import-minimalloc", "run the planners and the lower bound on a MiniMalloc CSV");
+    import_mm_cmd->add_option("csv", import_mm.path, "MiniMalloc CSV file")->required();
+    import_mm_cmd->add_option("--time-limit", import_mm.time_limit, "seconds for the exact search (default 2)");
 
     gallocsim::cli::TraceOptions trace;
     auto* trace_cmd = app.add_subcommand("trace", "record a plan step by step and explain every event");
     trace_cmd->add_option("input", trace.input, "graph file, or example name")->required();
     trace_cmd->add_flag("--json", trace.json, "one JSON object per event, for tools");
-    trace_cmd->add_option("--from", trace.from, "first step to show (from 1)")->check(CLI::PositiveNumber);
-    trace_cmd->add_option("--to", trace.to, "last step to show")->check(CLI::PositiveNumber);
+    trace_cmd->add_option("--from", trace.from, "first step to show (from 1)");
+    trace_cmd->add_option("--to", trace.to, "last step to show");
 
     gallocsim::cli::WalkOptions walk;
     auto* walk_cmd = app.add_subcommand("walk", "step through a plan interactively (commands on standard input; h for help)");
     walk_cmd->add_option("input", walk.input, "graph file, or example name")->required();
     walk_cmd->add_option("--checkpoint-every", walk.checkpoint_interval, "events between state checkpoints")
-        ->check(CLI::PositiveNumber);
+        ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 20));
 
     gallocsim::cli::StatsOptions stats;
     auto* stats_cmd = app.add_subcommand("stats", "memory statistics per step and for the whole plan");
@@ -69,8 +136,25 @@ int main(int argc, char** argv) {
             return gallocsim::cli::stats(stats, std::cout, std::cerr);
         }
         if (*examples_cmd) {
-            return example_name.empty() ? gallocsim::cli::list_examples(std::cout)
-                                        : gallocsim::cli::export_example(example_name, example_output, std::cout, std::cerr);
+            return example_name.empty()
+                       ? gallocsim::cli::list_examples(std::cout)
+                       : gallocsim::cli::export_example(example_name, example_flags, example_output, std::cout, std::cerr);
+        }
+        if (*compare_cmd) {
+            return gallocsim::cli::compare(compare, std::cout, std::cerr);
+        }
+        if (*diff_cmd) {
+            return gallocsim::cli::diff(diff, std::cout, std::cerr);
+        }
+        if (*render_cmd) {
+            return gallocsim::cli::render(render, std::cout, std::cerr);
+        }
+        if (*export_mm_cmd) {
+            export_mm.offsets = !no_offsets;
+            return gallocsim::cli::export_minimalloc(export_mm, std::cout, std::cerr);
+        }
+        if (*import_mm_cmd) {
+            return gallocsim::cli::import_minimalloc(import_mm, std::cout, std::cerr);
         }
     } catch (const std::exception& error) {
         std::cerr << "gallocsim: " << error.what() << "\n";

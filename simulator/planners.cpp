@@ -13,9 +13,9 @@ namespace {
 std::size_t alignment_of(const LiveBlock& block) { return std::max<std::size_t>(block.alignment, 1); }
 
 // Blocks already placed, kept in offset order so gaps can be read off left to right.
-class Placement {
+class PlacedBlocks {
 public:
-    explicit Placement(const ArenaProblem& problem) : problem_(problem), offsets_(problem.blocks.size(), 0) {}
+    explicit PlacedBlocks(const ArenaProblem& problem) : problem_(problem), offsets_(problem.blocks.size(), 0) {}
 
     // The gaps below, between and above the placed blocks that live with `block`, in
     // address order: calls visit(start, room) until it returns true; room is SIZE_MAX
@@ -73,7 +73,7 @@ std::vector<std::size_t> indices(const ArenaProblem& problem) {
 ArenaPlan plan_greedy_by_size(const ArenaProblem& problem) {
     std::vector<std::size_t> order = indices(problem);
     std::ranges::stable_sort(order, std::greater{}, [&](std::size_t i) { return problem.blocks[i].size; });
-    Placement placement(problem);
+    PlacedBlocks placement(problem);
     for (std::size_t block : order) {
         const std::size_t size = problem.blocks[block].size;
         if (size == 0) {
@@ -96,7 +96,7 @@ ArenaPlan plan_greedy_by_size(const ArenaProblem& problem) {
 ArenaPlan plan_first_fit(const ArenaProblem& problem) {
     std::vector<std::size_t> order = indices(problem);
     std::ranges::stable_sort(order, {}, [&](std::size_t i) { return problem.blocks[i].first; });
-    Placement placement(problem);
+    PlacedBlocks placement(problem);
     for (std::size_t block : order) {
         const std::size_t size = problem.blocks[block].size;
         if (size == 0) {
@@ -265,6 +265,7 @@ ExactResult plan_exact(const ArenaProblem& problem, const ExactLimits& limits) {
     // The search keeps "lives with" sets in 64-bit masks.
     if (non_empty > std::min<std::size_t>(limits.max_blocks, 64)) {
         ExactResult result;
+        result.proved_optimal = start.size <= lower_bound(problem.blocks).bytes;
         result.plan = std::move(start);
         return result;
     }

@@ -39,7 +39,7 @@ struct ExactLimits {
 
 struct ExactResult {
     bool attempted = false;       // false: the problem has more than max_blocks blocks
-    bool proved_optimal = false;  // the search finished, or met the lower bound
+    bool proved_optimal = false;  // the search finished, or the plan meets the lower bound
     std::uint64_t nodes = 0;      // search nodes visited
     ArenaPlan plan;               // best found (greedy by size's when nothing better)
 };

@@ -128,8 +128,9 @@ public:
                 out_ << "buffer " << trace.buffer(tensor.record.buffer_id).canonical_id << ", ";
             }
             out_ << "chunk " << tensor.record.address.chunk << ", offset " << tensor.record.address.offset << ", "
-                 << byte_count(trace.tensor(id).bytes) << ", " << tensor.record.children << " consumers and "
-                 << tensor.record.views << " views left";
+                 << byte_count(trace.tensor(id).bytes) << ", "
+                 << counted(static_cast<std::size_t>(tensor.record.children), "consumer") << " and "
+                 << counted(static_cast<std::size_t>(tensor.record.views), "view") << " left";
             if (tensor.in_place_of != kNoTensor) {
                 out_ << ", in place of " << trace.tensor(tensor.in_place_of).name;
             }

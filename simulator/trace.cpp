@@ -26,6 +26,9 @@ template <typename... F>
 struct Overloaded : F... {
     using F::operator()...;
 };
+// Spelled out for clang 14 (the fuzz preset), which lacks C++20's aggregate deduction.
+template <typename... F>
+Overloaded(F...) -> Overloaded<F...>;
 
 EventKind allocation_kind(AllocationPhase phase) {
     switch (phase) {

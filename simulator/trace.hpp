@@ -5,9 +5,9 @@
 // event says which stage of the run it belongs to and which node was being run; replaying
 // the events (state.hpp) rebuilds the allocator's state at any position.
 //
-// Events are small and trivially copyable (56 bytes), so recording costs little more than
-// planning: the few large payloads (block decisions, candidate lists, chunk sizes) live in
-// the trace's side tables and events refer to them by index.
+// Events are small and trivially copyable (56 bytes) so that recording stays cheap: the
+// few large payloads (block decisions, candidate lists, chunk sizes) live in the trace's
+// side tables, and events refer to them by index.
 
 #include "reference/dynamic_allocator.hpp"
 #include "reference/observer.hpp"

@@ -196,31 +196,28 @@ private:
     int step_ = kStartStep;
 };
 
-class GoldenLifetimes : public ::testing::TestWithParam<std::filesystem::path> {};
-
 // Every tensor ggml allocates has a lifetime that starts at the step ggml allocated it and
 // ends where ggml freed it (or where a node took its memory in place); tensors ggml never
 // frees last to the final step.
-TEST_P(GoldenLifetimes, MatchTheAllocatorsOwnEvents) {
-    GraphFile file = load_graph_file(GetParam());
-    StepRecorder recorder(file.graph);
-    const PlanRun run = run_plan(file, &recorder);
-    ASSERT_TRUE(run.error.empty()) << run.error;
-    const GraphLifetimes lifetimes = compute_lifetimes(file);
-    std::map<std::string, int> first, last;
-    for (const TensorLifetime& l : lifetimes.tensors) {
-        first[l.tensor->name] = l.first;
-        const auto freed = recorder.released.find(l.tensor->name);
-        EXPECT_EQ(l.last, freed != recorder.released.end() ? freed->second : lifetimes.step_count - 1) << l.tensor->name;
-        if (freed == recorder.released.end()) {
-            EXPECT_TRUE(l.end == LifetimeEnd::output || l.end == LifetimeEnd::never_released) << l.tensor->name;
+TEST(GoldenLifetimes, MatchTheAllocatorsOwnEvents) {
+    testing::for_each_golden_file("", [](const std::filesystem::path& path) {
+        GraphFile file = load_graph_file(path);
+        StepRecorder recorder(file.graph);
+        const PlanRun run = run_plan(file, &recorder);
+        ASSERT_TRUE(run.error.empty()) << run.error;
+        const GraphLifetimes lifetimes = compute_lifetimes(file);
+        std::map<std::string, int> first;
+        for (const TensorLifetime& l : lifetimes.tensors) {
+            first[l.tensor->name] = l.first;
+            const auto freed = recorder.released.find(l.tensor->name);
+            EXPECT_EQ(l.last, freed != recorder.released.end() ? freed->second : lifetimes.step_count - 1) << l.tensor->name;
+            if (freed == recorder.released.end()) {
+                EXPECT_TRUE(l.end == LifetimeEnd::output || l.end == LifetimeEnd::never_released) << l.tensor->name;
+            }
         }
-    }
-    EXPECT_EQ(first, recorder.allocated);
+        EXPECT_EQ(first, recorder.allocated);
+    });
 }
-
-INSTANTIATE_TEST_SUITE_P(Golden, GoldenLifetimes, ::testing::ValuesIn(testing::golden_files()), testing::golden_test_name);
-GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(GoldenLifetimes);
 
 } // namespace
 } // namespace gallocsim

@@ -130,7 +130,7 @@ TEST_F(HostBufferAccess, PlacingPastTheEndIsRefused) {
 // The test type's fake base lets plans of any size run without memory; its bytes must
 // never be read or written.
 TEST(TestBufferType, FakeBaseIsNotAddressable) {
-    TestBufferType type(testing::dummy_backend(kSizeMax, 32));
+    TestBufferType type(test_support::dummy_backend(kSizeMax, 32));
     auto buffer = type.allocate(std::size_t{1} << 40);  // a terabyte costs nothing
     ASSERT_NE(buffer, nullptr);
     EXPECT_EQ(address(buffer->base()), TestBufferType::kFakeBase);
@@ -146,7 +146,7 @@ TEST(TestBufferType, FakeBaseIsNotAddressable) {
 }
 
 TEST(TestBufferType, RealMemoryWhenAsked) {
-    TestBufferSettings settings = testing::dummy_backend(kSizeMax, 128);
+    TestBufferSettings settings = test_support::dummy_backend(kSizeMax, 128);
     settings.fake_base = false;
     TestBufferType type(settings);
     auto buffer = type.allocate(256);
@@ -156,7 +156,7 @@ TEST(TestBufferType, RealMemoryWhenAsked) {
 }
 
 TEST(TestBufferType, CountsAllocationsAndLiveBuffers) {
-    TestBufferType type(testing::dummy_backend(kSizeMax));
+    TestBufferType type(test_support::dummy_backend(kSizeMax));
     {
         auto a = type.allocate(8);
         auto b = type.allocate(8);
@@ -168,7 +168,7 @@ TEST(TestBufferType, CountsAllocationsAndLiveBuffers) {
 }
 
 TEST(TestBufferType, InjectsFailures) {
-    TestBufferSettings settings = testing::dummy_backend(kSizeMax);
+    TestBufferSettings settings = test_support::dummy_backend(kSizeMax);
     settings.fail_at_allocation = 1;
     TestBufferType once(settings);
     EXPECT_NE(once.allocate(8), nullptr);
@@ -182,7 +182,7 @@ TEST(TestBufferType, InjectsFailures) {
     EXPECT_EQ(from_then_on.allocate(8), nullptr);
     EXPECT_EQ(from_then_on.allocate(8), nullptr);
 
-    TestBufferSettings limited = testing::dummy_backend(kSizeMax);
+    TestBufferSettings limited = test_support::dummy_backend(kSizeMax);
     limited.fail_above = 100;
     TestBufferType small(limited);
     EXPECT_NE(small.allocate(100), nullptr);
@@ -201,7 +201,7 @@ TEST(AllocSizeRule, CudaPadsQuantizedRows) {
     EXPECT_EQ(cuda_alloc_size(full), nbytes(full));
     EXPECT_EQ(cuda_alloc_size(f), 132u);
 
-    TestBufferSettings settings = testing::dummy_backend(kSizeMax);
+    TestBufferSettings settings = test_support::dummy_backend(kSizeMax);
     settings.alloc_size = AllocSizeRule::cuda;
     EXPECT_EQ(TestBufferType(settings).alloc_size(q), 578u);
     EXPECT_EQ(parse_alloc_size_rule("cuda"), AllocSizeRule::cuda);

@@ -246,10 +246,12 @@ TEST(Explain, ExtraSpaceAfterAnInPlaceNode) {
     EXPECT_EQ(after.allocators[0].live_bytes, 32u);
 }
 
-TEST(Explain, ByteCounts) {
+TEST(Explain, CountsTakeAPluralS) {
     EXPECT_EQ(byte_count(1), "1 byte");
     EXPECT_EQ(byte_count(0), "0 bytes");
     EXPECT_EQ(byte_count(64), "64 bytes");
+    EXPECT_EQ(counted(1, "view"), "1 view");
+    EXPECT_EQ(counted(2, "consumer"), "2 consumers");
 }
 
 } // namespace

@@ -1,11 +1,12 @@
 #pragma once
-// The golden corpus (../shared/golden) as test parameters: one test per file, named after it.
+// The golden corpus (../shared/golden) for tests that check every file.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace gallocsim::testing {
@@ -28,10 +29,21 @@ inline std::vector<std::filesystem::path> golden_files() {
     return files;
 }
 
-inline std::string golden_test_name(const ::testing::TestParamInfo<std::filesystem::path>& info) {
-    std::string name = info.param.stem().string();
-    std::ranges::replace_if(name, [](char c) { return !std::isalnum(static_cast<unsigned char>(c)); }, '_');
-    return name;
+// Calls check(path) for every golden file whose name starts with `prefix`, with failures
+// traced to the file; skips the test when the corpus is not there. One test for all files
+// keeps the suite to one process (ctest runs each test in its own).
+template <typename Check>
+void for_each_golden_file(std::string_view prefix, Check&& check) {
+    const auto files = golden_files();
+    if (files.empty()) {
+        GTEST_SKIP() << golden_dir() << " not found";
+    }
+    for (const auto& path : files) {
+        if (path.filename().string().starts_with(prefix)) {
+            SCOPED_TRACE(path.filename().string());
+            check(path);
+        }
+    }
 }
 
 } // namespace gallocsim::testing

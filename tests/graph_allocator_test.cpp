@@ -20,7 +20,7 @@
 namespace gallocsim {
 namespace {
 
-using testing::dummy_backend;
+using test_support::dummy_backend;
 using Places = std::vector<std::pair<std::string, Placement>>;
 using Rejections = std::vector<std::tuple<std::string, std::string, InPlaceRejection>>;
 using Reuses = std::vector<std::pair<std::string, std::string>>;
@@ -31,7 +31,7 @@ protected:
     GraphBuilder ggml{context};
     Graph graph;
     TestBufferType type{dummy_backend(kSizeMax, 16)};
-    testing::EventLog log;
+    test_support::EventLog log;
 
     Tensor& vec(std::string name, std::int64_t elements = 4) {
         return ggml.new_tensor(DataType::f32, {elements}, std::move(name));
@@ -49,7 +49,7 @@ protected:
         ASSERT_TRUE(allocator.alloc_graph(graph)) << allocator.last_error();
     }
 
-    Places places(const GraphAllocator& allocator) const { return testing::placements(context, allocator); }
+    Places places(const GraphAllocator& allocator) const { return test_support::placements(context, allocator); }
 
     // (node, parent, why) for every parent that a node could not take over.
     Rejections rejections() const {
@@ -162,8 +162,8 @@ TEST_F(GraphAllocatorTest, OutputParentIsNotReused) {
     EXPECT_EQ(places(allocator), (Places{{"x", {0, 0, 0}}, {"a", {0, 0, 16}}, {"c", {0, 0, 0}}}));
 }
 
-// Same type and element count but another shape: the kernel could not write over it.
-// (The first parent is external, so the second is the one tried.)
+// Same type and byte count but another shape: the allocator only hands a node a parent
+// laid out exactly like it. (The first parent is external, so the second is the one tried.)
 TEST_F(GraphAllocatorTest, ParentWithADifferentLayoutIsNotReused) {
     std::array<float, 4> weights{};
     Tensor& a = vec("a");

@@ -59,7 +59,7 @@ TEST(RunPlan, IsRepeatable) {
 
 TEST(RunPlan, ReportsEventsToTheObserver) {
     GraphFile file = seed_example();
-    testing::EventLog log;
+    test_support::EventLog log;
     run_plan(file, &log);
     EXPECT_EQ(log.all<event::PlanStarted>().size(), 1u);
     EXPECT_EQ(log.all<event::InPlaceReused>().size(), 1u);
@@ -125,7 +125,7 @@ TEST(ComparePlans, BufferAndChunkSizes) {
 
 // The golden seed file, planned through the same path as `gallocsim conform`.
 TEST(ComparePlans, GoldenSeedFileMatches) {
-    const auto path = testing::golden_dir() / "seed-mul.json";
+    const auto path = test_support::golden_dir() / "seed-mul.json";
     if (!std::filesystem::exists(path)) {
         GTEST_SKIP() << path << " not found";
     }

@@ -143,15 +143,34 @@ TEST(AboveTheBound, AStoppedSearchDoesNotClaimOptimality) {
     EXPECT_EQ(result.plan.size, 9u);  // greedy by size's plan, still the best known
 }
 
+// Past 30 blocks there is no search; greedy by size's plan is still optimal when it
+// meets the lower bound, and said to be unproven when it does not.
 TEST(ExactSearch, LeavesLargeProblemsToGreedy) {
-    std::vector<LiveBlock> blocks;
+    std::vector<LiveBlock> chain;
     for (int i = 0; i < 31; ++i) {
-        blocks.push_back({"t" + std::to_string(i), i, i + 1, 32});
+        chain.push_back({"t" + std::to_string(i), i, i + 1, 32});
     }
-    const ExactResult result = plan_exact(problem_of(blocks));
-    EXPECT_FALSE(result.attempted);
-    EXPECT_FALSE(result.proved_optimal);
-    EXPECT_EQ(result.plan.size, 64u);  // a chain: two blocks live at a time
+    const ExactResult easy = plan_exact(problem_of(chain));
+    EXPECT_FALSE(easy.attempted);
+    EXPECT_TRUE(easy.proved_optimal);
+    EXPECT_EQ(easy.plan.size, 64u);  // two blocks live at a time
+
+    // Eight copies of the small counterexample, one after another in time: greedy needs
+    // 10 bytes where 9 would do.
+    std::vector<LiveBlock> copies;
+    for (int copy = 0; copy < 8; ++copy) {
+        for (LiveBlock block : small_counterexample().blocks) {
+            block.name += std::to_string(copy);
+            block.first += 6 * copy;
+            block.last += 6 * copy;
+            copies.push_back(block);
+        }
+    }
+    const ExactResult hard = plan_exact(problem_of(copies));
+    EXPECT_FALSE(hard.attempted);
+    EXPECT_FALSE(hard.proved_optimal);
+    EXPECT_EQ(hard.plan.size, 10u);
+    EXPECT_EQ(lower_bound(copies).bytes, 9u);
 }
 
 // Offsets respect each block's alignment; sizes need not be multiples of it.

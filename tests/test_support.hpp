@@ -31,7 +31,7 @@ inline std::ostream& operator<<(std::ostream& out, const FreeBlock& b) {
 
 } // namespace gallocsim
 
-namespace gallocsim::testing {
+namespace gallocsim::test_support {
 
 // test-alloc.cpp's dummy_backend_init(max_buffer_size, alignment = 8): fake memory, so
 // offsets are all that matter.
@@ -98,4 +98,4 @@ inline std::vector<std::pair<std::string, Placement>> placements(const Context& 
 inline std::filesystem::path shared_dir() { return GALLOCSIM_SHARED_DIR; }
 inline std::filesystem::path golden_dir() { return shared_dir() / "golden"; }
 
-} // namespace gallocsim::testing
+} // namespace gallocsim::test_support

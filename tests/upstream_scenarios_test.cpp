@@ -26,8 +26,8 @@
 namespace gallocsim {
 namespace {
 
-using testing::assign_names;
-using testing::dummy_backend;
+using test_support::assign_names;
+using test_support::dummy_backend;
 using Places = std::vector<std::pair<std::string, Placement>>;
 
 class UpstreamScenario : public ::testing::Test {
@@ -49,11 +49,11 @@ protected:
         build_forward_expand(file.graph, out);
     }
 
-    Places places(const GraphAllocator& allocator) const { return testing::placements(file.context, allocator); }
+    Places places(const GraphAllocator& allocator) const { return test_support::placements(file.context, allocator); }
 
     // The golden file holds the same graph as upstream built it; its expected plan must be ours.
     void expect_golden(const std::string& name, const GraphAllocator& allocator) {
-        const auto path = testing::golden_dir() / (name + ".json");
+        const auto path = test_support::golden_dir() / (name + ".json");
         if (!std::filesystem::exists(path)) {
             GTEST_SKIP() << path << " not found: the plan was checked against the values above only";
         }
@@ -563,7 +563,7 @@ TEST_F(Reallocation, SecondGraphWithALargerChunkIsReplannedAutomatically) {
         build_first(first);
         ASSERT_TRUE(allocator.alloc_graph(first.graph)) << allocator.last_error();
         EXPECT_EQ(allocator.chunk_sizes(0), (std::vector<std::size_t>{24, 16}));
-        EXPECT_EQ(testing::placements(first.context, allocator),
+        EXPECT_EQ(test_support::placements(first.context, allocator),
                   (Places{{"x0", {0, 0, 0}}, {"x1", {0, 1, 0}}, {"x2", {0, 0, 0}}, {"x3", {0, 1, 0}}}));
     }
     build_second();

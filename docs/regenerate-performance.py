@@ -1,0 +1,185 @@
+#!/usr/bin/env python3
+"""Regenerates docs/performance.md from gallocsim's own measurements.
+
+Run from the repository root after `cmake --build --preset default`:
+
+    python3 docs/regenerate-performance.py [--quick]
+
+It runs `gallocsim compare` on the built-in examples and the golden corpus (plan quality),
+and the Google Benchmark targets planner_bench and executor_bench (speed), then writes
+docs/performance.md with the machine and date of every figure. --quick runs fewer benchmark
+repetitions. Figures measured outside this script (upstream ggml's C allocator timed against
+gallocsim, GPU runs) live in docs/performance-notes.md and are included as they are.
+"""
+import datetime
+import glob
+import json
+import math
+import os
+import platform
+import re
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+BUILD = os.path.join(ROOT, "build", "default")
+GALLOCSIM = os.path.join(BUILD, "simulator", "gallocsim")
+GOLDEN = os.path.join(ROOT, "..", "shared", "golden")
+QUICK = "--quick" in sys.argv
+
+
+def run(args):
+    return subprocess.run(args, check=True, capture_output=True, text=True).stdout
+
+
+def machine():
+    model = "unknown CPU"
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    model = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    return f"{model}, {os.cpu_count()} cores, {platform.system()} {platform.release()}"
+
+
+ROW = re.compile(r"^\s+(ggml \(gallocr\)|greedy by size|first fit, execution order|lower bound|no reuse)\s+(\d+)")
+
+
+def compare(args):
+    """Per buffer type: {planner: bytes}, summed over buffer types."""
+    totals = {}
+    for line in run([GALLOCSIM, "compare", *args]).splitlines():
+        m = ROW.match(line)
+        if m:
+            totals[m.group(1)] = totals.get(m.group(1), 0) + int(m.group(2))
+    return totals
+
+
+def ratio_row(name, t):
+    lb, nr = t["lower bound"], t["no reuse"]
+    def r(a, b):
+        return f"{a / b:.3f}" if b else "-"
+    return (f"| {name} | {t['ggml (gallocr)']:,} | {t['lower bound']:,} | {t['greedy by size']:,} | "
+            f"{t['no reuse']:,} | {r(t['ggml (gallocr)'], lb)} | {r(t['greedy by size'], lb)} | "
+            f"{r(t['first fit, execution order'], lb)} | {r(t['ggml (gallocr)'], nr)} |")
+
+
+def geomean(values):
+    values = [v for v in values if v > 0]
+    return math.exp(sum(math.log(v) for v in values) / len(values)) if values else float("nan")
+
+
+def quality_section():
+    out = ["## Plan quality", "",
+           "Bytes each planner needs, summed over buffer types (`gallocsim compare`). The lower bound is the "
+           "peak of bytes live at once with no in-place reuse, so ggml can go below it by handing a parent's "
+           "memory to its last consumer. The alternatives use one arena per buffer type (no chunks).", "",
+           "| graph | ggml | lower bound | greedy by size | no reuse | ggml / LB | greedy / LB | first fit / LB | ggml / no reuse |",
+           "|---|---|---|---|---|---|---|---|---|"]
+    examples = [("seed", ["seed"]), ("mlp", ["mlp"]), ("gpt2", ["gpt2"]),
+                ("llama 1 layer, 1 token", ["llama"]),
+                ("llama 2 layers, 32 tokens", ["llama", "--layers", "2", "--tokens", "32"]),
+                ("llama 4 layers, 512 tokens, embd 512", ["llama", "--layers", "4", "--tokens", "512", "--embd", "512", "--heads", "8", "--ff", "1376"])]
+    for name, args in examples:
+        out.append(ratio_row(name, compare(args)))
+    for path in sorted(glob.glob(os.path.join(GOLDEN, "llama-*.json"))):
+        out.append(ratio_row(os.path.basename(path), compare([path])))
+    if os.path.isdir(GOLDEN):
+        by_profile = {}
+        for path in sorted(glob.glob(os.path.join(GOLDEN, "*.json"))):
+            t = compare([path])
+            if not t.get("lower bound"):
+                continue
+            profile = os.path.basename(path).rsplit("-", 1)[-1].removesuffix(".json") if path.count("random-") else \
+                os.path.basename(path).split("-")[0]
+            by_profile.setdefault(profile, []).append(t)
+        out += ["", "Golden corpus by profile (geometric means over the files; min and max of ggml / LB):", "",
+                "| profile | files | ggml / LB | min | max | greedy / LB | ggml / no reuse |", "|---|---|---|---|---|---|---|"]
+        for profile, rows in sorted(by_profile.items()):
+            g = [t["ggml (gallocr)"] / t["lower bound"] for t in rows]
+            out.append(f"| {profile} | {len(rows)} | {geomean(g):.3f} | {min(g):.3f} | {max(g):.3f} | "
+                       f"{geomean([t['greedy by size'] / t['lower bound'] for t in rows]):.3f} | "
+                       f"{geomean([t['ggml (gallocr)'] / t['no reuse'] for t in rows if t['no reuse']]):.3f} |")
+    return out
+
+
+def benchmark(target, filter_=".*"):
+    exe = os.path.join(BUILD, target)
+    if not os.path.exists(exe):
+        return None
+    reps = "1" if QUICK else "3"
+    text = run([exe, f"--benchmark_filter={filter_}", "--benchmark_format=json",
+                f"--benchmark_repetitions={reps}", "--benchmark_report_aggregates_only=true"])
+    return json.loads(text)
+
+
+def fmt_time(ns):
+    for unit, scale in (("s", 1e9), ("ms", 1e6), ("µs", 1e3)):
+        if ns >= scale:
+            return f"{ns / scale:.2f} {unit}"
+    return f"{ns:.0f} ns"
+
+
+def to_ns(b):
+    return b["cpu_time"] * {"ns": 1, "us": 1e3, "ms": 1e6, "s": 1e9}[b["time_unit"]]
+
+
+def speed_section():
+    out = ["## Planner speed", ""]
+    data = benchmark("simulator/planner_bench")
+    if data is None:
+        return out + ["planner_bench was not built."]
+    medians = {b["run_name"]: b for b in data["benchmarks"] if b.get("aggregate_name", "median") == "median"}
+    out += ["CPU time per run (median), llama-style graphs (`simulator/planner_bench`). Bare = a fresh "
+            "GraphAllocator, reserve_n and alloc_graph; traced = the same with a TraceRecorder attached and the "
+            "trace taken.", "",
+            "| nodes | bare | per node | traced | traced / bare | events |", "|---|---|---|---|---|---|"]
+    for size in (100, 1000, 10000, 100000):
+        bare, traced = medians.get(f"BM_PlanBare/{size}"), medians.get(f"BM_PlanTraced/{size}")
+        if not bare or not traced:
+            continue
+        nodes = int(bare["nodes"])
+        out.append(f"| {nodes:,} | {fmt_time(to_ns(bare))} | {fmt_time(to_ns(bare) / nodes)} | "
+                   f"{fmt_time(to_ns(traced))} | {to_ns(traced) / to_ns(bare):.2f} | {int(traced['events']):,} |")
+    out += ["", "| cursor | events | CPU time |", "|---|---|---|"]
+    for name, b in medians.items():
+        if name.startswith("BM_CursorJump/") or name.startswith("BM_CursorStepForward/"):
+            out.append(f"| {name.split('/')[0].removeprefix('BM_Cursor')} | {int(b['events']):,} | {fmt_time(to_ns(b))} |")
+    for name, b in medians.items():
+        if name.startswith("BM_TraceMemoryPerEvent/"):
+            out.append(f"\nTrace memory: {b['bytes_per_event']:.1f} bytes per event ({int(b['events']):,} events).")
+    return out
+
+
+def executor_section():
+    out = ["## Execution (CPU)", ""]
+    data = benchmark("simulator/executor/executor_bench")
+    if data is None:
+        return out + ["executor_bench was not built."]
+    out += ["`simulator/executor/executor_bench`: a llama-style graph (2 layers, embd 256, 8 heads, ff 704, "
+            "32 tokens, vocab 1000), median CPU time.", "", "| benchmark | CPU time |", "|---|---|"]
+    for b in data["benchmarks"]:
+        if b.get("aggregate_name", "median") == "median":
+            out.append(f"| {b['run_name']} | {fmt_time(to_ns(b))} |")
+    return out
+
+
+def main():
+    now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    lines = ["# Performance", "",
+             f"Generated by `docs/regenerate-performance.py` on {now}, on {machine()}. "
+             "Times are CPU times; on a shared machine compare ratios, not absolute figures.", ""]
+    lines += quality_section() + [""] + speed_section() + [""] + executor_section() + [""]
+    notes = os.path.join(ROOT, "docs", "performance-notes.md")
+    if os.path.exists(notes):
+        with open(notes) as f:
+            lines.append(f.read().rstrip())
+    with open(os.path.join(ROOT, "docs", "performance.md"), "w") as f:
+        f.write("\n".join(lines) + "\n")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,64 @@
+// Bugs the fuzzers and properties found in gallocsim, each fixed, each kept as a test.
+#include "fuzz/oracle.hpp"
+#include "reference/builder.hpp"
+#include "simulator/plan.hpp"
+
+#include <gtest/gtest.h>
+
+namespace gallocsim::fuzz {
+namespace {
+
+// Found by fuzz_graph_file (a mutated golden file): a node that names itself as a source
+// (legal in graph files: ggml_cast's CPY does) and whose op may run in place was "reused
+// in place" over itself. It was marked allocated just before the in-place search, so it
+// counted as its own parent; it took its own unset address, chunk 0 offset 0, and was
+// never allocated, lying over whatever else was there. Upstream has the same code path
+// (ggml's API cannot build such a node); gallocsim now skips the node itself as a parent.
+//
+//   x (input, 32 B);  t = SQR(t), read by nothing else;  u = SQR(x)
+//
+//   before:  0        32           after:  0        32       64
+//            +--------+                    +--------+--------+
+//            | x = t  |                    | x = u  |   t    |
+//            +--------+                    +--------+--------+
+//   t's result lay over x at step 1, and u read x at step 2.
+TEST(Findings, NodeNamingItselfAsSourceIsNotPlacedOverItself) {
+    GraphFile file;
+    file.buffer_types.push_back({"CPU", 32, std::nullopt, AllocSizeRule::nbytes});
+    file.buffers = {0};
+    GraphBuilder b(file.context);
+    Tensor& x = b.new_tensor(DataType::f32, {8}, "x");
+    set_input(x);
+    Tensor& t = b.new_tensor(DataType::f32, {8}, "t");
+    t.op = Op::SQR;
+    t.src[0] = &t;
+    Tensor& u = b.unary_op(Op::SQR, x);
+    u.name = "u";
+    set_output(u);
+    build_forward_expand(file.graph, t);
+    build_forward_expand(file.graph, u);
+    ASSERT_EQ(file.graph.nodes, (std::vector<Tensor*>{&t, &u}));
+
+    const PlanRun run = run_plan(file);
+    ASSERT_TRUE(run.plan.alloc_graph) << run.error;
+    const std::vector<std::pair<std::string, PlannedPlace>> expected{
+        {"x", {0, 0, 0}}, {"t", {0, 0, 32}}, {"u", {0, 0, 0}}};
+    EXPECT_EQ(run.plan.tensors, expected);
+    EXPECT_EQ(run.plan.buffer_sizes, (std::vector<std::size_t>{64}));
+    EXPECT_TRUE(overlap_violations(file.graph, Lifetimes(file.graph)).empty());
+}
+
+// Found by fuzz_graph_file: a number too large for a double ("3E339136") made nlohmann
+// throw out_of_range, not parse_error, and it escaped the loader as a json exception
+// instead of a GraphFileError naming the file.
+TEST(Findings, NumberTooLargeForADoubleIsAGraphFileError) {
+    try {
+        parse_graph_file(R"({"format": "ggml-graph/1", "name": 3E339136})", "big.json");
+        FAIL() << "no error";
+    } catch (const GraphFileError& error) {
+        EXPECT_STREQ(error.what(), "big.json: invalid JSON: number overflow parsing '3E339136'");
+    }
+}
+
+} // namespace
+} // namespace gallocsim::fuzz

@@ -1,0 +1,83 @@
+#pragma once
+// The analysis commands of the gallocsim command line (compare, diff, render,
+// export-minimalloc, import-minimalloc), as functions that write to streams and return
+// the exit code: 0 done, 1 the plan failed or broke a rule, 2 bad input.
+
+#include "simulator/analysis_plans.hpp"
+#include "simulator/examples.hpp"
+
+#include <cstdint>
+#include <iosfwd>
+#include <optional>
+#include <string>
+
+namespace gallocsim::cli {
+
+// Example parameters as the command line gives them (checked when the example is built).
+struct ModelFlags {
+    std::optional<std::int64_t> layers, embd, heads, ff, tokens, vocab, outputs;
+    std::optional<std::string> weights;  // a ggml type name
+    std::optional<std::string> buffers;  // cpu, cuda or split
+    bool inplace = false;
+    bool mask = false;
+};
+
+// Buffer type settings that override the file's (all buffer types).
+struct BufferFlags {
+    std::optional<std::size_t> alignment;
+    std::optional<std::size_t> max_size;
+    std::optional<std::string> alloc_size;  // nbytes or cuda
+};
+
+// A graph file, or a built-in example with its parameters.
+struct GraphInput {
+    std::string input;
+    ModelFlags model;
+    BufferFlags buffers;
+};
+
+// Throws GraphFileError for anything wrong with the input or the flags.
+GraphFile load_graph_input(const GraphInput& input);
+ExampleOptions example_options(const ModelFlags& flags);
+BufferOverrides buffer_overrides(const BufferFlags& flags);
+
+struct CompareOptions {
+    GraphInput graph;
+    double time_limit = 2.0;  // seconds for each exact search
+};
+int compare(const CompareOptions& options, std::ostream& out, std::ostream& err);
+
+struct DiffOptions {
+    GraphInput before;
+    std::string after;      // empty: the same input as before, with after_buffers applied
+    BufferFlags after_buffers;
+};
+int diff(const DiffOptions& options, std::ostream& out, std::ostream& err);
+
+// planner: ggml, greedy, first-fit or exact.
+struct RenderOptions {
+    GraphInput graph;
+    std::string output;  // empty or "-": standard output
+    std::string planner = "ggml";
+    std::optional<int> memory_map_at;
+};
+int render(const RenderOptions& options, std::ostream& out, std::ostream& err);
+
+struct ExportMiniMallocOptions {
+    GraphInput graph;
+    std::string output;
+    std::string buffer_type;  // needed when several buffer types hold tensors
+    bool offsets = true;      // add ggml's offsets (chunks laid end to end) as the offset column
+};
+int export_minimalloc(const ExportMiniMallocOptions& options, std::ostream& out, std::ostream& err);
+
+struct ImportMiniMallocOptions {
+    std::string path;
+    double time_limit = 2.0;
+};
+int import_minimalloc(const ImportMiniMallocOptions& options, std::ostream& out, std::ostream& err);
+
+int export_example(const std::string& name, const ModelFlags& flags, const std::string& output, std::ostream& out,
+                   std::ostream& err);
+
+} // namespace gallocsim::cli

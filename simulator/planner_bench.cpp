@@ -1,0 +1,149 @@
+// How the planner's time grows with graph size, what recording a trace costs on top of
+// it, what a cursor jump costs, and how much memory an event takes. llama-style graphs
+// (simulator/examples.hpp) from about 100 to 100,000 nodes; weights are external, so
+// only activations are planned, as in llama.cpp's compute graphs.
+#include "reference/graph_allocator.hpp"
+#include "simulator/cursor.hpp"
+#include "simulator/examples.hpp"
+#include "simulator/plan.hpp"
+#include "simulator/trace.hpp"
+
+#include <benchmark/benchmark.h>
+
+#include <map>
+#include <memory>
+#include <random>
+
+namespace gallocsim {
+namespace {
+
+// A llama-style graph with about `nodes` nodes (whole layers of 32 tokens).
+GraphFile llama_with_nodes(std::int64_t nodes) {
+    LlamaParams params;
+    params.embd = 256;
+    params.heads = 8;
+    params.ff = 688;
+    params.tokens = 32;
+    auto count = [&](std::int64_t layers) {
+        params.layers = layers;
+        return static_cast<std::int64_t>(llama_example(params).graph.nodes.size());
+    };
+    const std::int64_t per_layer = count(2) - count(1);
+    params.layers = std::max<std::int64_t>(1, (nodes - (count(1) - per_layer)) / per_layer);
+    return llama_example(params);
+}
+
+// Graphs are built once per size and shared by the benchmarks.
+GraphFile& graph_for(std::int64_t nodes) {
+    static std::map<std::int64_t, std::unique_ptr<GraphFile>> cache;
+    auto& slot = cache[nodes];
+    if (!slot) {
+        slot = std::make_unique<GraphFile>(llama_with_nodes(nodes));
+    }
+    return *slot;
+}
+
+struct Planner {
+    std::vector<std::unique_ptr<TestBufferType>> types;
+    std::vector<BufferType*> ids;
+    explicit Planner(const GraphFile& file) : types(make_buffer_types(file)) {
+        for (int type : file.buffers) {
+            ids.push_back(types[static_cast<std::size_t>(type)].get());
+        }
+    }
+    // What an application does for each new graph: a fresh allocator, reserve_n, alloc_graph.
+    void run(GraphFile& file, AllocationObserver* observer = nullptr) {
+        file.reset_memory();
+        GraphAllocator allocator(ids);
+        allocator.set_observer(observer);
+        const bool ok = allocator.reserve_n(file.graph, file.node_buffer_ids, file.leaf_buffer_ids) &&
+                        allocator.alloc_graph(file.graph);
+        benchmark::DoNotOptimize(ok);
+    }
+};
+
+void set_node_counters(benchmark::State& state, const GraphFile& file) {
+    const auto nodes = static_cast<double>(file.graph.nodes.size());
+    state.counters["nodes"] = nodes;
+    state.counters["per_node"] = benchmark::Counter(nodes * static_cast<double>(state.iterations()),
+                                                    benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+}
+
+// Bare reserve_n + alloc_graph, no observer.
+void BM_PlanBare(benchmark::State& state) {
+    GraphFile& file = graph_for(state.range(0));
+    Planner planner(file);
+    for (auto _ : state) {
+        planner.run(file);
+    }
+    set_node_counters(state, file);
+}
+
+// The same run with a trace recorder attached, and the trace taken.
+void BM_PlanTraced(benchmark::State& state) {
+    GraphFile& file = graph_for(state.range(0));
+    Planner planner(file);
+    std::size_t events = 0;
+    for (auto _ : state) {
+        TraceRecorder recorder(file);
+        planner.run(file, &recorder);
+        Trace trace = recorder.take({});
+        events = trace.size();
+        benchmark::DoNotOptimize(trace.events.data());
+    }
+    set_node_counters(state, file);
+    state.counters["events"] = static_cast<double>(events);
+}
+
+// Random jumps over a whole trace: each costs at most one checkpoint interval of replays.
+void BM_CursorJump(benchmark::State& state) {
+    GraphFile& file = graph_for(state.range(0));
+    Cursor cursor(record_trace(file));
+    std::mt19937_64 random(42);
+    std::uniform_int_distribution<std::size_t> position(0, cursor.size());
+    for (auto _ : state) {
+        cursor.jump(position(random));
+        benchmark::DoNotOptimize(cursor.state());
+    }
+    state.counters["events"] = static_cast<double>(cursor.size());
+    state.counters["checkpoints"] = static_cast<double>(cursor.checkpoint_count());
+}
+
+// One step forward at a time through the whole trace (what "run" in the GUI does).
+void BM_CursorStepForward(benchmark::State& state) {
+    GraphFile& file = graph_for(state.range(0));
+    Cursor cursor(record_trace(file));
+    for (auto _ : state) {
+        if (!cursor.step_forward()) {
+            cursor.first();
+        }
+    }
+    state.counters["events"] = static_cast<double>(cursor.size());
+}
+
+// Bytes of trace per event: the event array and its side tables.
+void BM_TraceMemoryPerEvent(benchmark::State& state) {
+    GraphFile& file = graph_for(state.range(0));
+    Trace trace = record_trace(file);
+    for (auto _ : state) {
+        benchmark::DoNotOptimize(trace.events.data());
+    }
+    const double bytes = static_cast<double>(trace.events.capacity() * sizeof(TraceEvent) +
+                                             trace.blocks_taken.capacity() * sizeof(trace.blocks_taken[0]) +
+                                             trace.blocks_freed.capacity() * sizeof(trace.blocks_freed[0]) +
+                                             trace.candidate_pool.capacity() * sizeof(trace.candidate_pool[0]) +
+                                             trace.chunk_size_pool.capacity() * sizeof(std::size_t));
+    state.counters["events"] = static_cast<double>(trace.size());
+    state.counters["bytes_per_event"] = bytes / static_cast<double>(trace.size());
+}
+
+BENCHMARK(BM_PlanBare)->Arg(100)->Arg(1000)->Arg(10000)->Arg(100000)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_PlanTraced)->Arg(100)->Arg(1000)->Arg(10000)->Arg(100000)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_CursorJump)->Arg(1000)->Arg(10000)->Arg(100000)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_CursorStepForward)->Arg(10000)->Unit(benchmark::kNanosecond);
+BENCHMARK(BM_TraceMemoryPerEvent)->Arg(1000)->Arg(100000)->Iterations(1);
+
+} // namespace
+} // namespace gallocsim
+
+BENCHMARK_MAIN();

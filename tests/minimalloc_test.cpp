@@ -1,0 +1,84 @@
+// MiniMalloc CSV: written from lifetimes, read back, and refused with the line and column
+// of the problem.
+#include "simulator/minimalloc.hpp"
+#include "simulator/planners.hpp"
+
+#include <gtest/gtest.h>
+
+namespace gallocsim {
+namespace {
+
+std::string error_of(std::string_view csv) {
+    try {
+        parse_minimalloc_csv(csv, "in.csv");
+    } catch (const MiniMallocError& error) {
+        return error.what();
+    }
+    return "no error";
+}
+
+// Our steps are inclusive, MiniMalloc's upper is not: [1, 4] is written 1,5.
+TEST(MiniMalloc, WritesLifetimesAsHalfOpenRanges) {
+    const ArenaProblem problem{"p", {{"t0", 0, 1, 32}, {"t1", 1, 4, 28}}};
+    EXPECT_EQ(to_minimalloc_csv(problem), "id,lower,upper,size\nt0,0,2,32\nt1,1,5,28\n");
+    const std::vector<std::size_t> offsets{0, 32};
+    EXPECT_EQ(to_minimalloc_csv(problem, &offsets), "id,lower,upper,size,offset\nt0,0,2,32,0\nt1,1,5,28,32\n");
+}
+
+TEST(MiniMalloc, WritesAlignmentOnlyWhenNeededAndKeepsIdsIntact) {
+    const ArenaProblem problem{"p", {{"a,b", 0, 0, 32, 32}, {"a_b", 0, 0, 8, 32}, {"c", 1, 1, 4, 1}}};
+    // "a,b" would split the row: its comma becomes '_', and the clash with "a_b" a suffix.
+    EXPECT_EQ(to_minimalloc_csv(problem), "id,lower,upper,size,alignment\na_b,0,1,32,32\na_b_2,0,1,8,32\nc,1,2,4,1\n");
+}
+
+TEST(MiniMalloc, ReadsWhatItWrites) {
+    const ArenaProblem problem{"p", {{"t0", 0, 1, 32}, {"t1", 1, 4, 28}, {"t2", 2, 5, 36}}};
+    const std::vector<std::size_t> offsets{0, 32, 64};
+    const MiniMallocProblem read = parse_minimalloc_csv(to_minimalloc_csv(problem, &offsets), "p.csv");
+    EXPECT_EQ(read.problem.name, "p");
+    ASSERT_EQ(read.problem.blocks.size(), 3u);
+    for (std::size_t i = 0; i < 3; ++i) {
+        EXPECT_EQ(read.problem.blocks[i].name, problem.blocks[i].name);
+        EXPECT_EQ(read.problem.blocks[i].first, problem.blocks[i].first);
+        EXPECT_EQ(read.problem.blocks[i].last, problem.blocks[i].last);
+        EXPECT_EQ(read.problem.blocks[i].size, problem.blocks[i].size);
+    }
+    EXPECT_EQ(read.offsets, offsets);
+}
+
+// MiniMalloc's README example: five buffers that fit in 12 bytes.
+TEST(MiniMalloc, ReadmeExampleFitsItsCapacity) {
+    const MiniMallocProblem read = parse_minimalloc_csv("id,lower,upper,size\n"
+                                                        "b1,0,3,4\nb2,3,9,4\nb3,0,9,4\nb4,9,21,4\nb5,0,21,4\n",
+                                                        "input.12.csv");
+    EXPECT_FALSE(read.offsets.has_value());
+    EXPECT_EQ(lower_bound(read.problem.blocks).bytes, 12u);  // b1 and b2 meet at no step: upper is exclusive
+    const ExactResult exact = plan_exact(read.problem);
+    EXPECT_TRUE(exact.proved_optimal);
+    EXPECT_EQ(exact.plan.size, 12u);
+}
+
+// Other spellings MiniMalloc reads: buffer for id, start for lower, and an inclusive end.
+TEST(MiniMalloc, ReadsMiniMallocsOtherColumnNames) {
+    const MiniMallocProblem read = parse_minimalloc_csv("buffer,start,end,size,alignment\r\nb1,0,2,4,8\r\n\r\n", "x.csv");
+    ASSERT_EQ(read.problem.blocks.size(), 1u);
+    EXPECT_EQ(read.problem.blocks[0].first, 0);
+    EXPECT_EQ(read.problem.blocks[0].last, 2);
+    EXPECT_EQ(read.problem.blocks[0].alignment, 8u);
+}
+
+TEST(MiniMalloc, ErrorsNameTheLineAndColumn) {
+    EXPECT_EQ(error_of("id,lower,upper,size\nb1,0,3,4\nb2,1,4,x\n"), "in.csv: line 3: column 4 (size): \"x\" is not an integer");
+    EXPECT_EQ(error_of("id,lower,upper,size\nb1,0,3,-4\n"), "in.csv: line 2: column 4 (size): -4 is out of range (0 to 2305843009213693951)");
+    EXPECT_EQ(error_of("id,lower,upper,size\nb1,3,3,4\n"), "in.csv: line 2: column 3 (upper): 3 is out of range (4 to 2147483648)");
+    EXPECT_EQ(error_of("id,lower,upper,size\nb1,0,3\n"), "in.csv: line 2: has 3 fields; the header has 4");
+    EXPECT_EQ(error_of("id,lower,upper,size\nb1,0,3,4\nb1,0,3,4\n"), "in.csv: line 3: column 1 (id): id \"b1\" is used twice");
+    EXPECT_EQ(error_of("id,lower,size\nb1,0,4\n"), "in.csv: line 1: missing column \"upper\"");
+    EXPECT_EQ(error_of("id,lower,upper,size,gaps\n"),
+              "in.csv: line 1: unknown column \"gaps\" (expected id, lower, upper or end, size, and optionally offset, alignment)");
+    EXPECT_EQ(error_of("id,lower,upper,size,id\n"), "in.csv: line 1: column \"id\" repeats an earlier one");
+    EXPECT_EQ(error_of("\n\n"), "in.csv: empty file (expected a header such as id,lower,upper,size)");
+}
+
+} // namespace
+} // namespace gallocsim

@@ -1,0 +1,131 @@
+// SVG pictures of plans: what is drawn where, read back through the data-* attributes.
+#include "simulator/examples.hpp"
+#include "simulator/render.hpp"
+
+#include "golden_files.hpp"
+
+#include <gtest/gtest.h>
+
+namespace gallocsim {
+namespace {
+
+std::size_t count(const std::string& text, const std::string& what) {
+    std::size_t n = 0;
+    for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) {
+        ++n;
+    }
+    return n;
+}
+
+class SchedIssuePicture : public ::testing::Test {
+protected:
+    GraphFile file = sched_issue_example();
+    GgmlPlan plan = run_ggml_plan(file);
+    GraphLifetimes lifetimes = compute_lifetimes(file);
+    PlanPicture picture = ggml_plan_picture(file, lifetimes, plan);
+};
+
+// ggml's plan of the sched-issue graph, one 96-byte chunk:
+//
+//   offset   step 0   step 1   step 2
+//   64-96    b2       b2
+//   32-64    a2       ab (in place of a2)  ab
+//    0-32    c        c        result (in place of c)
+TEST_F(SchedIssuePicture, HoldsEachTensorWhereGgmlPutIt) {
+    ASSERT_EQ(picture.bands.size(), 1u);
+    EXPECT_EQ(picture.bands[0].label, "CPU chunk 0");
+    EXPECT_EQ(picture.bands[0].size, 96u);
+    EXPECT_EQ(picture.step_labels, (std::vector<std::string>{"start", "ab", "result"}));
+    std::vector<std::tuple<std::string, int, int, std::size_t, std::size_t>> blocks;
+    for (const PictureBlock& b : picture.bands[0].blocks) {
+        blocks.emplace_back(b.name, b.first, b.last, b.offset, b.size);
+    }
+    using Row = std::tuple<std::string, int, int, std::size_t, std::size_t>;
+    EXPECT_EQ(blocks, (std::vector<Row>{{"c", 0, 2, 0, 32}, {"a2", 0, 1, 32, 32}, {"b2", 0, 1, 64, 32},
+                                        {"ab", 1, 2, 32, 32}, {"result", 2, 2, 0, 32}}));
+}
+
+TEST_F(SchedIssuePicture, TimelineDrawsEveryLifetimeAndMarksThePeak) {
+    const std::string svg = render_timeline_svg(picture);
+    EXPECT_EQ(svg.rfind("<svg xmlns=\"http://www.w3.org/2000/svg\"", 0), 0u);
+    EXPECT_TRUE(svg.ends_with("</svg>\n"));
+    EXPECT_EQ(count(svg, "class=\"tensor\""), 5u);
+    EXPECT_NE(svg.find("data-name=\"b2\" data-offset=\"64\" data-size=\"32\" data-first=\"0\" data-last=\"1\""), std::string::npos);
+    EXPECT_NE(svg.find("fill=\"" + tensor_colour("b2") + "\""), std::string::npos);
+    // All 96 bytes are in use at the start (c, a2, b2); step 1 too, but the first peak is marked.
+    EXPECT_NE(svg.find("class=\"peak\""), std::string::npos);
+    EXPECT_NE(svg.find("data-step=\"0\" data-bytes=\"96\""), std::string::npos);
+    EXPECT_NE(svg.find("fill=\"url(#free)\""), std::string::npos);  // free space is hatched
+}
+
+//   at step 2:  0 [c = result) 32 [ab) 64 [free, hatched) 96
+//
+// c is still live (result reads it) and result has taken its bytes in place: both drawn.
+TEST_F(SchedIssuePicture, MemoryMapShowsLiveTensorsAndFreeSpace) {
+    const std::string svg = render_memory_map_svg(picture, 2);
+    EXPECT_EQ(count(svg, "class=\"tensor\""), 3u);
+    EXPECT_NE(svg.find("data-name=\"c\" data-offset=\"0\""), std::string::npos);
+    EXPECT_NE(svg.find("data-name=\"result\" data-offset=\"0\""), std::string::npos);
+    EXPECT_NE(svg.find("data-name=\"ab\" data-offset=\"32\""), std::string::npos);
+    EXPECT_EQ(count(svg, "class=\"free\""), 1u);
+    EXPECT_NE(svg.find("class=\"free\" fill=\"url(#free)\" data-offset=\"64\" data-size=\"32\""), std::string::npos);
+    EXPECT_NE(svg.find("64 B in use of 96 B"), std::string::npos);
+    EXPECT_NE(svg.find("at step 2 (result)"), std::string::npos);
+}
+
+TEST_F(SchedIssuePicture, MemoryMapRejectsStepsOutsideThePlan) {
+    EXPECT_THROW(render_memory_map_svg(picture, 3), std::out_of_range);
+    EXPECT_THROW(render_memory_map_svg(picture, -1), std::out_of_range);
+}
+
+TEST(Render, ColoursAreStablePerName) {
+    EXPECT_EQ(tensor_colour("a"), "hsl(340, 65%, 70%)");
+    EXPECT_EQ(tensor_colour("b"), "hsl(157, 61%, 58%)");
+    EXPECT_EQ(tensor_colour("a"), tensor_colour(std::string("a")));
+}
+
+TEST(Render, NamesAreEscaped) {
+    PlanPicture picture{"t", {"start"}, {{"band", 64, {{"x<&>\"y", 0, 0, 0, 64}}}}};
+    const std::string svg = render_timeline_svg(picture);
+    EXPECT_NE(svg.find("data-name=\"x&lt;&amp;&gt;&quot;y\""), std::string::npos);
+    EXPECT_EQ(svg.find("x<&>"), std::string::npos);
+}
+
+//   0      16      32      48      64
+//   [a.....)       [b......)            b live, a dead at step 1: [0,32) and [48,64) free
+TEST(Render, FreeRangesAtAStep) {
+    const PictureBand band{"band", 64, {{"a", 0, 0, 0, 16}, {"b", 0, 1, 32, 16}, {"c", 1, 1, 36, 4}}};
+    using Ranges = std::vector<std::pair<std::size_t, std::size_t>>;
+    EXPECT_EQ(free_ranges(band, 0), (Ranges{{16, 16}, {48, 16}}));
+    EXPECT_EQ(free_ranges(band, 1), (Ranges{{0, 32}, {48, 16}}));  // c lies inside b: counted once
+    EXPECT_EQ(free_ranges(band, 2), (Ranges{{0, 64}}));
+}
+
+TEST(Render, ChunksAreBandsOfTheirOwn) {
+    const auto path = testing::golden_dir() / "llama-7b-4l-t512-chunked.json";
+    if (!std::filesystem::exists(path)) {
+        GTEST_SKIP() << path << " not found";
+    }
+    GraphFile file = load_graph_file(path);
+    const GgmlPlan plan = run_ggml_plan(file);
+    const PlanPicture picture = ggml_plan_picture(file, compute_lifetimes(file), plan);
+    ASSERT_EQ(picture.bands.size(), 3u);
+    EXPECT_EQ(picture.bands[1].label, "CPU chunk 1");
+    EXPECT_EQ(picture.bands[0].size, 40374272u);
+    EXPECT_EQ(picture.bands[1].size, 41943040u);
+    EXPECT_EQ(picture.bands[2].size, 65536000u);
+    EXPECT_EQ(count(render_timeline_svg(picture), "class=\"band\""), 3u);
+}
+
+TEST(Render, AnotherPlannersArena) {
+    const ArenaProblem problem{"paper", {{"t0", 0, 1, 32}, {"t1", 1, 4, 28}, {"t2", 2, 5, 36}, {"t3", 3, 5, 16},
+                                         {"t4", 4, 5, 8}, {"t5", 5, 7, 64}, {"t6", 6, 8, 10}, {"t7", 7, 8, 40}}};
+    const PlanPicture picture = arena_plan_picture("greedy", problem, plan_greedy_by_size(problem), {});
+    ASSERT_EQ(picture.bands.size(), 1u);
+    EXPECT_EQ(picture.bands[0].size, 124u);
+    EXPECT_EQ(picture.step_labels.size(), 9u);  // steps 0-8, numbered
+    EXPECT_NE(render_timeline_svg(picture).find("data-step=\"5\" data-bytes=\"124\""), std::string::npos);
+}
+
+} // namespace
+} // namespace gallocsim

@@ -41,6 +41,10 @@ std::string fixed2(double value) {
     return s.str();
 }
 
+std::string counted(int n, const char* what) {
+    return std::to_string(n) + " " + what + (n == 1 ? "" : "s");
+}
+
 std::optional<std::size_t> parse_count(std::string_view text) {
     std::size_t value = 0;
     const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
@@ -128,8 +132,8 @@ public:
                 out_ << "buffer " << trace.buffer(tensor.record.buffer_id).canonical_id << ", ";
             }
             out_ << "chunk " << tensor.record.address.chunk << ", offset " << tensor.record.address.offset << ", "
-                 << byte_count(trace.tensor(id).bytes) << ", " << tensor.record.children << " consumers and "
-                 << tensor.record.views << " views left";
+                 << byte_count(trace.tensor(id).bytes) << ", " << counted(tensor.record.children, "consumer") << " and "
+                 << counted(tensor.record.views, "view") << " left";
             if (tensor.in_place_of != kNoTensor) {
                 out_ << ", in place of " << trace.tensor(tensor.in_place_of).name;
             }

@@ -128,6 +128,20 @@ TEST(WalkCommands, RunInOrderAfterAPromptWithoutReadingInput) {
     // q ended the walk: neither "n" nor the standard input's "p" ran.
 }
 
+TEST(WalkCommands, StateCountsConsumersInWords) {
+    const Result result = run_walk({.graph = {.input = "sched-issue"}, .commands = {"k node-started", "s"}});
+    const std::string state = result.out.substr(result.out.find("> s\n"));
+    EXPECT_EQ(state,
+              "> s\n"
+              "After step 11: 96 bytes live, high-water mark 96 bytes, 0 bytes free below it (largest block 0), "
+              "fragmentation 0.00.\n"
+              "Buffer 0 (CPU), chunk 0: high-water mark 96, free blocks: [96, unbounded)\n"
+              "Live tensors (3):\n"
+              "  a2: chunk 0, offset 32, 4 bytes, 1 consumer and 0 views left\n"
+              "  b2: chunk 0, offset 64, 4 bytes, 1 consumer and 0 views left\n"
+              "  c: chunk 0, offset 0, 4 bytes, 1 consumer and 0 views left\n");
+}
+
 TEST(PlanMeasure, ReportsReserveNSizePerBufferIdWithSharedTypesRepeated) {
     EXPECT_EQ(run(plan, PlanOptions{.graph = {.input = "seed"}, .measure = true}).out,
               "reserve_n_size on seed-mul (plans, allocates nothing):\n"

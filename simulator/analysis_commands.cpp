@@ -16,11 +16,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-bool any_model_flag(const ModelFlags& f) {
-    return f.layers || f.embd || f.heads || f.ff || f.tokens || f.vocab || f.outputs || f.weights || f.buffers ||
-           f.inplace || f.mask;
-}
-
 std::string ratio(std::size_t size, std::size_t reference) {
     if (reference == 0) {
         return "-";
@@ -175,22 +170,6 @@ BufferOverrides buffer_overrides(const BufferFlags& f) {
         }
     }
     return o;
-}
-
-GraphFile load_graph_input(const GraphInput& input) {
-    GraphFile file;
-    if (fs::exists(input.input)) {
-        if (any_model_flag(input.model)) {
-            throw GraphFileError(input.input + ": example options (--layers, --embd, ...) apply to built-in examples only");
-        }
-        file = load_graph_file(input.input);
-    } else if (input.input.find('/') == std::string::npos && input.input.find(".json") == std::string::npos) {
-        file = make_example(input.input, example_options(input.model));
-    } else {
-        throw GraphFileError(input.input + ": no such file");
-    }
-    apply_buffer_overrides(file, buffer_overrides(input.buffers));
-    return file;
 }
 
 int compare(const CompareOptions& options, std::ostream& out, std::ostream& err) {

@@ -4,6 +4,7 @@
 // the exit code: 0 done, 1 the plan failed or broke a rule, 2 bad input.
 
 #include "simulator/analysis_plans.hpp"
+#include "simulator/commands.hpp"
 #include "simulator/examples.hpp"
 
 #include <cstdint>
@@ -13,31 +14,7 @@
 
 namespace gallocsim::cli {
 
-// Example parameters as the command line gives them (checked when the example is built).
-struct ModelFlags {
-    std::optional<std::int64_t> layers, embd, heads, ff, tokens, vocab, outputs;
-    std::optional<std::string> weights;  // a ggml type name
-    std::optional<std::string> buffers;  // cpu, cuda or split
-    bool inplace = false;
-    bool mask = false;
-};
-
-// Buffer type settings that override the file's (all buffer types).
-struct BufferFlags {
-    std::optional<std::size_t> alignment;
-    std::optional<std::size_t> max_size;
-    std::optional<std::string> alloc_size;  // nbytes or cuda
-};
-
-// A graph file, or a built-in example with its parameters.
-struct GraphInput {
-    std::string input;
-    ModelFlags model;
-    BufferFlags buffers;
-};
-
-// Throws GraphFileError for anything wrong with the input or the flags.
-GraphFile load_graph_input(const GraphInput& input);
+// Throw GraphFileError for flags that are wrong.
 ExampleOptions example_options(const ModelFlags& flags);
 BufferOverrides buffer_overrides(const BufferFlags& flags);
 

@@ -1,5 +1,6 @@
 #include "simulator/commands.hpp"
 
+#include "simulator/analysis_commands.hpp"
 #include "simulator/examples.hpp"
 #include "simulator/graph_file.hpp"
 #include "simulator/plan.hpp"
@@ -13,17 +14,12 @@
 namespace gallocsim::cli {
 namespace fs = std::filesystem;
 
-GraphFile load_input(const std::string& input) {
-    if (fs::exists(input)) {
-        return load_graph_file(input);
-    }
-    if (input.find('/') == std::string::npos && input.find(".json") == std::string::npos) {
-        return make_example(input);
-    }
-    throw GraphFileError(input + ": no such file");
-}
-
 namespace {
+
+bool any_model_flag(const ModelFlags& f) {
+    return f.layers || f.embd || f.heads || f.ff || f.tokens || f.vocab || f.outputs || f.weights || f.buffers ||
+           f.inplace || f.mask;
+}
 
 std::string tensor_kind(const GraphFile& file, const Tensor& tensor) {
     if (tensor.is_view()) {
@@ -105,9 +101,111 @@ std::vector<fs::path> collect_files(const std::vector<std::string>& paths, std::
 
 } // namespace
 
+GraphFile load_graph_input(const GraphInput& input) {
+    GraphFile file;
+    if (fs::exists(input.input)) {
+        if (any_model_flag(input.model)) {
+            throw GraphFileError(input.input + ": example options (--layers, --embd, ...) apply to built-in examples only");
+        }
+        file = load_graph_file(input.input);
+    } else if (input.input.find('/') == std::string::npos && input.input.find(".json") == std::string::npos) {
+        file = make_example(input.input, example_options(input.model));
+    } else {
+        throw GraphFileError(input.input + ": no such file");
+    }
+    apply_buffer_overrides(file, buffer_overrides(input.buffers));
+    return file;
+}
+
+GraphFile load_input(const std::string& input) {
+    return load_graph_input({.input = input});
+}
+
+namespace {
+
+std::string buffer_label(const GraphFile& file, int id) {
+    const auto& spec = file.buffer_types[static_cast<std::size_t>(file.buffers[static_cast<std::size_t>(id)])];
+    return "buffer " + std::to_string(id) + " (" + spec.name + ", alignment " + std::to_string(spec.alignment) + ")";
+}
+
+std::string graph_label(const GraphFile& file, const std::string& input) {
+    return file.name.empty() ? input : file.name;
+}
+
+int print_measured(GraphFile& file, const PlanOptions& options, std::ostream& out, std::ostream& err) {
+    const MeasuredPlan measured = measure_plan(file);
+    if (!measured.sizes) {
+        err << options.graph.input << ": " << measured.error << "\n";
+        return 1;
+    }
+    out << "reserve_n_size on " << graph_label(file, options.graph.input) << " (plans, allocates nothing):\n";
+    for (int id = 0; id < file.buffer_count(); ++id) {
+        const auto bytes = (*measured.sizes)[static_cast<std::size_t>(id)];
+        out << buffer_label(file, id) << ": " << bytes << " bytes";
+        const int shared = measured.canonical_ids[static_cast<std::size_t>(id)];
+        if (shared != id) {
+            out << " (shares buffer " << shared << "'s allocator, so this is its total again)";
+        }
+        out << "\n";
+    }
+    return 0;
+}
+
+void print_reserved_sizes(const GraphFile& file, const std::vector<std::size_t>& sizes, std::ostream& out) {
+    for (int id = 0; id < file.buffer_count(); ++id) {
+        out << (id ? ", " : "") << "buffer " << id << ": " << sizes[static_cast<std::size_t>(id)] << " bytes";
+    }
+}
+
+int plan_after_reserve(GraphFile& file, const PlanOptions& options, std::ostream& out, std::ostream& err) {
+    GraphInput reserve_input = options.graph;
+    reserve_input.input = options.reserve_with;
+    reserve_input.model = {};
+    GraphFile reserved = load_graph_input(reserve_input);
+    const ReservedPlanRun result = run_plan_after_reserve(reserved, file);
+    const PlanRun& run = result.run;
+    if (!run.plan.reserve) {
+        err << options.reserve_with << ": " << run.error << "\n";
+        return 1;
+    }
+    out << "reserve_n on " << graph_label(reserved, options.reserve_with) << ": ";
+    print_reserved_sizes(file, result.reserved_sizes, out);
+    out << "\nalloc_graph on " << graph_label(file, options.graph.input) << ": ";
+    if (!result.needed_realloc) {
+        out << "needs_realloc says no: the graph has as many nodes and leafs as the reserved one, and every tensor "
+               "fits the bytes reserved for it, so each takes its reserved place.\n";
+    } else {
+        out << "needs_realloc says yes: " << result.realloc_reason << ".\n";
+        if (file.buffer_count() == 1) {
+            out << "With one buffer id, alloc_graph re-plans by itself (reserve); a buffer is allocated anew only where "
+                   "a chunk grows, so now ";
+            print_reserved_sizes(file, run.plan.buffer_sizes, out);
+            out << ".\n";
+        } else {
+            out << "With " << file.buffer_count() << " buffer ids, alloc_graph cannot re-plan by itself: it fails, and "
+                << "the caller (ggml_backend_sched) calls reserve_n with the ids and tries again.\n";
+        }
+    }
+    if (!run.error.empty()) {
+        err << options.graph.input << ": " << run.error << "\n";
+        return 1;
+    }
+    out << "\n";
+    print_plan_table(file, run, out);
+    return 0;
+}
+
+} // namespace
+
 int plan(const PlanOptions& options, std::ostream& out, std::ostream& err) {
     try {
-        GraphFile file = load_input(options.input);
+        GraphFile file = load_graph_input(options.graph);
+        if (options.measure) {
+            return print_measured(file, options, out, err);
+        }
+        if (!options.reserve_with.empty()) {
+            return plan_after_reserve(file, options, out, err);
+        }
         PlanRun run = run_plan(file);
         if (options.json) {
             out << plan_record_to_json(run.plan) << "\n";
@@ -115,7 +213,7 @@ int plan(const PlanOptions& options, std::ostream& out, std::ostream& err) {
             print_plan_table(file, run, out);
         }
         if (!run.error.empty()) {
-            err << options.input << ": " << run.error << "\n";
+            err << options.graph.input << ": " << run.error << "\n";
             return 1;
         }
         return 0;

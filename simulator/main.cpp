@@ -47,8 +47,14 @@ int main(int argc, char** argv) {
 
     gallocsim::cli::PlanOptions plan;
     auto* plan_cmd = app.add_subcommand("plan", "plan a graph file (or a built-in example) and print where every tensor goes");
-    plan_cmd->add_option("input", plan.input, "graph file, or example name (see `gallocsim examples`)")->required();
+    add_graph_input(plan_cmd, plan.graph);
     plan_cmd->add_flag("--json", plan.json, "write the plan in the graph format's `expected` shape");
+    plan_cmd->add_option("--reserve-with", plan.reserve_with,
+                         "reserve_n on this graph file or example (default parameters) first, then alloc_graph the input: "
+                         "shows whether needs_realloc re-plans");
+    plan_cmd->add_flag("--measure", plan.measure, "plan with reserve_n_size only: the bytes per buffer id");
+    plan_cmd->get_option("--reserve-with")->excludes(plan_cmd->get_option("--measure"));
+    plan_cmd->get_option("--json")->excludes(plan_cmd->get_option("--measure"))->excludes(plan_cmd->get_option("--reserve-with"));
 
     gallocsim::cli::ConformOptions conform;
     auto* conform_cmd = app.add_subcommand("conform", "check that plans equal each file's `expected` plan (from upstream ggml)");
@@ -96,20 +102,22 @@ int main(int argc, char** argv) {
 
     gallocsim::cli::TraceOptions trace;
     auto* trace_cmd = app.add_subcommand("trace", "record a plan step by step and explain every event");
-    trace_cmd->add_option("input", trace.input, "graph file, or example name")->required();
+    add_graph_input(trace_cmd, trace.graph);
     trace_cmd->add_flag("--json", trace.json, "one JSON object per event, for tools");
     trace_cmd->add_option("--from", trace.from, "first step to show (from 1)");
     trace_cmd->add_option("--to", trace.to, "last step to show");
 
     gallocsim::cli::WalkOptions walk;
     auto* walk_cmd = app.add_subcommand("walk", "step through a plan interactively (commands on standard input; h for help)");
-    walk_cmd->add_option("input", walk.input, "graph file, or example name")->required();
+    add_graph_input(walk_cmd, walk.graph);
+    walk_cmd->add_option("-e,--exec", walk.commands, "run this walk command instead of reading standard input "
+                         "(repeat for more; each is shown after a \"> \" prompt)");
     walk_cmd->add_option("--checkpoint-every", walk.checkpoint_interval, "events between state checkpoints")
         ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 20));
 
     gallocsim::cli::StatsOptions stats;
     auto* stats_cmd = app.add_subcommand("stats", "memory statistics per step and for the whole plan");
-    stats_cmd->add_option("input", stats.input, "graph file, or example name")->required();
+    add_graph_input(stats_cmd, stats.graph);
     stats_cmd->add_flag("--summary", stats.summary_only, "only the whole-plan figures");
 
     try {

@@ -18,6 +18,38 @@ std::vector<std::unique_ptr<TestBufferType>> make_buffer_types(const GraphFile& 
     return types;
 }
 
+namespace {
+
+std::unique_ptr<GraphAllocator> make_allocator(const GraphFile& file, const PlanRun& run) {
+    std::vector<BufferType*> ids;
+    for (int type : file.buffers) {
+        ids.push_back(run.types[static_cast<std::size_t>(type)].get());
+    }
+    return std::make_unique<GraphAllocator>(ids);
+}
+
+// needs_realloc's per-tensor question, with the numbers: does the reserved place still hold it?
+std::string outgrown(const GraphAllocator& allocator, const Tensor& tensor, const TensorAlloc& alloc) {
+    if (tensor.data != nullptr || tensor.view_src != nullptr) {
+        return {};
+    }
+    if (alloc.buffer_id < 0) {
+        return tensor.name + " had no place in the reserved plan (it had memory from outside then) and needs one now";
+    }
+    const std::size_t size = allocator.buffer_type(alloc.buffer_id).alloc_size(tensor);
+    if (size <= alloc.size_max) {
+        return {};
+    }
+    return tensor.name + " needs " + std::to_string(size) + " bytes, and the reserved plan holds " +
+           std::to_string(alloc.size_max) + " for it";
+}
+
+std::string counted(std::size_t n, const std::string& what) {
+    return std::to_string(n) + " " + what + (n == 1 ? "" : "s");
+}
+
+} // namespace
+
 PlanRecord record_plan(const GraphFile& file, const GraphAllocator& allocator, bool reserved, bool allocated) {
     PlanRecord plan;
     plan.source = "gallocsim";
@@ -39,11 +71,7 @@ PlanRun run_plan(GraphFile& file, AllocationObserver* observer) {
     PlanRun run;
     file.reset_memory();
     run.types = make_buffer_types(file);
-    std::vector<BufferType*> ids;
-    for (int type : file.buffers) {
-        ids.push_back(run.types[static_cast<std::size_t>(type)].get());
-    }
-    run.allocator = std::make_unique<GraphAllocator>(ids);
+    run.allocator = make_allocator(file, run);
     run.allocator->set_observer(observer);
     const bool reserved = run.allocator->reserve_n(file.graph, file.node_buffer_ids, file.leaf_buffer_ids);
     if (!reserved) {
@@ -55,6 +83,82 @@ PlanRun run_plan(GraphFile& file, AllocationObserver* observer) {
     }
     run.plan = record_plan(file, *run.allocator, reserved, allocated);
     return run;
+}
+
+
+std::string realloc_reason(const GraphAllocator& allocator, const Graph& graph) {
+    const auto nodes = allocator.node_allocs();
+    const auto leafs = allocator.leaf_allocs();
+    if (nodes.size() != graph.nodes.size()) {
+        return "the graph has " + counted(graph.nodes.size(), "node") + ", the reserved plan " +
+               counted(nodes.size(), "node");
+    }
+    if (leafs.size() != graph.leafs.size()) {
+        return "the graph has " + counted(graph.leafs.size(), "leaf") + ", the reserved plan " +
+               counted(leafs.size(), "leaf");
+    }
+    for (std::size_t i = 0; i < graph.nodes.size(); ++i) {
+        const Tensor& node = *graph.nodes[i];
+        if (std::string why = outgrown(allocator, node, nodes[i].dst); !why.empty()) {
+            return "node " + why;
+        }
+        for (std::size_t j = 0; j < node.src.size(); ++j) {
+            if (node.src[j] == nullptr) {
+                continue;
+            }
+            if (std::string why = outgrown(allocator, *node.src[j], nodes[i].src[j]); !why.empty()) {
+                return "source " + why + " (as read by " + node.name + ")";
+            }
+        }
+    }
+    return {};
+}
+
+ReservedPlanRun run_plan_after_reserve(GraphFile& reserved, GraphFile& file) {
+    if (reserved.buffer_types != file.buffer_types || reserved.buffers != file.buffers) {
+        throw GraphFileError("'" + reserved.name + "' and '" + file.name +
+                             "' have different buffer types or buffer ids; one allocator cannot serve both");
+    }
+    ReservedPlanRun result;
+    PlanRun& run = result.run;
+    reserved.reset_memory();
+    file.reset_memory();
+    run.types = make_buffer_types(file);
+    run.allocator = make_allocator(file, run);
+    if (!run.allocator->reserve_n(reserved.graph, reserved.node_buffer_ids, reserved.leaf_buffer_ids)) {
+        run.error = run.allocator->last_error();
+        run.plan = record_plan(file, *run.allocator, false, false);
+        return result;
+    }
+    for (int id = 0; id < run.allocator->buffer_count(); ++id) {
+        result.reserved_sizes.push_back(run.allocator->buffer_size(id));
+    }
+    result.needed_realloc = run.allocator->needs_realloc(file.graph);
+    if (result.needed_realloc) {
+        result.realloc_reason = realloc_reason(*run.allocator, file.graph);
+    }
+    const bool allocated = run.allocator->alloc_graph(file.graph);
+    if (!allocated) {
+        run.error = run.allocator->last_error();
+    }
+    run.plan = record_plan(file, *run.allocator, true, allocated);
+    return result;
+}
+
+MeasuredPlan measure_plan(GraphFile& file) {
+    file.reset_memory();
+    PlanRun run;
+    run.types = make_buffer_types(file);
+    run.allocator = make_allocator(file, run);
+    MeasuredPlan measured;
+    measured.sizes = run.allocator->reserve_n_size(file.graph, file.node_buffer_ids, file.leaf_buffer_ids);
+    if (!measured.sizes) {
+        measured.error = run.allocator->last_error();
+    }
+    for (int id = 0; id < run.allocator->buffer_count(); ++id) {
+        measured.canonical_ids.push_back(run.allocator->canonical_buffer_id(id));
+    }
+    return measured;
 }
 
 namespace {

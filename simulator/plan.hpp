@@ -7,6 +7,7 @@
 #include "simulator/graph_file.hpp"
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,31 @@ struct PlanRun {
 
 // Clears any memory from a previous run first, so a file can be planned repeatedly.
 PlanRun run_plan(GraphFile& file, AllocationObserver* observer = nullptr);
+
+// ggml_backend_sched's pattern: reserve_n on one graph (the largest the program will run),
+// then alloc_graph on another graph with the same allocator. alloc_graph keeps the reserved
+// plan when needs_realloc says the graph still fits it, and re-plans otherwise: by itself
+// with one buffer id; with several it fails and the caller must call reserve_n.
+struct ReservedPlanRun {
+    PlanRun run;  // the allocator (for the buffer types both files share) and `file`'s plan
+    std::vector<std::size_t> reserved_sizes;  // buffer sizes right after reserve_n on `reserved`
+    bool needed_realloc = false;
+    std::string realloc_reason;  // why needs_realloc said yes
+};
+// Throws GraphFileError when the files' buffer types or buffer ids differ.
+ReservedPlanRun run_plan_after_reserve(GraphFile& reserved, GraphFile& file);
+
+// Why alloc_graph would not keep the allocator's last plan for `graph` (needs_realloc's
+// reasons, first one found); empty when the plan still fits.
+std::string realloc_reason(const GraphAllocator& allocator, const Graph& graph);
+
+// ggml_gallocr_reserve_n_size: plans with the file's buffer ids and allocates nothing.
+struct MeasuredPlan {
+    std::optional<std::vector<std::size_t>> sizes;  // per buffer id; ids sharing a type repeat its total
+    std::vector<int> canonical_ids;                 // per buffer id, the lowest id with its buffer type
+    std::string error;                              // when planning failed
+};
+MeasuredPlan measure_plan(GraphFile& file);
 
 // Builds the record of where alloc_graph put things, from the allocator's state.
 PlanRecord record_plan(const GraphFile& file, const GraphAllocator& allocator, bool reserved, bool allocated);

@@ -21,8 +21,8 @@ namespace {
 
 constexpr std::size_t kUnbounded = SIZE_MAX / 2;
 
-Trace load_trace(const std::string& input) {
-    GraphFile file = load_input(input);
+Trace load_trace(const GraphInput& input) {
+    GraphFile file = load_graph_input(input);
     return record_trace(file);
 }
 
@@ -39,6 +39,10 @@ std::string fixed2(double value) {
     std::ostringstream s;
     s << std::fixed << std::setprecision(2) << value;
     return s.str();
+}
+
+std::string counted(int n, const char* what) {
+    return std::to_string(n) + " " + what + (n == 1 ? "" : "s");
 }
 
 std::optional<std::size_t> parse_count(std::string_view text) {
@@ -128,9 +132,8 @@ public:
                 out_ << "buffer " << trace.buffer(tensor.record.buffer_id).canonical_id << ", ";
             }
             out_ << "chunk " << tensor.record.address.chunk << ", offset " << tensor.record.address.offset << ", "
-                 << byte_count(trace.tensor(id).bytes) << ", "
-                 << counted(static_cast<std::size_t>(tensor.record.children), "consumer") << " and "
-                 << counted(static_cast<std::size_t>(tensor.record.views), "view") << " left";
+                 << byte_count(trace.tensor(id).bytes) << ", " << counted(tensor.record.children, "consumer") << " and "
+                 << counted(tensor.record.views, "view") << " left";
             if (tensor.in_place_of != kNoTensor) {
                 out_ << ", in place of " << trace.tensor(tensor.in_place_of).name;
             }
@@ -283,7 +286,7 @@ bool check_range(const TraceOptions& options, std::size_t steps, std::ostream& e
         return true;
     }
     if (options.from < 1 || options.from > steps || to < options.from || to > steps) {
-        err << options.input << ": --from " << options.from << " --to " << to << " is not a range of steps from 1 to "
+        err << options.graph.input << ": --from " << options.from << " --to " << to << " is not a range of steps from 1 to "
             << steps << "\n";
         return false;
     }
@@ -294,7 +297,7 @@ bool check_range(const TraceOptions& options, std::size_t steps, std::ostream& e
 
 int trace(const TraceOptions& options, std::ostream& out, std::ostream& err) {
     try {
-        const Trace recorded = load_trace(options.input);
+        const Trace recorded = load_trace(options.graph);
         if (!check_range(options, recorded.size(), err)) {
             return 2;
         }
@@ -305,7 +308,7 @@ int trace(const TraceOptions& options, std::ostream& out, std::ostream& err) {
         } else {
             out << recorded.graph_name << ": " << recorded.size() << " steps\n";
         }
-        Progress progress(err, "explaining " + options.input, last);
+        Progress progress(err, "explaining " + options.graph.input, last);
         SimState state = initial_state(recorded);
         for (std::size_t i = 0; i < last; ++i) {
             if (i >= first) {
@@ -324,7 +327,7 @@ int trace(const TraceOptions& options, std::ostream& out, std::ostream& err) {
             out << "\n]}\n";
         }
         if (!recorded.error.empty()) {
-            err << options.input << ": " << recorded.error << "\n";
+            err << options.graph.input << ": " << recorded.error << "\n";
             return 1;
         }
         return 0;
@@ -336,13 +339,22 @@ int trace(const TraceOptions& options, std::ostream& out, std::ostream& err) {
 
 int walk(const WalkOptions& options, std::istream& in, std::ostream& out, std::ostream& err) {
     try {
-        Trace recorded = load_trace(options.input);
+        Trace recorded = load_trace(options.graph);
         if (!recorded.error.empty()) {
-            err << options.input << ": " << recorded.error << " (the walk shows the steps up to the failure)\n";
+            err << options.graph.input << ": " << recorded.error << " (the walk shows the steps up to the failure)\n";
         }
         out << "Walking " << recorded.graph_name << ": " << recorded.size() << " steps. Type h for help.\n";
         Walk session(Cursor(std::move(recorded), options.checkpoint_interval), out);
         session.show_position();
+        if (!options.commands.empty()) {
+            for (const std::string& command : options.commands) {
+                out << "> " << command << "\n";
+                if (!session.run(command)) {
+                    break;
+                }
+            }
+            return 0;
+        }
         std::string line;
         auto prompt = [&] {
             if (options.prompt) {
@@ -361,14 +373,14 @@ int walk(const WalkOptions& options, std::istream& in, std::ostream& out, std::o
 
 int stats(const StatsOptions& options, std::ostream& out, std::ostream& err) {
     try {
-        const Trace recorded = load_trace(options.input);
+        const Trace recorded = load_trace(options.graph);
         out << recorded.graph_name << ": " << recorded.size() << " steps\n";
         if (!options.summary_only) {
             out << "  step  event              " << std::setw(14) << "live" << std::setw(14) << "high-water"
                 << std::setw(14) << "free" << std::setw(14) << "largest free" << std::setw(7) << "frag" << "\n";
         }
         PlanSummary summary;
-        Progress progress(err, "replaying " + options.input, recorded.size());
+        Progress progress(err, "replaying " + options.graph.input, recorded.size());
         SimState state = initial_state(recorded);
         while (state.position < recorded.size()) {
             const TraceEvent& event = recorded.events[state.position];
@@ -397,7 +409,7 @@ int stats(const StatsOptions& options, std::ostream& out, std::ostream& err) {
         }
         print_summary(recorded, state, summary, out);
         if (!recorded.error.empty()) {
-            err << options.input << ": " << recorded.error << "\n";
+            err << options.graph.input << ": " << recorded.error << "\n";
             return 1;
         }
         return 0;

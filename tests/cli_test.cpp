@@ -25,7 +25,7 @@ Output run_trace(cli::TraceOptions options) {
 Output run_walk(const std::string& script) {
     std::istringstream in(script);
     std::ostringstream out, err;
-    const int code = cli::walk({.input = "seed"}, in, out, err);
+    const int code = cli::walk({.graph = {.input = "seed"}}, in, out, err);
     return {code, out.str(), err.str()};
 }
 
@@ -39,7 +39,7 @@ std::vector<std::string> lines(const std::string& text) {
 }
 
 TEST(TraceCommand, NumbersEveryEventFromOneWithItsExplanation) {
-    const Output result = run_trace({.input = "seed"});
+    const Output result = run_trace({.graph = {.input = "seed"}});
     EXPECT_EQ(result.code, 0);
     EXPECT_EQ(result.err, "");
     const auto text = lines(result.out);
@@ -54,7 +54,7 @@ TEST(TraceCommand, NumbersEveryEventFromOneWithItsExplanation) {
 }
 
 TEST(TraceCommand, ShowsARangeOfSteps) {
-    const Output result = run_trace({.input = "seed", .from = 11, .to = 12});
+    const Output result = run_trace({.graph = {.input = "seed"}, .from = 11, .to = 12});
     EXPECT_EQ(result.code, 0);
     EXPECT_EQ(result.out,
               "seed-mul: 17 steps\n"
@@ -64,7 +64,7 @@ TEST(TraceCommand, ShowsARangeOfSteps) {
 }
 
 TEST(TraceCommand, WritesJsonForTools) {
-    const Output result = run_trace({.input = "seed", .json = true});
+    const Output result = run_trace({.graph = {.input = "seed"}, .json = true});
     ASSERT_EQ(result.code, 0);
     const auto doc = nlohmann::json::parse(result.out);
     EXPECT_EQ(doc["trace"]["format"], "gallocsim-trace/1");
@@ -105,15 +105,15 @@ TEST(TraceCommand, WritesJsonForTools) {
 }
 
 TEST(TraceCommand, RejectsAStepRangeOutsideTheTrace) {
-    const Output result = run_trace({.input = "seed", .from = 5, .to = 18});
+    const Output result = run_trace({.graph = {.input = "seed"}, .from = 5, .to = 18});
     EXPECT_EQ(result.code, 2);
     EXPECT_EQ(result.out, "");
     EXPECT_EQ(result.err, "seed: --from 5 --to 18 is not a range of steps from 1 to 17\n");
-    EXPECT_EQ(run_trace({.input = "seed", .from = 9, .to = 3}).code, 2);
+    EXPECT_EQ(run_trace({.graph = {.input = "seed"}, .from = 9, .to = 3}).code, 2);
 }
 
 TEST(TraceCommand, ReportsAMissingFile) {
-    const Output result = run_trace({.input = "no/such/graph.json"});
+    const Output result = run_trace({.graph = {.input = "no/such/graph.json"}});
     EXPECT_EQ(result.code, 2);
     EXPECT_EQ(result.err, "no/such/graph.json: no such file\n");
 }
@@ -171,7 +171,7 @@ TEST(WalkCommand, ExplainsWhatItCannotDo) {
 
 TEST(StatsCommand, PerStepAndWholePlanFigures) {
     std::ostringstream out, err;
-    ASSERT_EQ(cli::stats({.input = "seed"}, out, err), 0);
+    ASSERT_EQ(cli::stats({.graph = {.input = "seed"}}, out, err), 0);
     const auto text = lines(out.str());
     ASSERT_EQ(text.size(), 25u);
     EXPECT_EQ(text[1], "  step  event                        live    high-water          free  largest free   frag");
@@ -186,9 +186,9 @@ TEST(StatsCommand, PerStepAndWholePlanFigures) {
 
 TEST(StatsCommand, SummaryOnly) {
     std::ostringstream out, err;
-    ASSERT_EQ(cli::stats({.input = "seed", .summary_only = true}, out, err), 0);
+    ASSERT_EQ(cli::stats({.graph = {.input = "seed"}, .summary_only = true}, out, err), 0);
     EXPECT_EQ(lines(out.str()).size(), 7u);
-    EXPECT_EQ(cli::stats({.input = "nope.json"}, out, err), 2);
+    EXPECT_EQ(cli::stats({.graph = {.input = "nope.json"}}, out, err), 2);
 }
 
 } // namespace

@@ -1,0 +1,226 @@
+// What every command that plans a graph shares: example flags (--layers, --tokens, ...)
+// and buffer flags (--alignment, --max-size, --alloc-size) on plan, trace, walk and
+// stats; walk's scripted commands; plan's --measure (reserve_n_size) and --reserve-with
+// (reserve on one graph, alloc_graph on another).
+#include "simulator/commands.hpp"
+#include "simulator/examples.hpp"
+#include "simulator/graph_file.hpp"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace gallocsim::cli {
+namespace {
+
+struct Result {
+    int code = 0;
+    std::string out;
+    std::string err;
+};
+
+template <typename Command, typename Options>
+Result run(Command command, const Options& options) {
+    std::ostringstream out, err;
+    const int code = command(options, out, err);
+    return {code, out.str(), err.str()};
+}
+
+Result run_walk(const WalkOptions& options, const std::string& stdin_text = "") {
+    std::istringstream in(stdin_text);
+    std::ostringstream out, err;
+    const int code = walk(options, in, out, err);
+    return {code, out.str(), err.str()};
+}
+
+std::string first_line(const std::string& text) {
+    return text.substr(0, text.find('\n'));
+}
+
+// Writes an example as a graph file in the test's temporary folder.
+std::string write_example(const std::string& file_name, const std::string& example, const ExampleOptions& options = {}) {
+    const auto path = std::filesystem::path(::testing::TempDir()) / file_name;
+    std::ofstream(path) << graph_file_to_json(make_example(example, options));
+    return path.string();
+}
+
+GraphInput mlp_with_one_layer() {
+    GraphInput input{.input = "mlp"};
+    input.model.layers = 1;
+    input.model.tokens = 2;
+    return input;
+}
+
+TEST(GraphInputFlags, ExampleFlagsReachPlanTraceWalkAndStats) {
+    const GraphInput mlp = mlp_with_one_layer();
+    // One layer, two rows of 64 floats (512 bytes each): input, fc0, its bias add (in
+    // place of fc0) and soft_max (in place of the bias add).
+    const Result plan_result = run(plan, PlanOptions{.graph = mlp});
+    EXPECT_EQ(plan_result.code, 0);
+    EXPECT_EQ(plan_result.out,
+              "tensor  kind  buffer  chunk        offset        size\n"
+              "input   leaf       0      0             0         512\n"
+              "fc0     node       0      0           512         512\n"
+              "fc0_b   node       0      0           512         512\n"
+              "probs   node       0      0           512         512\n"
+              "\n"
+              "buffer 0 (CPU, alignment 32): 1024 bytes (1.00 KiB)\n");
+    EXPECT_EQ(first_line(run(trace, TraceOptions{.graph = mlp}).out), "mlp-l1-e64-t2: 27 steps");
+    EXPECT_EQ(first_line(run(stats, StatsOptions{.graph = mlp, .summary_only = true}).out), "mlp-l1-e64-t2: 27 steps");
+    EXPECT_EQ(first_line(run_walk({.graph = mlp}).out), "Walking mlp-l1-e64-t2: 27 steps. Type h for help.");
+}
+
+TEST(GraphInputFlags, BufferFlagsOverrideTheBufferTypes) {
+    GraphInput seed{.input = "seed"};
+    seed.buffers.alignment = 64;
+    // 64-byte alignment: b moves from 32 to 64, and the buffer doubles.
+    const Result planned = run(plan, PlanOptions{.graph = seed});
+    EXPECT_NE(planned.out.find("b       leaf       0      0            64           4\n"), std::string::npos) << planned.out;
+    EXPECT_NE(planned.out.find("buffer 0 (CPU, alignment 64): 128 bytes (128 B)\n"), std::string::npos) << planned.out;
+    EXPECT_EQ(run(trace, TraceOptions{.graph = seed, .from = 4, .to = 4}).out,
+              "seed-mul: 17 steps\n"
+              "     4  leaf-allocated     Leaf b needs 4 bytes (64 once aligned to 64) and goes at offset 64: there is no "
+              "free block but the tail, so b takes the start of the tail, and the chunk grows from 64 to 128 bytes.\n");
+
+    // max_size 32: b does not fit next to a, so it opens a second chunk (one more step).
+    GraphInput chunked{.input = "seed"};
+    chunked.buffers.max_size = 32;
+    const Result stats_result = run(stats, StatsOptions{.graph = chunked, .summary_only = true});
+    EXPECT_EQ(first_line(stats_result.out), "seed-mul: 18 steps");
+    EXPECT_NE(stats_result.out.find("allocations: 2 (0 best fit, 0 from a tail, 2 in a new chunk)"), std::string::npos)
+        << stats_result.out;
+}
+
+TEST(GraphInputFlags, ExampleFlagsOnAFileAndBadValuesAreInputErrors) {
+    GraphInput file{.input = write_example("seed.json", "seed")};
+    file.model.layers = 2;
+    const Result on_file = run(stats, StatsOptions{.graph = file});
+    EXPECT_EQ(on_file.code, 2);
+    EXPECT_EQ(on_file.err, file.input + ": example options (--layers, --embd, ...) apply to built-in examples only\n");
+
+    GraphInput bad_rule{.input = "seed"};
+    bad_rule.buffers.alloc_size = "bogus";
+    const Result rule = run(trace, TraceOptions{.graph = bad_rule});
+    EXPECT_EQ(rule.code, 2);
+    EXPECT_EQ(rule.err, "--alloc-size: unknown rule \"bogus\" (nbytes or cuda)\n");
+
+    GraphInput bad_alignment{.input = "seed"};
+    bad_alignment.buffers.alignment = 48;
+    EXPECT_EQ(run_walk({.graph = bad_alignment}).err, "--alignment must be a power of two, got 48\n");
+}
+
+TEST(WalkCommands, RunInOrderAfterAPromptWithoutReadingInput) {
+    const Result result = run_walk({.graph = {.input = "seed"}, .commands = {"j 4", "q", "n"}}, "p\n");
+    EXPECT_EQ(result.code, 0);
+    EXPECT_EQ(result.out,
+              "Walking seed-mul: 17 steps. Type h for help.\n"
+              "At the start, before step 1 of 17.\n"
+              "Next, step 1: reserve_n starts planning where 2 leafs and 1 node go in buffer 0 (CPU, 32-byte "
+              "alignment).\n"
+              "> j 4\n"
+              "Step 4 of 17 (leafs): Leaf b needs 4 bytes (32 once aligned to 32) and goes at offset 32: there is no "
+              "free block but the tail, so b takes the start of the tail, and the chunk grows from 32 to 64 bytes.\n"
+              "Next, step 5: The counting pass starts: it goes through the nodes in order, counting each tensor's "
+              "consumers and views, and gives graph inputs memory now so that nothing planned later can take it.\n"
+              "> q\n");
+    // q ended the walk: neither "n" nor the standard input's "p" ran.
+}
+
+TEST(WalkCommands, StateCountsConsumersInWords) {
+    const Result result = run_walk({.graph = {.input = "sched-issue"}, .commands = {"k node-started", "s"}});
+    const std::string state = result.out.substr(result.out.find("> s\n"));
+    EXPECT_EQ(state,
+              "> s\n"
+              "After step 11: 96 bytes live, high-water mark 96 bytes, 0 bytes free below it (largest block 0), "
+              "fragmentation 0.00.\n"
+              "Buffer 0 (CPU), chunk 0: high-water mark 96, free blocks: [96, unbounded)\n"
+              "Live tensors (3):\n"
+              "  a2: chunk 0, offset 32, 4 bytes, 1 consumer and 0 views left\n"
+              "  b2: chunk 0, offset 64, 4 bytes, 1 consumer and 0 views left\n"
+              "  c: chunk 0, offset 0, 4 bytes, 1 consumer and 0 views left\n");
+}
+
+TEST(PlanMeasure, ReportsReserveNSizePerBufferIdWithSharedTypesRepeated) {
+    EXPECT_EQ(run(plan, PlanOptions{.graph = {.input = "seed"}, .measure = true}).out,
+              "reserve_n_size on seed-mul (plans, allocates nothing):\n"
+              "buffer 0 (CPU, alignment 32): 64 bytes\n");
+
+    // Two buffer ids of one type share an allocator: reserve_n_size reports its total twice.
+    GraphFile file = make_example("seed");
+    file.buffers = {0, 0};
+    file.leaf_buffer_ids = {0, 1};
+    file.node_buffer_ids = {1};
+    const auto path = std::filesystem::path(::testing::TempDir()) / "seed-two-ids.json";
+    std::ofstream(path) << graph_file_to_json(file);
+    EXPECT_EQ(run(plan, PlanOptions{.graph = {.input = path.string()}, .measure = true}).out,
+              "reserve_n_size on seed-mul (plans, allocates nothing):\n"
+              "buffer 0 (CPU, alignment 32): 64 bytes\n"
+              "buffer 1 (CPU, alignment 32): 64 bytes (shares buffer 0's allocator, so this is its total again)\n");
+}
+
+TEST(PlanReserveWith, KeepsTheReservedPlanWhenTheGraphFits) {
+    GraphInput fewer_tokens{.input = "mlp"};
+    fewer_tokens.model.tokens = 4;  // the example's default, which --reserve-with uses, is 8
+    const Result result = run(plan, PlanOptions{.graph = fewer_tokens, .reserve_with = "mlp"});
+    EXPECT_EQ(result.code, 0);
+    EXPECT_EQ(result.out.substr(0, result.out.find("\n\n")),
+              "reserve_n on mlp-l3-e64-t8: buffer 0: 18432 bytes\n"
+              "alloc_graph on mlp-l3-e64-t4: needs_realloc says no: the graph has as many nodes and leafs as the "
+              "reserved one, and every tensor fits the bytes reserved for it, so each takes its reserved place.");
+    EXPECT_NE(result.out.find("buffer 0 (CPU, alignment 32): 18432 bytes"), std::string::npos);
+}
+
+TEST(PlanReserveWith, RePlansWithOneBufferAndSaysWhy) {
+    GraphInput more_tokens{.input = "mlp"};
+    more_tokens.model.tokens = 16;
+    const Result bigger = run(plan, PlanOptions{.graph = more_tokens, .reserve_with = "mlp"});
+    EXPECT_EQ(bigger.code, 0);
+    EXPECT_EQ(bigger.out.substr(0, bigger.out.find("\n\n")),
+              "reserve_n on mlp-l3-e64-t8: buffer 0: 18432 bytes\n"
+              "alloc_graph on mlp-l3-e64-t16: needs_realloc says yes: node fc0 needs 16384 bytes, and the reserved "
+              "plan holds 8192 for it.\n"
+              "With one buffer id, alloc_graph re-plans by itself (reserve); a buffer is allocated anew only where a "
+              "chunk grows, so now buffer 0: 36864 bytes.");
+
+    // A smaller graph with fewer nodes is re-planned too, but the buffer does not shrink.
+    const Result smaller = run(plan, PlanOptions{.graph = {.input = "seed"}, .reserve_with = "sched-issue"});
+    EXPECT_EQ(smaller.code, 0);
+    EXPECT_NE(smaller.out.find("needs_realloc says yes: the graph has 1 node, the reserved plan 2 nodes.\n"),
+              std::string::npos);
+    EXPECT_NE(smaller.out.find("so now buffer 0: 96 bytes.\n"), std::string::npos) << smaller.out;
+}
+
+TEST(PlanReserveWith, FailsWithSeveralBufferIdsAsGgmlDoes) {
+    ExampleOptions split;
+    split.buffers = BufferSetup::split;
+    split.tokens = 4;
+    GraphInput eight_tokens{.input = "llama"};
+    eight_tokens.model.buffers = "split";
+    eight_tokens.model.tokens = 8;
+    const Result result =
+        run(plan, PlanOptions{.graph = eight_tokens, .reserve_with = write_example("split4.json", "llama", split)});
+    EXPECT_EQ(result.code, 1);
+    EXPECT_EQ(result.out,
+              "reserve_n on llama-l1-e64-t4: buffer 0: 7168 bytes, buffer 1: 1088 bytes\n"
+              "alloc_graph on llama-l1-e64-t8: needs_realloc says yes: node inp_embd needs 2048 bytes, and the "
+              "reserved plan holds 1024 for it.\n"
+              "With 2 buffer ids, alloc_graph cannot re-plan by itself: it fails, and the caller (ggml_backend_sched) "
+              "calls reserve_n with the ids and tries again.\n");
+    EXPECT_EQ(result.err, "llama: the graph needs a new plan and there are 2 buffers: call reserve_n with the buffer ids "
+                          "first\n");
+}
+
+TEST(PlanReserveWith, RefusesGraphsWithDifferentBufferTypes) {
+    ExampleOptions split;
+    split.buffers = BufferSetup::split;
+    const std::string other = write_example("llama-split.json", "llama", split);
+    const Result result = run(plan, PlanOptions{.graph = {.input = "seed"}, .reserve_with = other});
+    EXPECT_EQ(result.code, 2);
+    EXPECT_EQ(result.err, "'llama-l1-e64-t1' and 'seed-mul' have different buffer types or buffer ids; one allocator "
+                          "cannot serve both\n");
+}
+
+} // namespace
+} // namespace gallocsim::cli

@@ -1,6 +1,7 @@
 // Bugs the fuzzers and properties found in gallocsim, each fixed, each kept as a test.
 #include "fuzz/oracle.hpp"
 #include "reference/builder.hpp"
+#include "simulator/executor/planned_run.hpp"
 #include "simulator/plan.hpp"
 
 #include <gtest/gtest.h>
@@ -58,6 +59,29 @@ TEST(Findings, NumberTooLargeForADoubleIsAGraphFileError) {
     } catch (const GraphFileError& error) {
         EXPECT_STREQ(error.what(), "big.json: invalid JSON: number overflow parsing '3E339136'");
     }
+}
+
+// Found by Execution.PlanComputesWhatTheNoReuseOracleComputes: when every tensor with
+// outside memory (`data: true`) has zero bytes, the executor's buffer for them had zero
+// bytes and so no base address; they got no address, and setting up a view of one failed
+// ("its source c0 has no memory yet"). The buffer now has at least one byte.
+//
+//   c0: external, f32 [1, 0] (0 bytes);  w1: f32 [1];  v2 = ADD_inplace(c0, w1), a view of c0
+TEST(Findings, ExecutorRunsAGraphWhoseOutsideTensorsAreEmpty) {
+    GraphFile file;
+    file.buffer_types.push_back({"CPU", 4, std::nullopt, AllocSizeRule::nbytes});
+    file.buffers = {0};
+    GraphBuilder b(file.context);
+    Tensor& c0 = b.new_tensor(DataType::f32, {1, 0}, "c0");
+    c0.data = external_data_marker();
+    Tensor& w1 = b.new_tensor(DataType::f32, {1}, "w1");
+    Tensor& v2 = b.binary_inplace(Op::ADD, c0, w1);
+    v2.name = "v2";
+    build_forward_expand(file.graph, v2);
+
+    Executor executor(Backend::cpu);
+    const PlannedRun run = plan_and_run(file, Planner::gallocr, executor, {.poison = true});
+    EXPECT_TRUE(run.result.ok()) << run.result.error;
 }
 
 } // namespace

@@ -4,9 +4,8 @@
 // code with the allocator: they read the graph and the addresses it gave.
 #include "fuzz/counterexample.hpp"
 #include "fuzz/free_list.hpp"
-#include "fuzz/generators.hpp"
 #include "fuzz/oracle.hpp"
-#include "simulator/plan.hpp"
+#include "fuzz/property_support.hpp"
 
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>  // after gtest.h, which it needs
@@ -17,65 +16,6 @@
 
 namespace gallocsim::fuzz {
 namespace {
-
-std::string joined(const std::vector<std::string>& lines) {
-    std::string out;
-    for (const auto& line : lines) {
-        out += "\n  " + line;
-    }
-    return out;
-}
-
-// Asserts that a list of problems is empty, and shows them when it is not.
-#define RC_ASSERT_NONE(problems)                                \
-    do {                                                        \
-        const auto found_ = (problems);                         \
-        if (!found_.empty()) {                                  \
-            RC_FAIL(#problems " found:" + joined(found_));      \
-        }                                                       \
-    } while (false)
-
-bool has_empty_chunk(const GraphAllocator& allocator) {
-    for (int id = 0; id < allocator.buffer_count(); ++id) {
-        for (const Chunk& chunk : allocator.allocator(id).chunks()) {
-            if (chunk.high_water == 0) {
-                return true;
-            }
-        }
-    }
-    return false;
-}
-
-// Generated graphs always plan, bar one case: a chunk holding only zero-byte tensors gets
-// a zero-size buffer with no base address, where upstream aborts in alloc_graph
-// (docs/divergences.md) and gallocsim returns false. Returns whether the graph was planned.
-bool planned(const PlanRun& run) {
-    RC_ASSERT(run.plan.reserve);
-    if (!run.plan.alloc_graph) {
-        RC_ASSERT(has_empty_chunk(*run.allocator));
-        return false;
-    }
-    return true;
-}
-
-struct Generated {
-    GraphFile file;
-    std::string json;  // as saved when the case fails
-};
-
-Generated generate(RecipeLimits limits = {}) {
-    Generated g{build_graph(*recipes(limits)), {}};
-    g.json = graph_file_to_json(g.file);
-    return g;
-}
-
-std::vector<BufferType*> buffer_ids(const GraphFile& file, const std::vector<std::unique_ptr<TestBufferType>>& types) {
-    std::vector<BufferType*> ids;
-    for (int type : file.buffers) {
-        ids.push_back(types[static_cast<std::size_t>(type)].get());
-    }
-    return ids;
-}
 
 std::size_t buffer_allocations(const std::vector<std::unique_ptr<TestBufferType>>& types) {
     std::size_t total = 0;

@@ -187,8 +187,13 @@ private:
         case 6: return builder_.rms_norm(a);
         case 7: return builder_.soft_max(a);
         case 8: return builder_.soft_max(a, &new_input(DataType::f32, {a.ne[0], a.ne[1], 1, 1}, "m"));
-        case 9: return builder_.rope(a, new_input(DataType::i32, {a.ne[2], 1, 1, 1}, "p"));
-        default: return builder_.unary_op(Op::DIAG_MASK_INF, a);
+        case 9:
+            // RoPE rotates pairs of elements: rows of odd length get an RMS_NORM instead.
+            if (a.ne[0] % 2 != 0) {
+                return builder_.rms_norm(a);
+            }
+            return builder_.rope(a, new_input(DataType::i32, {a.ne[2], 1, 1, 1}, "p"));
+        default: return builder_.fill(a, 1.0f);
         }
     }
 
@@ -304,7 +309,8 @@ private:
         const std::int64_t slots = 1 + step_->other % 4;
         Tensor* result = nullptr;
         Tensor* cache = nullptr;
-        if (step_->variant % 2 == 0) {
+        // ggml_set_rows writes rows of a matrix: a batch of them (ne[2], ne[3] > 1) is copied.
+        if (step_->variant % 2 == 0 || a.ne[2] * a.ne[3] != 1) {
             const std::int64_t n = element_count(a);
             cache = &new_leaf(type, {n, slots, 1, 1}, "kv", step_->external);
             const std::int64_t slot = step_->shape[0] % slots;

@@ -21,7 +21,7 @@ namespace gallocsim::fuzz {
 // What a step adds. Listed from simplest to most involved: shrinking moves towards leaf.
 enum class StepKind : std::uint8_t {
     leaf,           // a new op NONE tensor: constant, input, weight (maybe external), or param
-    unary,          // SQR, SQRT, LOG, UNARY, SCALE, RMS_NORM, SOFT_MAX, ROPE, DIAG_MASK_INF
+    unary,          // SQR, SQRT, LOG, UNARY, SCALE, RMS_NORM, SOFT_MAX, ROPE, FILL
     binary,         // ADD, MUL, SUB, DIV with a same-shaped or broadcast operand
     inplace,        // ggml_*_inplace: the result is a view of its first operand
     view,           // VIEW of rows, columns, every other row, or a byte slice

@@ -106,7 +106,8 @@ OutsideMemory bind_outside_memory(std::span<Tensor* const> tensors, BufferType& 
     if (places.empty()) {
         return memory;
     }
-    memory.buffer = type.allocate(size);
+    // At least one byte: a zero-size buffer has no base, and zero-byte tensors need an address too.
+    memory.buffer = type.allocate(std::max<std::size_t>(size, 1));
     if (!memory.buffer) {
         memory.error = "cannot allocate " + std::to_string(size) + " bytes of " + std::string(type.name()) +
                        " memory for the tensors with outside memory" + type_detail(type);

@@ -1,0 +1,159 @@
+// Properties 4 and 10, and a cross-check of two lifetime oracles, against the analysis
+// tools (simulator/analysis*, planners*, checker*), which were written apart from the
+// oracle in fuzz/oracle.cpp.
+#include "fuzz/counterexample.hpp"
+#include "fuzz/oracle.hpp"
+#include "fuzz/property_support.hpp"
+#include "simulator/analysis_plans.hpp"
+
+#include <gtest/gtest.h>
+#include <rapidcheck/gtest.h>  // after gtest.h, which it needs
+
+#include <algorithm>
+#include <map>
+
+namespace gallocsim::fuzz {
+namespace {
+
+// Two implementations of ggml's lifetime rule, written apart (simulator/analysis.cpp for
+// the analysis tools, fuzz/oracle.cpp for these properties), must agree on every tensor:
+// every bound and planner comparison rests on them.
+RC_GTEST_PROP(Analysis, LifetimesAgreeWithTheFuzzOracle, ()) {
+    Generated g = generate();
+    keeping_counterexample("lifetimes", g.json, [&] {
+        const GraphLifetimes analysis = compute_lifetimes(g.file);
+        const Lifetimes oracle(g.file.graph);
+        std::size_t placed = 0;
+        for (const auto* list : {&g.file.graph.leafs, &g.file.graph.nodes}) {
+            placed += static_cast<std::size_t>(std::ranges::count_if(*list, [](const Tensor* t) { return placed_by_allocator(*t); }));
+        }
+        RC_ASSERT(analysis.tensors.size() == placed);
+        for (const TensorLifetime& lifetime : analysis.tensors) {
+            const Lifetime* mine = oracle.find(*lifetime.tensor);
+            RC_ASSERT(mine != nullptr);
+            RC_ASSERT(lifetime.first == mine->birth);
+            RC_ASSERT(lifetime.last == (mine->death == kNever ? analysis.step_count - 1 : mine->death));
+        }
+    });
+}
+
+// The blocks of each buffer type, with every in-place pair ggml used made one block: the
+// parent's bytes carry on as the child's, so the pair needs its bytes once (the child
+// may even sit in another buffer type, its parent's).
+std::vector<ArenaProblem> merge_in_place(std::vector<ArenaProblem> problems,
+                                         const std::vector<std::pair<std::string, std::string>>& in_place) {
+    std::map<std::string, std::pair<std::size_t, std::size_t>> where;  // name -> (problem, block)
+    for (std::size_t p = 0; p < problems.size(); ++p) {
+        for (std::size_t b = 0; b < problems[p].blocks.size(); ++b) {
+            where[problems[p].blocks[b].name] = {p, b};
+        }
+    }
+    std::vector<std::pair<std::size_t, std::size_t>> merged_away;
+    for (const auto& [child, parent] : in_place) {
+        const auto [pp, pb] = where.at(parent);
+        const auto [cp, cb] = where.at(child);
+        LiveBlock& into = problems[pp].blocks[pb];
+        const LiveBlock& from = problems[cp].blocks[cb];
+        into.first = std::min(into.first, from.first);
+        into.last = std::max(into.last, from.last);
+        merged_away.emplace_back(cp, cb);
+        where[child] = {pp, pb};  // a grandchild merges into the same block
+    }
+    std::ranges::sort(merged_away, std::greater{});
+    for (const auto& [p, b] : merged_away) {
+        problems[p].blocks.erase(problems[p].blocks.begin() + static_cast<std::ptrdiff_t>(b));
+    }
+    return problems;
+}
+
+// Property 4. Memory figures are only worth showing if they bracket the plan: no plan
+// can keep the tensors live at one step in fewer bytes than they take together (here
+// with ggml's in-place pairs sharing their bytes, which a plain peak would not allow),
+// and ggml never needs more than giving every tensor its own bytes. Checked per buffer
+// type; the ratio to the bound is classified.
+RC_GTEST_PROP(Bounds, PlanSizeLiesBetweenLowerBoundAndNoReuse, ()) {
+    // Input flags on op nodes make upstream allocate a leaf twice (see UpstreamQuirks).
+    Generated g = generate({.inputs_on_op_nodes = false});
+    keeping_counterexample("sandwich", g.json, [&] {
+        const GgmlPlan ggml = run_ggml_plan(g.file);
+        if (!planned(ggml.run)) {
+            return;
+        }
+        const GraphLifetimes lifetimes = compute_lifetimes(g.file);
+        const std::vector<ArenaProblem> problems = arena_problems(g.file, lifetimes);
+        const std::vector<ArenaProblem> merged = merge_in_place(problems, ggml.in_place);
+        double worst = 1.0;
+        for (std::size_t type = 0; type < problems.size(); ++type) {
+            const auto id = std::ranges::find(g.file.buffers, static_cast<int>(type)) - g.file.buffers.begin();
+            if (id == static_cast<std::ptrdiff_t>(g.file.buffers.size())) {
+                continue;  // a buffer type no buffer id uses
+            }
+            const std::size_t plan = ggml.run.plan.buffer_sizes[static_cast<std::size_t>(id)];
+            const std::size_t bound = lower_bound(merged[type].blocks).bytes;
+            const std::size_t no_reuse = no_reuse_size(problems[type].blocks);
+            RC_ASSERT(bound <= plan);
+            RC_ASSERT(plan <= no_reuse);
+            if (bound > 0) {
+                worst = std::max(worst, static_cast<double>(plan) / static_cast<double>(bound));
+            }
+        }
+        RC_CLASSIFY(worst == 1.0, "plan = bound");
+        RC_CLASSIFY(worst > 1.0 && worst <= 1.25, "plan <= 1.25 x bound");
+        RC_CLASSIFY(worst > 1.25 && worst <= 2.0, "plan <= 2 x bound");
+        RC_CLASSIFY(worst > 2.0, "plan > 2 x bound");
+    });
+}
+
+// Property 10. The alternative planners must give plans that hold (aligned, no two
+// blocks live at the same step share a byte, by this oracle's lifetimes, and the plan's
+// size is its highest block end) within the same bounds as ggml's, and the independent
+// plan checker must agree. The exact planner is never worse than greedy by size, and
+// when it proves its plan optimal it is never worse than first fit either.
+RC_GTEST_PROP(Planners, AlternativePlansAreSoundAndWithinTheBounds, ()) {
+    Generated g = generate();
+    keeping_counterexample("planners", g.json, [&] {
+        const GraphLifetimes lifetimes = compute_lifetimes(g.file);
+        const Lifetimes oracle(g.file.graph);
+        const ExactLimits limits{.max_blocks = 14, .time_limit = std::chrono::milliseconds(20), .node_limit = 20'000};
+        bool proved = false;
+        for (const ArenaProblem& problem : arena_problems(g.file, lifetimes)) {
+            const std::size_t bound = lower_bound(problem.blocks).bytes;
+            const std::size_t no_reuse = no_reuse_size(problem.blocks);
+            const ArenaPlan greedy = plan_greedy_by_size(problem);
+            const ArenaPlan first_fit = plan_first_fit(problem);
+            const ExactResult exact = plan_exact(problem, limits);
+            for (const ArenaPlan* plan : {&greedy, &first_fit, &exact.plan}) {
+                RC_ASSERT(plan->offsets.size() == problem.blocks.size());
+                std::size_t highest = 0;
+                for (std::size_t i = 0; i < problem.blocks.size(); ++i) {
+                    const LiveBlock& a = problem.blocks[i];
+                    const std::size_t at = plan->offsets[i];
+                    RC_ASSERT(at % std::max<std::size_t>(a.alignment, 1) == 0);
+                    highest = std::max(highest, a.size > 0 ? at + a.size : 0);
+                    const Lifetime& la = oracle.at(*g.file.context.find(a.name));
+                    for (std::size_t j = i + 1; j < problem.blocks.size(); ++j) {
+                        const LiveBlock& b = problem.blocks[j];
+                        const Lifetime& lb = oracle.at(*g.file.context.find(b.name));
+                        const bool both_live = la.birth <= lb.death && lb.birth <= la.death;
+                        const std::size_t bt = plan->offsets[j];
+                        const bool share = a.size > 0 && b.size > 0 && at < bt + b.size && bt < at + a.size;
+                        RC_ASSERT(!(both_live && share));
+                    }
+                }
+                RC_ASSERT(plan->size == highest);
+                RC_ASSERT(bound <= plan->size);
+                RC_ASSERT(plan->size <= no_reuse);
+                RC_ASSERT(check_plan(arena_plan_to_check(problem, *plan)).empty());
+            }
+            RC_ASSERT(exact.plan.size <= greedy.size);
+            if (exact.proved_optimal) {
+                RC_ASSERT(exact.plan.size <= first_fit.size);
+            }
+            proved = proved || (exact.attempted && exact.proved_optimal);
+        }
+        RC_CLASSIFY(proved, "exact planner proved a plan optimal");
+    });
+}
+
+} // namespace
+} // namespace gallocsim::fuzz

@@ -21,6 +21,14 @@ std::size_t DynamicAllocator::chunk_high_water(int chunk) const {
     return chunk >= 0 && chunk < chunk_count() ? chunks_[static_cast<std::size_t>(chunk)].high_water : 0;
 }
 
+std::size_t DynamicAllocator::free_block_count() const {
+    std::size_t count = 0;
+    for (const auto& chunk : chunks_) {
+        count += chunk.free_blocks.size();
+    }
+    return count;
+}
+
 std::size_t DynamicAllocator::total_high_water() const {
     std::size_t total = 0;
     for (const auto& chunk : chunks_) {
@@ -102,6 +110,9 @@ AllocationDecision DynamicAllocator::allocate(std::size_t size, bool collect_can
     AllocationDecision decision;
     decision.size = size;
     auto* candidates = collect_candidates ? &decision.candidates : nullptr;
+    if (candidates) {
+        candidates->reserve(free_block_count());  // every block may be looked at: one allocation, not several
+    }
 
     Pick pick = find_best_fit(size, candidates);
     if (pick.block < 0) {

@@ -147,10 +147,10 @@ bool GraphAllocator::fail(std::string message) {
 
 // --- Planning -----------------------------------------------------------------------
 
-bool GraphAllocator::is_allocated(const Tensor* tensor) {
-    return tensor->data != nullptr  // data set externally
-        || tensor->buffer != nullptr  // on an external buffer, not yet allocated
-        || is_own(tensor);            // the allocator holds memory for it
+bool GraphAllocator::is_allocated(const Tensor& tensor, const HashNode& record) {
+    return tensor.data != nullptr  // data set externally
+        || tensor.buffer != nullptr  // on an external buffer, not yet allocated
+        || record.allocated;         // the allocator holds memory for it
 }
 
 bool GraphAllocator::check_buffer_ids(const Graph& graph, std::span<const int> node_ids, std::span<const int> leaf_ids) {
@@ -170,34 +170,29 @@ bool GraphAllocator::check_buffer_ids(const Graph& graph, std::span<const int> n
     return check(node_ids, graph.nodes.size(), "node") && check(leaf_ids, graph.leafs.size(), "leaf");
 }
 
-// Gives every tensor the plan will touch its record up front (so records never move while
-// planning) and checks views on the way: ggml refuses to make a view that reaches past its
-// source (ggml_new_tensor_impl asserts), but a graph built another way could hold one, and
-// memory past the source is not ours.
-bool GraphAllocator::prepare_records(const Graph& graph) {
-    hash_.reset(graph.leafs.size() + graph.nodes.size());
-    auto visit = [&](const Tensor* t) {
-        node_of(t);
-        if (t->view_src == nullptr) {
+// ggml refuses to make a view that reaches past its source (ggml_new_tensor_impl asserts),
+// but a graph built another way could hold one, and memory past the source is not ours.
+bool GraphAllocator::check_views(const Graph& graph) {
+    auto check = [&](const Tensor& t) {
+        if (t.view_src == nullptr) {
             return true;
         }
-        node_of(t->view_src);
-        const std::size_t view_bytes = nbytes(*t);
-        const std::size_t source_bytes = nbytes(*t->view_src);
-        if (t->view_offs > source_bytes || view_bytes > source_bytes - t->view_offs) {
-            return fail("view " + t->name + " (" + std::to_string(view_bytes) + " bytes at offset " +
-                        std::to_string(t->view_offs) + ") reaches past its source " + t->view_src->name + " (" +
+        const std::size_t view_bytes = nbytes(t);
+        const std::size_t source_bytes = nbytes(*t.view_src);
+        if (t.view_offs > source_bytes || view_bytes > source_bytes - t.view_offs) {
+            return fail("view " + t.name + " (" + std::to_string(view_bytes) + " bytes at offset " +
+                        std::to_string(t.view_offs) + ") reaches past its source " + t.view_src->name + " (" +
                         std::to_string(source_bytes) + " bytes)");
         }
         return true;
     };
     for (const auto* list : {&graph.leafs, &graph.nodes}) {
         for (const Tensor* t : *list) {
-            if (!visit(t)) {
+            if (!check(*t)) {
                 return false;
             }
             for (const Tensor* src : t->src) {
-                if (src != nullptr && !visit(src)) {
+                if (src != nullptr && !check(*src)) {
                     return false;
                 }
             }
@@ -226,9 +221,11 @@ std::optional<std::vector<std::size_t>> GraphAllocator::reserve_n_size(const Gra
 bool GraphAllocator::plan(const Graph& graph, std::span<const int> node_ids, std::span<const int> leaf_ids,
                           bool measure_only) {
     last_error_.clear();
-    if (!check_buffer_ids(graph, node_ids, leaf_ids) || !prepare_records(graph)) {
+    if (!check_buffer_ids(graph, node_ids, leaf_ids) || !check_views(graph)) {
         return false;
     }
+    // Records are made as tensors are first met; room for the graph's own tensors now.
+    hash_.reset(graph.leafs.size() + graph.nodes.size());
     emit(event::PlanStarted{&graph, measure_only});
     try {
         for (auto& allocator : allocators_) {
@@ -248,6 +245,7 @@ bool GraphAllocator::plan(const Graph& graph, std::span<const int> node_ids, std
 void GraphAllocator::plan_graph(const Graph& graph, std::span<const int> node_ids, std::span<const int> leaf_ids) {
     // Leafs first: they may be used by anything, and the application may want them anyway.
     for (std::size_t i = 0; i < graph.leafs.size(); ++i) {
+        make_room_for_step();
         allocate_tensor(graph.leafs[i], id_at(leaf_ids, i), AllocationPhase::leaf);
     }
     emit(event::CountingStarted{});
@@ -255,6 +253,7 @@ void GraphAllocator::plan_graph(const Graph& graph, std::span<const int> node_id
     for (std::size_t i = 0; i < graph.nodes.size(); ++i) {
         const Tensor* node = graph.nodes[i];
         const int buffer_id = id_at(node_ids, i);
+        make_room_for_step();
         emit(event::NodeStarted{node, i});
         // Only leafs and inputs can be unallocated parents at this point.
         for_each_src(*node, [&](const Tensor* parent) { allocate_tensor(parent, buffer_id, AllocationPhase::parent); });
@@ -268,6 +267,7 @@ void GraphAllocator::plan_graph(const Graph& graph, std::span<const int> node_id
 void GraphAllocator::count_consumers(const Graph& graph, std::span<const int> node_ids) {
     for (std::size_t i = 0; i < graph.nodes.size(); ++i) {
         const Tensor* node = graph.nodes[i];
+        make_room_for_step();
         // An op NONE node only adds dependencies (ggml-backend uses it so); its view
         // source does not count.
         if (node->is_view() && node->op != Op::NONE) {
@@ -289,9 +289,17 @@ void GraphAllocator::count_consumers(const Graph& graph, std::span<const int> no
     }
 }
 
+// A step of planning holds references to the records of one tensor, its sources and their
+// view sources while it looks up others. Room for all of them is made before the step, so
+// that a tensor met for the first time never moves the records already held.
+void GraphAllocator::make_room_for_step() {
+    constexpr std::size_t kTensorsPerStep = 2 * (1 + kMaxSrc);  // each with its view source
+    hash_.make_room(kTensorsPerStep);
+}
+
 void GraphAllocator::allocate_tensor(const Tensor* tensor, int buffer_id, AllocationPhase phase) {
     HashNode& record = node_of(tensor);
-    if (is_allocated(tensor) || tensor->is_view()) {
+    if (is_allocated(*tensor, record) || tensor->is_view()) {
         return;
     }
     record.allocated = true;
@@ -316,13 +324,11 @@ bool GraphAllocator::try_inplace(const Tensor* node, HashNode& record) {
         if (parent == nullptr || parent == node) {
             continue;
         }
+        HashNode& parent_record = node_of(parent);
         auto reject = [&](InPlaceRejection reason) {
-            if (observer_) {  // the parent's counts are looked up for the observer only
-                const HashNode& counts = node_of(parent);
-                emit(event::InPlaceRejected{node, parent, reason, counts.children, counts.views});
-            }
+            emit(event::InPlaceRejected{node, parent, reason, parent_record.children, parent_record.views});
         };
-        if (!is_own(parent)) {
+        if (!parent_record.allocated) {
             reject(InPlaceRejection::not_owned);
             continue;
         }
@@ -335,15 +341,15 @@ bool GraphAllocator::try_inplace(const Tensor* node, HashNode& record) {
             reject(InPlaceRejection::different_layout);
             continue;
         }
-        HashNode& parent_record = node_of(parent);
         if (parent_record.children != 1 || parent_record.views != 0) {
             reject(InPlaceRejection::other_consumers);
             continue;
         }
         const Tensor* owner = parent;
+        HashNode* owner_record = &parent_record;
         if (parent->is_view()) {
             // Upstream keeps this branch, but a view is never "own" (views are not
-            // allocated), so the is_own check above always skips it first.
+            // allocated), so the ownership check above always skips it first.
             HashNode& source = node_of(parent->view_src);
             if (source.views != 1 || source.children != 0 || parent->view_src->data != parent->data) {
                 reject(InPlaceRejection::view_source_busy);
@@ -351,13 +357,16 @@ bool GraphAllocator::try_inplace(const Tensor* node, HashNode& record) {
             }
             source.allocated = false;
             owner = parent->view_src;
+            owner_record = &source;
         }
         record.buffer_id = parent_record.buffer_id;
         record.address = parent_record.address;
         parent_record.allocated = false;  // so that releasing the parent does not free the node's memory
-        emit(event::InPlaceReused{node, parent, owner != parent ? owner : nullptr, record.buffer_id, record.address,
-                                  types_[static_cast<std::size_t>(record.buffer_id)]->alloc_size(*node)});
-        free_extra_space(node, owner);
+        if (observer_) {  // the node's size is worked out for the observer only
+            emit(event::InPlaceReused{node, parent, owner != parent ? owner : nullptr, record.buffer_id, record.address,
+                                      types_[static_cast<std::size_t>(record.buffer_id)]->alloc_size(*node)});
+        }
+        free_extra_space(*node, record, *owner, *owner_record);
         return true;
     }
     return false;
@@ -365,13 +374,12 @@ bool GraphAllocator::try_inplace(const Tensor* node, HashNode& record) {
 
 // When a node reuses a larger parent in place, the bytes past the node's end go back to
 // the free list (kept aligned so later blocks stay aligned).
-void GraphAllocator::free_extra_space(const Tensor* node, const Tensor* parent) {
-    const HashNode& record = node_of(node);
-    const HashNode& parent_record = node_of(parent);
-    const std::size_t parent_size = types_[static_cast<std::size_t>(parent_record.buffer_id)]->alloc_size(*parent);
-    const std::size_t node_size = types_[static_cast<std::size_t>(record.buffer_id)]->alloc_size(*node);
+void GraphAllocator::free_extra_space(const Tensor& node, const HashNode& record, const Tensor& parent,
+                                      const HashNode& parent_record) {
+    const std::size_t parent_size = types_[static_cast<std::size_t>(parent_record.buffer_id)]->alloc_size(parent);
+    const std::size_t node_size = types_[static_cast<std::size_t>(record.buffer_id)]->alloc_size(node);
     if (parent_size < node_size) {
-        throw AllocatorError("in-place node " + node->name + " needs more bytes than its parent " + parent->name);
+        throw AllocatorError("in-place node " + node.name + " needs more bytes than its parent " + parent.name);
     }
     DynamicAllocator& allocator = allocator_of(parent_record.buffer_id);
     const std::size_t parent_aligned = align_up(parent_size, allocator.alignment());
@@ -380,7 +388,7 @@ void GraphAllocator::free_extra_space(const Tensor* node, const Tensor* parent) 
         BufferAddress extra = parent_record.address;
         extra.offset += node_aligned;
         FreeDecision decision = allocator.free(extra, parent_aligned - node_aligned);
-        emit(event::ExtraSpaceFreed{node, parent, parent_record.buffer_id, decision});
+        emit(event::ExtraSpaceFreed{&node, &parent, parent_record.buffer_id, decision});
     }
 }
 
@@ -399,48 +407,53 @@ void GraphAllocator::release_parents(const Tensor& node) {
             source.views -= 1;
             emit(event::ViewReleased{parent, parent->view_src, source.children, source.views});
             if (source.views == 0 && source.children == 0 && source.allocated) {
-                free_tensor(parent->view_src, FreeReason::last_view);
+                free_tensor(*parent->view_src, source, FreeReason::last_view);
             }
         } else if (record.allocated) {
-            free_tensor(parent, FreeReason::last_consumer);
+            free_tensor(*parent, record, FreeReason::last_consumer);
         }
     });
 }
 
-void GraphAllocator::free_tensor(const Tensor* tensor, FreeReason reason) {
-    if (tensor->has_flag(TensorFlag::output)) {
-        emit(event::OutputKept{tensor, reason});  // graph outputs are never freed
+void GraphAllocator::free_tensor(const Tensor& tensor, HashNode& record, FreeReason reason) {
+    if (tensor.has_flag(TensorFlag::output)) {
+        emit(event::OutputKept{&tensor, reason});  // graph outputs are never freed
         return;
     }
-    HashNode& record = node_of(tensor);
-    const std::size_t size = types_[static_cast<std::size_t>(record.buffer_id)]->alloc_size(*tensor);
+    const std::size_t size = types_[static_cast<std::size_t>(record.buffer_id)]->alloc_size(tensor);
     FreeDecision decision = allocator_of(record.buffer_id).free(record.address, size);
     record.allocated = false;
-    emit(event::TensorFreed{tensor, record.buffer_id, reason, size, decision});
+    emit(event::TensorFreed{&tensor, record.buffer_id, reason, size, decision});
 }
 
-TensorAlloc GraphAllocator::tensor_alloc_of(const Tensor* tensor) {
-    if (tensor == nullptr || tensor->view_src != nullptr || tensor->data != nullptr) {
+TensorAlloc GraphAllocator::tensor_alloc_of(const Tensor& tensor) {
+    if (tensor.view_src != nullptr || tensor.data != nullptr) {
         return {};
     }
-    const HashNode& record = node_of(tensor);
-    return {record.buffer_id, record.address, types_[static_cast<std::size_t>(record.buffer_id)]->alloc_size(*tensor)};
+    const HashNode& record = node_of(&tensor);
+    return {record.buffer_id, record.address, types_[static_cast<std::size_t>(record.buffer_id)]->alloc_size(tensor)};
 }
 
 // The plan alloc_graph replays: for each node its own and its sources' places, for each
-// leaf its place (views and external tensors have none).
+// leaf its place (views, external tensors and missing sources have none). Each entry is
+// filled in where it is appended, rather than the table being resized and then written
+// again: a NodeAlloc is 352 bytes, so on large graphs a second pass over it is felt.
 void GraphAllocator::record_plan(const Graph& graph) {
-    node_allocs_.resize(graph.nodes.size());
-    for (std::size_t i = 0; i < graph.nodes.size(); ++i) {
-        const Tensor* node = graph.nodes[i];
-        node_allocs_[i].dst = tensor_alloc_of(node);
-        for (int j = 0; j < kMaxSrc; ++j) {
-            node_allocs_[i].src[static_cast<std::size_t>(j)] = tensor_alloc_of(node->src[static_cast<std::size_t>(j)]);
+    node_allocs_.clear();
+    node_allocs_.reserve(graph.nodes.size());
+    for (const Tensor* node : graph.nodes) {
+        NodeAlloc& alloc = node_allocs_.emplace_back();
+        alloc.dst = tensor_alloc_of(*node);
+        for (std::size_t j = 0; j < alloc.src.size(); ++j) {
+            if (node->src[j] != nullptr) {
+                alloc.src[j] = tensor_alloc_of(*node->src[j]);
+            }
         }
     }
-    leaf_allocs_.resize(graph.leafs.size());
-    for (std::size_t i = 0; i < graph.leafs.size(); ++i) {
-        leaf_allocs_[i] = tensor_alloc_of(graph.leafs[i]);
+    leaf_allocs_.clear();
+    leaf_allocs_.reserve(graph.leafs.size());
+    for (const Tensor* leaf : graph.leafs) {
+        leaf_allocs_.push_back(tensor_alloc_of(*leaf));
     }
 }
 

@@ -112,22 +112,22 @@ private:
     };
 
     HashNode& node_of(const Tensor* tensor) { return hash_[tensor]; }
-    bool is_own(const Tensor* tensor) { return node_of(tensor).allocated; }
-    bool is_allocated(const Tensor* tensor);
+    static bool is_allocated(const Tensor& tensor, const HashNode& record);
+    void make_room_for_step();
     DynamicAllocator& allocator_of(int buffer_id) { return allocators_[static_cast<std::size_t>(slots_[static_cast<std::size_t>(buffer_id)].allocator)]; }
 
     bool check_buffer_ids(const Graph& graph, std::span<const int> node_ids, std::span<const int> leaf_ids);
-    bool prepare_records(const Graph& graph);
+    bool check_views(const Graph& graph);
     bool plan(const Graph& graph, std::span<const int> node_ids, std::span<const int> leaf_ids, bool measure_only);
     void plan_graph(const Graph& graph, std::span<const int> node_ids, std::span<const int> leaf_ids);
     void count_consumers(const Graph& graph, std::span<const int> node_ids);
     void release_parents(const Tensor& node);
     void allocate_tensor(const Tensor* tensor, int buffer_id, AllocationPhase phase);
     bool try_inplace(const Tensor* node, HashNode& node_record);
-    void free_extra_space(const Tensor* node, const Tensor* parent);
-    void free_tensor(const Tensor* tensor, FreeReason reason);
+    void free_extra_space(const Tensor& node, const HashNode& record, const Tensor& parent, const HashNode& parent_record);
+    void free_tensor(const Tensor& tensor, HashNode& record, FreeReason reason);
     void record_plan(const Graph& graph);
-    TensorAlloc tensor_alloc_of(const Tensor* tensor);
+    TensorAlloc tensor_alloc_of(const Tensor& tensor);
     bool allocate_buffers(bool measure_only);
     bool init_tensor(Tensor& tensor, const TensorAlloc& alloc);
     bool fail(std::string message);

@@ -26,7 +26,19 @@ public:
         size_ = 0;
     }
 
-    // The value for `key`, default-constructed on first use.
+    // Grows now, if need be, so that `count` more keys can be added without growing later:
+    // references to values stay valid while those keys are added.
+    void make_room(std::size_t count) {
+        if (keys_.empty()) {
+            reset(count);
+        }
+        while ((size_ + count) * 3 > keys_.size() * 2) {
+            grow();
+        }
+    }
+
+    // The value for `key`, default-constructed on first use. Adding a key may move every
+    // value (see make_room).
     Value& operator[](const Key* key) {
         if (keys_.empty()) {
             reset(0);

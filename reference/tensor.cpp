@@ -43,6 +43,7 @@ bool is_contiguous(const Tensor& tensor) {
 }
 
 Tensor& Context::add(Tensor tensor) {
+    tensor.index = tensors_.size();
     return tensors_.emplace_back(std::move(tensor));
 }
 

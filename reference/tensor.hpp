@@ -56,6 +56,9 @@ struct Tensor {
     TensorFlags flags;
     void* data = nullptr;      // set by the allocator, or external (weights)
     Buffer* buffer = nullptr;  // the backend buffer (chunk) data lives in
+    // Position in the owning Context, set by Context::add: tools keep per-tensor tables
+    // indexed by it instead of hashing pointers (the trace recorder looks one up per event).
+    std::size_t index = 0;
 
     bool is_view() const { return view_src != nullptr; }
     bool has_flag(TensorFlag flag) const { return flags.has(flag); }

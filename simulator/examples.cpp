@@ -204,7 +204,8 @@ GraphFile sched_issue_example() {
 
 GraphFile llama_example(const LlamaParams& p) {
     const std::string example = "llama";
-    check_range(example, "--layers", p.layers, 1, 512);
+    // Up to ~120,000 nodes: the planner benchmark goes to 100,000.
+    check_range(example, "--layers", p.layers, 1, 4096);
     check_range(example, "--embd", p.embd, 1, 1 << 20);
     check_range(example, "--heads", p.heads, 1, 4096);
     check_range(example, "--ff", p.ff, 1, 1 << 20);

@@ -188,31 +188,45 @@ std::optional<TensorId> Trace::find(std::string_view name) const {
 
 // --- Recording ----------------------------------------------------------------------
 
+// Every event names tensors, so this lookup is on the recording's hot path: the error is
+// built out of line to keep it small enough to inline.
+[[noreturn]] static void throw_unknown_tensor(const Tensor& tensor) {
+    throw std::logic_error("trace: tensor " + tensor.name + " is not one of the graph file's tensors");
+}
+
+// A tensor's id is its position in the graph file's context.
+inline TensorId TraceRecorder::id_of(const Tensor* tensor) const {
+    if (tensor == nullptr) {
+        return kNoTensor;
+    }
+    if (tensor->index >= tensors_->size() || &(*tensors_)[tensor->index] != tensor) [[unlikely]] {
+        throw_unknown_tensor(*tensor);
+    }
+    return static_cast<TensorId>(tensor->index);
+}
+
 TraceRecorder::TraceRecorder(const GraphFile& file) {
     trace_.graph_name = file.name;
     trace_.leaf_count = file.graph.leafs.size();
     trace_.node_count = file.graph.nodes.size();
 
     const auto& tensors = file.context.tensors();
-    ids_.reset(tensors.size());
+    tensors_ = &tensors;
     trace_.tensors.reserve(tensors.size());
     for (const Tensor& tensor : tensors) {
-        ids_[&tensor] = static_cast<TensorId>(trace_.tensors.size());
-        trace_.tensors.push_back({.name = tensor.name,
-                                  .type = tensor.type,
-                                  .op = tensor.op,
-                                  .ne = tensor.ne,
-                                  .flags = tensor.flags,
-                                  .view_offs = tensor.view_offs,
-                                  .external = GraphFile::is_external(tensor),
-                                  .bytes = nbytes(tensor)});
-    }
-    for (const Tensor& tensor : tensors) {
-        TraceTensor& traced = trace_.tensors[static_cast<std::size_t>(id_of(&tensor))];
+        TraceTensor& traced = trace_.tensors.emplace_back();
+        traced.name = tensor.name;
+        traced.type = tensor.type;
+        traced.op = tensor.op;
+        traced.ne = tensor.ne;
+        traced.flags = tensor.flags;
         for (std::size_t j = 0; j < traced.src.size(); ++j) {
-            traced.src[j] = tensor.src[j] ? id_of(tensor.src[j]) : kNoTensor;
+            traced.src[j] = id_of(tensor.src[j]);
         }
-        traced.view_src = tensor.view_src ? id_of(tensor.view_src) : kNoTensor;
+        traced.view_src = id_of(tensor.view_src);
+        traced.view_offs = tensor.view_offs;
+        traced.external = GraphFile::is_external(tensor);
+        traced.bytes = nbytes(tensor);
     }
     auto mark = [&](const std::vector<Tensor*>& list, TensorRole role) {
         for (std::size_t i = 0; i < list.size(); ++i) {
@@ -247,23 +261,9 @@ Trace TraceRecorder::take(std::string error) {
     return std::move(trace_);
 }
 
-TensorId TraceRecorder::id_of(const Tensor* tensor) const {
-    if (tensor == nullptr) {
-        return kNoTensor;
-    }
-    const TensorId* id = ids_.find(tensor);
-    if (id == nullptr) {
-        throw std::logic_error("trace: tensor " + tensor->name + " is not one of the graph file's tensors");
-    }
-    return *id;
-}
-
 template <typename E>
 void TraceRecorder::add(const E& event) {
-    TraceEvent& added = trace_.events.emplace_back();
-    added.stage = stage_;
-    added.node = node_;
-    added.data.emplace<E>(event);
+    trace_.events.push_back({stage_, node_, event});
 }
 
 std::size_t TraceRecorder::add_freed(const FreeDecision& decision) {

@@ -11,13 +11,13 @@
 
 #include "reference/dynamic_allocator.hpp"
 #include "reference/observer.hpp"
-#include "reference/pointer_map.hpp"
 #include "reference/tensor.hpp"
 #include "simulator/graph_file.hpp"
 
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <deque>
 #include <optional>
 #include <span>
 #include <string>
@@ -309,7 +309,7 @@ private:
     void record(const event::TensorInitialised& e);
 
     Trace trace_;
-    PointerMap<Tensor, TensorId> ids_;
+    const std::deque<Tensor>* tensors_ = nullptr;  // the graph file's, ids are positions in it
     Stage stage_ = Stage::leafs;
     TensorId node_ = kNoTensor;
 };

@@ -1,8 +1,10 @@
 #include "reference/graph_allocator.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <stdexcept>
+#include <utility>
 
 namespace gallocsim {
 namespace {
@@ -173,26 +175,24 @@ bool GraphAllocator::check_buffer_ids(const Graph& graph, std::span<const int> n
 // ggml refuses to make a view that reaches past its source (ggml_new_tensor_impl asserts),
 // but a graph built another way could hold one, and memory past the source is not ours.
 bool GraphAllocator::check_views(const Graph& graph) {
-    auto check = [&](const Tensor& t) {
-        if (t.view_src == nullptr) {
-            return true;
-        }
-        const std::size_t view_bytes = nbytes(t);
-        const std::size_t source_bytes = nbytes(*t.view_src);
-        if (t.view_offs > source_bytes || view_bytes > source_bytes - t.view_offs) {
-            return fail("view " + t.name + " (" + std::to_string(view_bytes) + " bytes at offset " +
-                        std::to_string(t.view_offs) + ") reaches past its source " + t.view_src->name + " (" +
+    auto check = [&](const Tensor& view) {
+        const std::size_t view_bytes = nbytes(view);
+        const std::size_t source_bytes = nbytes(*view.view_src);
+        if (view.view_offs > source_bytes || view_bytes > source_bytes - view.view_offs) {
+            return fail("view " + view.name + " (" + std::to_string(view_bytes) + " bytes at offset " +
+                        std::to_string(view.view_offs) + ") reaches past its source " + view.view_src->name + " (" +
                         std::to_string(source_bytes) + " bytes)");
         }
         return true;
     };
+    // Sources are checked too: a graph may name a view as a source without listing it.
     for (const auto* list : {&graph.leafs, &graph.nodes}) {
         for (const Tensor* t : *list) {
-            if (!check(*t)) {
+            if (t->is_view() && !check(*t)) {
                 return false;
             }
             for (const Tensor* src : t->src) {
-                if (src != nullptr && !check(*src)) {
+                if (src != nullptr && src->is_view() && !check(*src)) {
                     return false;
                 }
             }
@@ -224,8 +224,9 @@ bool GraphAllocator::plan(const Graph& graph, std::span<const int> node_ids, std
     if (!check_buffer_ids(graph, node_ids, leaf_ids) || !check_views(graph)) {
         return false;
     }
-    // Records are made as tensors are first met; room for the graph's own tensors now.
-    hash_.reset(graph.leafs.size() + graph.nodes.size());
+    // Records are made as tensors are first met; room for the graph's own tensors now, and
+    // for the step that meets the last of them (make_room_for_step).
+    hash_.reset(graph.leafs.size() + graph.nodes.size() + kTensorsPerStep);
     emit(event::PlanStarted{&graph, measure_only});
     try {
         for (auto& allocator : allocators_) {
@@ -293,7 +294,6 @@ void GraphAllocator::count_consumers(const Graph& graph, std::span<const int> no
 // view sources while it looks up others. Room for all of them is made before the step, so
 // that a tensor met for the first time never moves the records already held.
 void GraphAllocator::make_room_for_step() {
-    constexpr std::size_t kTensorsPerStep = 2 * (1 + kMaxSrc);  // each with its view source
     hash_.make_room(kTensorsPerStep);
 }
 
@@ -435,20 +435,18 @@ TensorAlloc GraphAllocator::tensor_alloc_of(const Tensor& tensor) {
 }
 
 // The plan alloc_graph replays: for each node its own and its sources' places, for each
-// leaf its place (views, external tensors and missing sources have none). Each entry is
-// filled in where it is appended, rather than the table being resized and then written
-// again: a NodeAlloc is 352 bytes, so on large graphs a second pass over it is felt.
+// leaf its place (views, external tensors and missing sources have none). Each NodeAlloc
+// is built whole from its eleven places and appended: a NodeAlloc is 352 bytes, and first
+// constructing an empty one and then overwriting it costs more than the lookups themselves.
 void GraphAllocator::record_plan(const Graph& graph) {
     node_allocs_.clear();
     node_allocs_.reserve(graph.nodes.size());
+    auto place_of = [this](const Tensor* tensor) { return tensor ? tensor_alloc_of(*tensor) : TensorAlloc{}; };
+    auto sources_of = [&]<std::size_t... J>(const Tensor& node, std::index_sequence<J...>) {
+        return std::array<TensorAlloc, kMaxSrc>{place_of(node.src[J])...};
+    };
     for (const Tensor* node : graph.nodes) {
-        NodeAlloc& alloc = node_allocs_.emplace_back();
-        alloc.dst = tensor_alloc_of(*node);
-        for (std::size_t j = 0; j < alloc.src.size(); ++j) {
-            if (node->src[j] != nullptr) {
-                alloc.src[j] = tensor_alloc_of(*node->src[j]);
-            }
-        }
+        node_allocs_.push_back({tensor_alloc_of(*node), sources_of(*node, std::make_index_sequence<kMaxSrc>{})});
     }
     leaf_allocs_.clear();
     leaf_allocs_.reserve(graph.leafs.size());

@@ -114,6 +114,7 @@ private:
     HashNode& node_of(const Tensor* tensor) { return hash_[tensor]; }
     static bool is_allocated(const Tensor& tensor, const HashNode& record);
     void make_room_for_step();
+    static constexpr std::size_t kTensorsPerStep = 2 * (1 + kMaxSrc);  // a node and its sources, each with its view source
     DynamicAllocator& allocator_of(int buffer_id) { return allocators_[static_cast<std::size_t>(slots_[static_cast<std::size_t>(buffer_id)].allocator)]; }
 
     bool check_buffer_ids(const Graph& graph, std::span<const int> node_ids, std::span<const int> leaf_ids);

@@ -68,8 +68,12 @@ public:
 private:
     std::size_t slot(const Key* key) const {
         const std::size_t mask = keys_.size() - 1;
-        // Pointers are aligned: drop the low bits, then mix.
-        std::size_t i = (reinterpret_cast<std::uintptr_t>(key) >> 4) * 0x9E3779B97F4A7C15ull & mask;
+        // Fibonacci hashing: the product's high bits depend on every bit of the pointer. (Its
+        // low bits would not: tensors a fixed stride apart, such as 320 bytes, would then only
+        // ever land on every fourth slot and probe long runs.)
+        const auto bits = static_cast<unsigned>(std::countr_zero(keys_.size()));
+        std::size_t i = static_cast<std::size_t>(
+            (reinterpret_cast<std::uintptr_t>(key) * 0x9E3779B97F4A7C15ull) >> (64 - bits)) & mask;
         while (keys_[i] != nullptr && keys_[i] != key) {
             i = (i + 1) & mask;
         }

@@ -6,6 +6,7 @@
 #include <array>
 #include <stdexcept>
 #include <type_traits>
+#include <utility>
 
 namespace gallocsim {
 
@@ -38,18 +39,6 @@ EventKind allocation_kind(AllocationPhase phase) {
     case AllocationPhase::node: return EventKind::node_allocated;
     }
     return EventKind::node_allocated;
-}
-
-// About as many events as a run gives (a little more, rarely much less), so that the
-// trace is not copied as it grows: each leaf is allocated and placed; each node starts,
-// is allocated (or reuses a parent after a rejection or two), is placed, and each of its
-// sources is counted, released and perhaps freed.
-std::size_t expected_event_count(const Graph& graph) {
-    std::size_t sources = 0;
-    for (const Tensor* node : graph.nodes) {
-        sources += static_cast<std::size_t>(std::ranges::count_if(node->src, [](const Tensor* s) { return s != nullptr; }));
-    }
-    return 8 + 2 * graph.leafs.size() + 5 * graph.nodes.size() + 3 * sources;
 }
 
 BlockTaken taken_from(const AllocationDecision& decision, PoolRange candidates) {
@@ -199,10 +188,29 @@ inline TensorId TraceRecorder::id_of(const Tensor* tensor) const {
     if (tensor == nullptr) {
         return kNoTensor;
     }
-    if (tensor->index >= tensors_->size() || &(*tensors_)[tensor->index] != tensor) [[unlikely]] {
+    if (tensor->index >= addresses_.size() || addresses_[tensor->index] != tensor) [[unlikely]] {
         throw_unknown_tensor(*tensor);
     }
     return static_cast<TensorId>(tensor->index);
+}
+
+// One tensor as the trace keeps it, every field given (so nothing is written twice).
+TraceTensor TraceRecorder::describe(const Tensor& tensor) const {
+    auto source_ids = [&]<std::size_t... J>(std::index_sequence<J...>) {
+        return std::array<TensorId, kMaxSrc>{id_of(tensor.src[J])...};
+    };
+    return {.name = tensor.name,
+            .type = tensor.type,
+            .op = tensor.op,
+            .ne = tensor.ne,
+            .flags = tensor.flags,
+            .src = source_ids(std::make_index_sequence<kMaxSrc>{}),
+            .view_src = id_of(tensor.view_src),
+            .view_offs = tensor.view_offs,
+            .external = GraphFile::is_external(tensor),
+            .bytes = nbytes(tensor),
+            .role = TensorRole::other,
+            .position = -1};
 }
 
 TraceRecorder::TraceRecorder(const GraphFile& file) {
@@ -211,22 +219,15 @@ TraceRecorder::TraceRecorder(const GraphFile& file) {
     trace_.node_count = file.graph.nodes.size();
 
     const auto& tensors = file.context.tensors();
-    tensors_ = &tensors;
-    trace_.tensors.reserve(tensors.size());
+    addresses_.reserve(tensors.size());
     for (const Tensor& tensor : tensors) {
-        TraceTensor& traced = trace_.tensors.emplace_back();
-        traced.name = tensor.name;
-        traced.type = tensor.type;
-        traced.op = tensor.op;
-        traced.ne = tensor.ne;
-        traced.flags = tensor.flags;
-        for (std::size_t j = 0; j < traced.src.size(); ++j) {
-            traced.src[j] = id_of(tensor.src[j]);
-        }
-        traced.view_src = id_of(tensor.view_src);
-        traced.view_offs = tensor.view_offs;
-        traced.external = GraphFile::is_external(tensor);
-        traced.bytes = nbytes(tensor);
+        addresses_.push_back(&tensor);
+    }
+    trace_.tensors.reserve(tensors.size());
+    std::size_t sources = 0;
+    for (const Tensor& tensor : tensors) {
+        const TraceTensor& traced = trace_.tensors.emplace_back(describe(tensor));
+        sources += static_cast<std::size_t>(std::ranges::count_if(traced.src, [](TensorId id) { return id != kNoTensor; }));
     }
     auto mark = [&](const std::vector<Tensor*>& list, TensorRole role) {
         for (std::size_t i = 0; i < list.size(); ++i) {
@@ -237,7 +238,11 @@ TraceRecorder::TraceRecorder(const GraphFile& file) {
     };
     mark(file.graph.leafs, TensorRole::leaf);
     mark(file.graph.nodes, TensorRole::node);
-    trace_.events.reserve(expected_event_count(file.graph));
+    // About as many events as a run gives, so that the trace is not copied as it grows:
+    // each leaf is allocated and placed; each node starts, is allocated (or reuses a parent
+    // after a rejection or two) and placed, and each source is counted, released and
+    // perhaps freed.
+    trace_.events.reserve(8 + 2 * file.graph.leafs.size() + 5 * file.graph.nodes.size() + 3 * sources);
     trace_.blocks_taken.reserve(file.graph.nodes.size() + file.graph.leafs.size());
     trace_.blocks_freed.reserve(file.graph.nodes.size() + file.graph.leafs.size());
 

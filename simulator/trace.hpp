@@ -17,7 +17,6 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
-#include <deque>
 #include <optional>
 #include <span>
 #include <string>
@@ -288,6 +287,7 @@ public:
 
 private:
     TensorId id_of(const Tensor* tensor) const;
+    TraceTensor describe(const Tensor& tensor) const;
     template <typename E>
     void add(const E& event);
     std::size_t add_freed(const FreeDecision& decision);
@@ -309,7 +309,7 @@ private:
     void record(const event::TensorInitialised& e);
 
     Trace trace_;
-    const std::deque<Tensor>* tensors_ = nullptr;  // the graph file's, ids are positions in it
+    std::vector<const Tensor*> addresses_;  // the graph file's tensors by id (their position in its context)
     Stage stage_ = Stage::leafs;
     TensorId node_ = kNoTensor;
 };

@@ -25,6 +25,7 @@ TimelineView::TimelineView(SimulationController& controller, QWidget* parent)
 }
 
 void TimelineView::rebuild() {
+    cache_stale_ = true;
     bands_.clear();
     height_ = 1;
     peak_position_ = peak_bytes_ = 0;
@@ -93,10 +94,34 @@ std::optional<std::size_t> TimelineView::tensor_at(QPointF widget_pos) const {
     return std::nullopt;
 }
 
+// What the cursor does not change (bands and spans) is drawn once into a pixmap and reused
+// until the view moves, resizes or the graph changes: with thousands of spans, redrawing
+// them on every step took half of a step's time. Exports draw everything afresh.
 void TimelineView::paint_scene(QPainter& painter) {
     if (!controller_.has_graph()) {
         return;
     }
+    if (painter.device() == this) {
+        const qreal ratio = devicePixelRatioF();
+        const QRectF unit = map_to_widget(QRectF(0, 0, 1, 1));
+        if (cache_.isNull() || cache_.size() != size() * ratio || cache_unit_ != unit || cache_stale_) {
+            cache_ = QPixmap(size() * ratio);
+            cache_.setDevicePixelRatio(ratio);
+            cache_.fill(Qt::transparent);
+            QPainter cache_painter(&cache_);
+            cache_painter.setRenderHint(QPainter::Antialiasing);
+            paint_memory(cache_painter);
+            cache_unit_ = unit;
+            cache_stale_ = false;
+        }
+        painter.drawPixmap(0, 0, cache_);
+    } else {
+        paint_memory(painter);
+    }
+    paint_cursor_marks(painter);
+}
+
+void TimelineView::paint_memory(QPainter& painter) {
     const Trace& trace = controller_.trace();
     const QRectF visible = visible_scene_rect();
     const double steps = std::max(1.0, static_cast<double>(controller_.event_count()));
@@ -135,6 +160,13 @@ void TimelineView::paint_scene(QPainter& painter) {
         painter.drawRect(map_to_widget(scene));
     }
     painter.setRenderHint(QPainter::Antialiasing);
+
+}
+
+void TimelineView::paint_cursor_marks(QPainter& painter) {
+    QFont font = this->font();
+    font.setPixelSize(11);
+    painter.setFont(font);
 
     // The last step's tensors and the selection.
     painter.setBrush(Qt::NoBrush);

@@ -8,6 +8,8 @@
 #include "gui/canvas_view.hpp"
 #include "simulator/trace.hpp"
 
+#include <QPixmap>
+
 #include <vector>
 
 namespace gallocsim::gui {
@@ -38,6 +40,8 @@ private:
         double bottom = 0;  // scene y of offset 0
     };
     void rebuild();
+    void paint_memory(QPainter& painter);        // bands and spans: the same at every step
+    void paint_cursor_marks(QPainter& painter);  // the last step's tensors, selection, peak, cursor
     QRectF scene_rect_of(const MemorySpan& span) const;
     const Band* band_of(int allocator, int chunk) const;
 
@@ -46,6 +50,9 @@ private:
     double height_ = 1;
     std::size_t peak_position_ = 0;
     std::size_t peak_bytes_ = 0;
+    QPixmap cache_;       // paint_memory's picture for the view as it was drawn
+    QRectF cache_unit_;   // where scene (0,0)-(1,1) was then: changes with zoom and pan
+    bool cache_stale_ = true;
 };
 
 } // namespace gallocsim::gui

@@ -8,11 +8,13 @@
 #include <QFrame>
 #include <QListView>
 #include <QPainter>
+#include <QResizeEvent>
 #include <QStyle>
 #include <QStyleOptionFrame>
 #include <QVBoxLayout>
 
 #include <algorithm>
+#include <cmath>
 
 namespace gallocsim::gui {
 
@@ -63,20 +65,42 @@ CueText::CueText(int lines, bool framed, QWidget* parent) : QWidget(parent), lin
     document_.setDocumentMargin(kCueMargin);
     document_.setDefaultFont(font());
     setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Fixed);
-    setFixedHeight(lines_ * fontMetrics().lineSpacing() + 2 * kCueMargin + 2);
+    setFixedHeight(minimum_height());
+}
+
+int CueText::minimum_height() const {
+    return lines_ * fontMetrics().lineSpacing() + 2 * kCueMargin + 2;
+}
+
+// Tall enough for the whole text. It only grows while the width stays, so that stepping
+// through sentences of different lengths does not lay the window out again at each step.
+void CueText::fit_height(bool allow_shrink) {
+    document_.setTextWidth(width());
+    const int needed = std::max(minimum_height(), static_cast<int>(std::ceil(document_.size().height())) + 2);
+    if (needed > height() || (allow_shrink && needed != height())) {
+        setFixedHeight(needed);
+    }
 }
 
 void CueText::set_html(const QString& html) {
     document_.setHtml(html);
+    fit_height(/*allow_shrink=*/false);
     update();
 }
 
 void CueText::changeEvent(QEvent* event) {
     if (event->type() == QEvent::FontChange) {
         document_.setDefaultFont(font());
-        setFixedHeight(lines_ * fontMetrics().lineSpacing() + 2 * kCueMargin + 2);
+        fit_height(/*allow_shrink=*/true);
     }
     QWidget::changeEvent(event);
+}
+
+void CueText::resizeEvent(QResizeEvent* event) {
+    if (event->size().width() != event->oldSize().width()) {
+        fit_height(/*allow_shrink=*/true);
+    }
+    QWidget::resizeEvent(event);
 }
 
 void CueText::paintEvent(QPaintEvent*) {
@@ -95,7 +119,7 @@ void CueText::paintEvent(QPaintEvent*) {
 
 EventLog::EventLog(SimulationController& controller, QWidget* parent)
     : QWidget(parent), controller_(controller), model_(new EventListModel(controller, this)),
-      step_label_(new CueText(1, /*framed=*/false)), last_label_(new CueText(4, /*framed=*/true)),
+      step_label_(new CueText(1, /*framed=*/false)), last_label_(new CueText(3, /*framed=*/true)),
       next_label_(new CueText(3, /*framed=*/false)), list_(new QListView) {
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);

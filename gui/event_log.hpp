@@ -27,9 +27,10 @@ private:
     int rows_ = 0;
 };
 
-// A few lines of rich text at a fixed height. Unlike a word-wrapped QLabel, new text only
-// repaints it: the window is not laid out again on every step (which cost more than all
-// the pictures' repaints together on a 5,000-node graph).
+// A few lines of rich text, as tall as the text needs but only growing while its width
+// stays. Unlike a word-wrapped QLabel, new text usually only repaints it: the window is not
+// laid out again on every step (which cost more than all the pictures' repaints together
+// on a 5,000-node graph).
 class CueText : public QWidget {
 public:
     CueText(int lines, bool framed, QWidget* parent = nullptr);
@@ -39,8 +40,12 @@ public:
 protected:
     void paintEvent(QPaintEvent* event) override;
     void changeEvent(QEvent* event) override;
+    void resizeEvent(QResizeEvent* event) override;
 
 private:
+    int minimum_height() const;
+    void fit_height(bool allow_shrink);
+
     int lines_;
     bool framed_;
     QTextDocument document_;

@@ -172,35 +172,6 @@ bool GraphAllocator::check_buffer_ids(const Graph& graph, std::span<const int> n
     return check(node_ids, graph.nodes.size(), "node") && check(leaf_ids, graph.leafs.size(), "leaf");
 }
 
-// ggml refuses to make a view that reaches past its source (ggml_new_tensor_impl asserts),
-// but a graph built another way could hold one, and memory past the source is not ours.
-bool GraphAllocator::check_views(const Graph& graph) {
-    auto check = [&](const Tensor& view) {
-        const std::size_t view_bytes = nbytes(view);
-        const std::size_t source_bytes = nbytes(*view.view_src);
-        if (view.view_offs > source_bytes || view_bytes > source_bytes - view.view_offs) {
-            return fail("view " + view.name + " (" + std::to_string(view_bytes) + " bytes at offset " +
-                        std::to_string(view.view_offs) + ") reaches past its source " + view.view_src->name + " (" +
-                        std::to_string(source_bytes) + " bytes)");
-        }
-        return true;
-    };
-    // Sources are checked too: a graph may name a view as a source without listing it.
-    for (const auto* list : {&graph.leafs, &graph.nodes}) {
-        for (const Tensor* t : *list) {
-            if (t->is_view() && !check(*t)) {
-                return false;
-            }
-            for (const Tensor* src : t->src) {
-                if (src != nullptr && src->is_view() && !check(*src)) {
-                    return false;
-                }
-            }
-        }
-    }
-    return true;
-}
-
 bool GraphAllocator::reserve_n(const Graph& graph, std::span<const int> node_ids, std::span<const int> leaf_ids) {
     return plan(graph, node_ids, leaf_ids, /*measure_only=*/false);
 }
@@ -221,7 +192,7 @@ std::optional<std::vector<std::size_t>> GraphAllocator::reserve_n_size(const Gra
 bool GraphAllocator::plan(const Graph& graph, std::span<const int> node_ids, std::span<const int> leaf_ids,
                           bool measure_only) {
     last_error_.clear();
-    if (!check_buffer_ids(graph, node_ids, leaf_ids) || !check_views(graph)) {
+    if (!check_buffer_ids(graph, node_ids, leaf_ids)) {
         return false;
     }
     // Records are made as tensors are first met; room for the graph's own tensors now, and
@@ -569,10 +540,30 @@ bool GraphAllocator::alloc_graph(Graph& graph) {
     return true;
 }
 
+// ggml refuses to make a view that reaches past its source (ggml_new_tensor_impl asserts),
+// but a graph built another way could hold one. Planning never touches a view's bytes, so
+// the view is refused where it would get them: memory past the source is not the view's.
+static std::string view_reaching_past_source(const Tensor& view) {
+    const std::size_t view_bytes = nbytes(view);
+    const std::size_t source_bytes = nbytes(*view.view_src);
+    if (view.view_offs <= source_bytes && view_bytes <= source_bytes - view.view_offs) {
+        return {};
+    }
+    return "view " + view.name + " (" + std::to_string(view_bytes) + " bytes at offset " +
+           std::to_string(view.view_offs) + ") reaches past its source " + view.view_src->name + " (" +
+           std::to_string(source_bytes) + " bytes)";
+}
+
 bool GraphAllocator::init_tensor(Tensor& tensor, const TensorAlloc& alloc) {
     if (tensor.view_src != nullptr) {
-        if (tensor.buffer != nullptr || tensor.view_src->buffer == nullptr) {
-            return true;  // already set up, or its source has memory from outside (external data)
+        if (tensor.buffer != nullptr) {
+            return true;  // already set up
+        }
+        if (auto error = view_reaching_past_source(tensor); !error.empty()) {
+            return fail(error);
+        }
+        if (tensor.view_src->buffer == nullptr) {
+            return true;  // its source has memory from outside (external data)
         }
         if (auto error = init_view(tensor); !error.empty()) {
             return fail(error + " (upstream aborts here)");

@@ -118,7 +118,6 @@ private:
     DynamicAllocator& allocator_of(int buffer_id) { return allocators_[static_cast<std::size_t>(slots_[static_cast<std::size_t>(buffer_id)].allocator)]; }
 
     bool check_buffer_ids(const Graph& graph, std::span<const int> node_ids, std::span<const int> leaf_ids);
-    bool check_views(const Graph& graph);
     bool plan(const Graph& graph, std::span<const int> node_ids, std::span<const int> leaf_ids, bool measure_only);
     void plan_graph(const Graph& graph, std::span<const int> node_ids, std::span<const int> leaf_ids);
     void count_consumers(const Graph& graph, std::span<const int> node_ids);

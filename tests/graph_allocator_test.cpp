@@ -625,7 +625,8 @@ TEST_F(BufferFailure, FailedChunkReleasesTheChunksAlreadyAllocated) {
 }
 
 // ggml cannot build a view that reaches past its source; a graph made some other way
-// can, and planning refuses it rather than hand out memory that is not the view's.
+// can. Planning never touches a view's bytes, so reserve goes through; alloc_graph then
+// refuses to give the view an address rather than hand out memory that is not the view's.
 TEST_F(GraphAllocatorTest, ViewReachingPastItsSourceIsRefused) {
     Tensor& a = vec("a");
     Tensor& v = named(ggml.view_1d(a, 2, 8), "v");
@@ -634,9 +635,27 @@ TEST_F(GraphAllocatorTest, ViewReachingPastItsSourceIsRefused) {
     v.ne[0] = 3;  // 12 bytes at offset 8 of a 16-byte tensor
     GraphAllocator allocator(type);
 
-    EXPECT_FALSE(allocator.reserve(graph));
-    EXPECT_EQ(allocator.last_error(), "view v (12 bytes at offset 8) reaches past its source a (16 bytes)");
+    EXPECT_TRUE(allocator.reserve(graph));
     EXPECT_FALSE(allocator.alloc_graph(graph));
+    EXPECT_EQ(allocator.last_error(), "view v (12 bytes at offset 8) reaches past its source a (16 bytes)");
+    EXPECT_EQ(v.data, nullptr);
+    EXPECT_EQ(v.buffer, nullptr);
+}
+
+// A view of external data is checked too: its bytes past the source belong to someone else.
+TEST_F(GraphAllocatorTest, ViewReachingPastExternalDataIsRefused) {
+    Tensor& a = vec("a");
+    std::array<float, 4> weights{};
+    a.data = weights.data();
+    Tensor& v = named(ggml.view_1d(a, 2, 8), "v");
+    Tensor& c = named(ggml.cont(v), "c");
+    expand(c);
+    v.view_offs = 12;  // 8 bytes at offset 12 of a 16-byte tensor
+    GraphAllocator allocator(type);
+
+    EXPECT_TRUE(allocator.reserve(graph));
+    EXPECT_FALSE(allocator.alloc_graph(graph));
+    EXPECT_EQ(allocator.last_error(), "view v (8 bytes at offset 12) reaches past its source a (16 bytes)");
 }
 
 // A leaf that sits in a buffer but has no address (a zero-size buffer) cannot be given

@@ -67,7 +67,23 @@ TEST(RunPlan, ReportsEventsToTheObserver) {
 }
 
 // A failed reserve is reported with the allocator's message, and nothing is placed.
-TEST(RunPlan, FailureCarriesTheAllocatorsMessage) {
+TEST(RunPlan, FailedReserveCarriesTheAllocatorsMessage) {
+    GraphFile file = parse_graph_file(R"({"format": "ggml-graph/1", "buffer_types": [{"name": "CPU", "alignment": 32}],
+        "tensors": [{"name": "a", "ne": [4]}, {"name": "c", "ne": [4], "op": "CONT", "src": ["a"]}],
+        "leafs": ["a"], "nodes": ["c"]})",
+                                      "g.json");
+    file.node_buffer_ids = {3};  // the loader would refuse the file: there is one buffer
+
+    const PlanRun run = run_plan(file);
+    EXPECT_EQ(run.error, "node 0 has buffer id 3, but there are 1 buffers");
+    EXPECT_FALSE(run.plan.reserve);
+    EXPECT_FALSE(run.plan.alloc_graph);
+    EXPECT_TRUE(run.plan.tensors.empty());
+    EXPECT_EQ(compare_plans(seed_plan(), run.plan).front(), "reserve: expected true, got false");
+}
+
+// A failed alloc_graph after a good reserve is reported with the allocator's message too.
+TEST(RunPlan, FailedAllocGraphCarriesTheAllocatorsMessage) {
     GraphFile file = parse_graph_file(R"({"format": "ggml-graph/1", "buffer_types": [{"name": "CPU", "alignment": 32}],
         "tensors": [{"name": "a", "ne": [4]}, {"name": "v", "ne": [2], "op": "VIEW", "src": ["a"], "view_src": "a", "view_offs": 8},
                     {"name": "c", "ne": [2], "op": "CONT", "src": ["v"]}],
@@ -77,10 +93,8 @@ TEST(RunPlan, FailureCarriesTheAllocatorsMessage) {
 
     const PlanRun run = run_plan(file);
     EXPECT_EQ(run.error, "view v (8 bytes at offset 12) reaches past its source a (16 bytes)");
-    EXPECT_FALSE(run.plan.reserve);
+    EXPECT_TRUE(run.plan.reserve);
     EXPECT_FALSE(run.plan.alloc_graph);
-    EXPECT_TRUE(run.plan.tensors.empty());
-    EXPECT_EQ(compare_plans(seed_plan(), run.plan).front(), "reserve: expected true, got false");
 }
 
 TEST(ComparePlans, EqualPlansHaveNoDifferences) {

@@ -52,33 +52,6 @@ std::string run_kernel(Backend backend, const kernels::NodeArgs& args) {
 #endif
 }
 
-// Puts back every tensor's data and buffer as they were before the run: the memory given
-// to tensors with outside memory is released when the run ends.
-class MemoryRestore {
-public:
-    explicit MemoryRestore(std::span<Tensor* const> tensors) {
-        for (Tensor* tensor : tensors) {
-            saved_.push_back({tensor, tensor->data, tensor->buffer});
-        }
-    }
-    ~MemoryRestore() {
-        for (const Saved& saved : saved_) {
-            saved.tensor->data = saved.data;
-            saved.tensor->buffer = saved.buffer;
-        }
-    }
-    MemoryRestore(const MemoryRestore&) = delete;
-    MemoryRestore& operator=(const MemoryRestore&) = delete;
-
-private:
-    struct Saved {
-        Tensor* tensor;
-        void* data;
-        Buffer* buffer;
-    };
-    std::vector<Saved> saved_;
-};
-
 // A tensor whose data lies in no buffer: the allocator left it alone, and its address may
 // be a placeholder that must never be dereferenced.
 bool has_outside_memory(const Tensor& tensor) {
@@ -267,7 +240,8 @@ public:
 
     ExecutionResult execute(BufferType& outside_type) {
         const std::vector<Tensor*> tensors = graph_tensors(*graph_);
-        const MemoryRestore restore(tensors);
+        // Addresses given to tensors with outside memory go with that memory when the run ends.
+        const TensorMemoryRestore restore(tensors);
         run(tensors, outside_type);
         return std::move(result_);
     }

@@ -29,4 +29,18 @@ std::vector<Tensor*> graph_tensors(const Graph& graph) {
     return tensors;
 }
 
+TensorMemoryRestore::TensorMemoryRestore(std::span<Tensor* const> tensors) {
+    saved_.reserve(tensors.size());
+    for (Tensor* tensor : tensors) {
+        saved_.push_back({tensor, tensor->data, tensor->buffer});
+    }
+}
+
+TensorMemoryRestore::~TensorMemoryRestore() {
+    for (const Saved& saved : saved_) {
+        saved.tensor->data = saved.data;
+        saved.tensor->buffer = saved.buffer;
+    }
+}
+
 } // namespace gallocsim

@@ -3,6 +3,7 @@
 
 #include "reference/tensor.hpp"
 
+#include <span>
 #include <vector>
 
 namespace gallocsim {
@@ -15,5 +16,24 @@ std::vector<Tensor*> graph_tensors(const Graph& graph);
 inline Tensor* root_of(Tensor* tensor) {
     return tensor->view_src != nullptr ? tensor->view_src : tensor;
 }
+
+// Puts back every given tensor's data and buffer as they were when it was made, when it
+// goes out of scope: planning and running write addresses into tensors, and a graph is
+// planned again afterwards (by another planner, or for another backend).
+class TensorMemoryRestore {
+public:
+    explicit TensorMemoryRestore(std::span<Tensor* const> tensors);
+    ~TensorMemoryRestore();
+    TensorMemoryRestore(const TensorMemoryRestore&) = delete;
+    TensorMemoryRestore& operator=(const TensorMemoryRestore&) = delete;
+
+private:
+    struct Saved {
+        Tensor* tensor;
+        void* data;
+        Buffer* buffer;
+    };
+    std::vector<Saved> saved_;
+};
 
 } // namespace gallocsim

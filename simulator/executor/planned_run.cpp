@@ -10,32 +10,6 @@
 namespace gallocsim {
 namespace {
 
-// Every tensor's data and buffer as they were before planning, put back on destruction.
-class PlanScope {
-public:
-    explicit PlanScope(const Graph& graph) {
-        for (Tensor* tensor : graph_tensors(graph)) {
-            saved_.push_back({tensor, tensor->data, tensor->buffer});
-        }
-    }
-    ~PlanScope() {
-        for (const Saved& saved : saved_) {
-            saved.tensor->data = saved.data;
-            saved.tensor->buffer = saved.buffer;
-        }
-    }
-    PlanScope(const PlanScope&) = delete;
-    PlanScope& operator=(const PlanScope&) = delete;
-
-private:
-    struct Saved {
-        Tensor* tensor;
-        void* data;
-        Buffer* buffer;
-    };
-    std::vector<Saved> saved_;
-};
-
 PlannedRun failed(std::string error) {
     PlannedRun run;
     run.result.error = std::move(error);
@@ -54,7 +28,8 @@ PlannedRun plan_and_run(Graph& graph, std::span<BufferType* const> types, std::s
     if (types.empty()) {
         return failed("no buffer type to plan in");
     }
-    const PlanScope scope(graph);
+    const std::vector<Tensor*> tensors = graph_tensors(graph);
+    const TensorMemoryRestore restore(tensors);  // as the graph was before planning
     PlannedRun run;
     if (planner == Planner::oracle) {
         OracleAllocator oracle(*types[0]);

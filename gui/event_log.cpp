@@ -158,7 +158,7 @@ void EventLog::repaint_rows_between(std::size_t from, std::size_t to) {
     constexpr std::size_t kRowsWorthRepaintingOneByOne = 64;
     const std::size_t first = std::min(from, to);
     const std::size_t last = std::min(std::max(from, to), static_cast<std::size_t>(model_->rowCount()));
-    if (last - std::min(first, last) > kRowsWorthRepaintingOneByOne) {
+    if (first < last && last - first > kRowsWorthRepaintingOneByOne) {
         list_->viewport()->update();
         return;
     }

@@ -50,8 +50,7 @@ Tensor& GraphBuilder::make_view(Tensor& a, const Shape& ne, std::size_t offset, 
     t.src[0] = &a;
     t.view_src = a.view_src ? a.view_src : &a;
     t.view_offs = offset + (a.view_src ? a.view_offs : 0);
-    const std::size_t data_size = nbytes(t);
-    if (t.view_offs + data_size > nbytes(*t.view_src)) {
+    if (!lies_within_source(t)) {
         throw std::invalid_argument("view of " + a.name + " reaches past its source");
     }
     t.name = name.empty() ? a.name + " (view)" : std::move(name);

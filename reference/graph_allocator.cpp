@@ -544,14 +544,12 @@ bool GraphAllocator::alloc_graph(Graph& graph) {
 // but a graph built another way could hold one. Planning never touches a view's bytes, so
 // the view is refused where it would get them: memory past the source is not the view's.
 static std::string view_reaching_past_source(const Tensor& view) {
-    const std::size_t view_bytes = nbytes(view);
-    const std::size_t source_bytes = nbytes(*view.view_src);
-    if (view.view_offs <= source_bytes && view_bytes <= source_bytes - view.view_offs) {
+    if (lies_within_source(view)) {
         return {};
     }
-    return "view " + view.name + " (" + std::to_string(view_bytes) + " bytes at offset " +
+    return "view " + view.name + " (" + std::to_string(nbytes(view)) + " bytes at offset " +
            std::to_string(view.view_offs) + ") reaches past its source " + view.view_src->name + " (" +
-           std::to_string(source_bytes) + " bytes)";
+           std::to_string(nbytes(*view.view_src)) + " bytes)";
 }
 
 bool GraphAllocator::init_tensor(Tensor& tensor, const TensorAlloc& alloc) {

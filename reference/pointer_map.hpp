@@ -72,8 +72,7 @@ private:
         // low bits would not: tensors a fixed stride apart, such as 320 bytes, would then only
         // ever land on every fourth slot and probe long runs.)
         const auto bits = static_cast<unsigned>(std::countr_zero(keys_.size()));
-        std::size_t i = static_cast<std::size_t>(
-            (reinterpret_cast<std::uintptr_t>(key) * 0x9E3779B97F4A7C15ull) >> (64 - bits)) & mask;
+        std::size_t i = static_cast<std::size_t>((reinterpret_cast<std::uintptr_t>(key) * 0x9E3779B97F4A7C15ull) >> (64 - bits));
         while (keys_[i] != nullptr && keys_[i] != key) {
             i = (i + 1) & mask;
         }

@@ -34,6 +34,11 @@ std::int64_t element_count(const Tensor& tensor) {
     return tensor.ne[0] * tensor.ne[1] * tensor.ne[2] * tensor.ne[3];
 }
 
+bool lies_within_source(const Tensor& view) {
+    const std::size_t source_bytes = nbytes(*view.view_src);
+    return view.view_offs <= source_bytes && nbytes(view) <= source_bytes - view.view_offs;
+}
+
 bool same_layout(const Tensor& a, const Tensor& b) {
     return a.type == b.type && a.ne == b.ne && a.nb == b.nb;
 }

@@ -78,6 +78,9 @@ bool same_layout(const Tensor& a, const Tensor& b);
 
 bool is_contiguous(const Tensor& tensor);
 
+// What ggml_new_tensor_impl asserts of a view: its bytes lie inside its source's.
+bool lies_within_source(const Tensor& view);
+
 // Owns tensors in creation order (a ggml_context with no_alloc = true). Tensors keep
 // their address for the context's lifetime, so graphs may point at them.
 class Context {

@@ -96,6 +96,10 @@ Status Buffer::fill(std::size_t at, std::uint8_t value, std::size_t size) {
 }
 
 std::string place_tensor(Buffer& buffer, Tensor& tensor, std::size_t offset) {
+    return place_tensor(buffer, tensor, offset, buffer.alloc_size(tensor));
+}
+
+std::string place_tensor(Buffer& buffer, Tensor& tensor, std::size_t offset, std::size_t size) {
     if (tensor.buffer != nullptr || tensor.data != nullptr) {
         return "tensor " + tensor.name + " already has memory" +
                (tensor.data == nullptr ? " (a buffer but no address: it sits in a zero-size buffer)" : "");
@@ -103,7 +107,6 @@ std::string place_tensor(Buffer& buffer, Tensor& tensor, std::size_t offset) {
     if (tensor.view_src != nullptr) {
         return "tensor " + tensor.name + " is a view; views take their source's memory";
     }
-    const std::size_t size = buffer.alloc_size(tensor);
     if (offset > buffer.size() || size > buffer.size() - offset) {
         return "tensor " + tensor.name + " (" + std::to_string(size) + " bytes at offset " + std::to_string(offset) +
                ") does not fit a buffer of " + std::to_string(buffer.size()) + " bytes";

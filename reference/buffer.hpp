@@ -197,6 +197,9 @@ private:
 // ggml_backend_tensor_alloc: gives `tensor` the bytes at `offset` in `buffer`. Returns
 // an empty string on success, else what is wrong (where upstream would abort).
 std::string place_tensor(Buffer& buffer, Tensor& tensor, std::size_t offset);
+// The same where the caller knows `size` bytes hold the tensor (its alloc size or more):
+// a plan knows, and need not ask the buffer type again.
+std::string place_tensor(Buffer& buffer, Tensor& tensor, std::size_t offset, std::size_t size);
 
 // ggml_backend_view_init: a view takes its source's buffer, at the source's address plus
 // view_offs. Returns an empty string on success, else what is wrong.

@@ -195,8 +195,8 @@ bool GraphAllocator::plan(const Graph& graph, std::span<const int> node_ids, std
     if (!check_buffer_ids(graph, node_ids, leaf_ids)) {
         return false;
     }
-    // Records are made as tensors are first met; room for the graph's own tensors now, and
-    // for the step that meets the last of them (make_room_for_step).
+    // Records are made as tensors are first met. A graph built in one context holds about
+    // as many tensors as it lists; tensors past that go to the map's overflow table.
     hash_.reset(graph.leafs.size() + graph.nodes.size() + kTensorsPerStep);
     emit(event::PlanStarted{&graph, measure_only});
     try {
@@ -268,8 +268,15 @@ void GraphAllocator::make_room_for_step() {
     hash_.make_room(kTensorsPerStep);
 }
 
+std::size_t GraphAllocator::alloc_size_of(const Tensor& tensor, PlanRecord& record) {
+    if (record.alloc_size == 0) {
+        record.alloc_size = types_[static_cast<std::size_t>(record.buffer_id)]->alloc_size(tensor);
+    }
+    return record.alloc_size;
+}
+
 void GraphAllocator::allocate_tensor(const Tensor* tensor, int buffer_id, AllocationPhase phase) {
-    HashNode& record = node_of(tensor);
+    PlanRecord& record = node_of(tensor);
     if (is_allocated(*tensor, record) || tensor->is_view()) {
         return;
     }
@@ -281,13 +288,14 @@ void GraphAllocator::allocate_tensor(const Tensor* tensor, int buffer_id, Alloca
     AllocationDecision decision = allocator_of(buffer_id).allocate(size, observer_ != nullptr);
     record.buffer_id = buffer_id;
     record.address = decision.address;
+    record.alloc_size = size;
     emit(event::TensorAllocated{tensor, buffer_id, phase, size, std::move(decision)});
 }
 
 // A node whose op may run in place takes over the memory of a parent that nothing else
 // will read: the parent must be ours, not an output, laid out exactly like the node, and
 // this node must be its last consumer with no views left.
-bool GraphAllocator::try_inplace(const Tensor* node, HashNode& record) {
+bool GraphAllocator::try_inplace(const Tensor* node, PlanRecord& record) {
     for (const Tensor* parent : node->src) {
         // A node naming itself as a source (graph files allow it, as ggml_cast's CPY does)
         // is no parent to take over: upstream, marked allocated just above, it passes the
@@ -295,7 +303,7 @@ bool GraphAllocator::try_inplace(const Tensor* node, HashNode& record) {
         if (parent == nullptr || parent == node) {
             continue;
         }
-        HashNode& parent_record = node_of(parent);
+        PlanRecord& parent_record = node_of(parent);
         auto reject = [&](InPlaceRejection reason) {
             emit(event::InPlaceRejected{node, parent, reason, parent_record.children, parent_record.views});
         };
@@ -317,11 +325,11 @@ bool GraphAllocator::try_inplace(const Tensor* node, HashNode& record) {
             continue;
         }
         const Tensor* owner = parent;
-        HashNode* owner_record = &parent_record;
+        PlanRecord* owner_record = &parent_record;
         if (parent->is_view()) {
             // Upstream keeps this branch, but a view is never "own" (views are not
             // allocated), so the ownership check above always skips it first.
-            HashNode& source = node_of(parent->view_src);
+            PlanRecord& source = node_of(parent->view_src);
             if (source.views != 1 || source.children != 0 || parent->view_src->data != parent->data) {
                 reject(InPlaceRejection::view_source_busy);
                 continue;
@@ -332,11 +340,10 @@ bool GraphAllocator::try_inplace(const Tensor* node, HashNode& record) {
         }
         record.buffer_id = parent_record.buffer_id;
         record.address = parent_record.address;
+        record.alloc_size = types_[static_cast<std::size_t>(record.buffer_id)]->alloc_size(*node);
         parent_record.allocated = false;  // so that releasing the parent does not free the node's memory
-        if (observer_) {  // the node's size is worked out for the observer only
-            emit(event::InPlaceReused{node, parent, owner != parent ? owner : nullptr, record.buffer_id, record.address,
-                                      types_[static_cast<std::size_t>(record.buffer_id)]->alloc_size(*node)});
-        }
+        emit(event::InPlaceReused{node, parent, owner != parent ? owner : nullptr, record.buffer_id, record.address,
+                                  record.alloc_size});
         free_extra_space(*node, record, *owner, *owner_record);
         return true;
     }
@@ -345,10 +352,10 @@ bool GraphAllocator::try_inplace(const Tensor* node, HashNode& record) {
 
 // When a node reuses a larger parent in place, the bytes past the node's end go back to
 // the free list (kept aligned so later blocks stay aligned).
-void GraphAllocator::free_extra_space(const Tensor& node, const HashNode& record, const Tensor& parent,
-                                      const HashNode& parent_record) {
-    const std::size_t parent_size = types_[static_cast<std::size_t>(parent_record.buffer_id)]->alloc_size(parent);
-    const std::size_t node_size = types_[static_cast<std::size_t>(record.buffer_id)]->alloc_size(node);
+void GraphAllocator::free_extra_space(const Tensor& node, const PlanRecord& record, const Tensor& parent,
+                                      PlanRecord& parent_record) {
+    const std::size_t parent_size = alloc_size_of(parent, parent_record);
+    const std::size_t node_size = record.alloc_size;
     if (parent_size < node_size) {
         throw AllocatorError("in-place node " + node.name + " needs more bytes than its parent " + parent.name);
     }
@@ -367,14 +374,14 @@ void GraphAllocator::free_extra_space(const Tensor& node, const HashNode& record
 // no views left is freed (a view parent releases its source instead).
 void GraphAllocator::release_parents(const Tensor& node) {
     for_each_src(node, [&](const Tensor* parent) {
-        HashNode& record = node_of(parent);
+        PlanRecord& record = node_of(parent);
         record.children -= 1;
         emit(event::ParentReleased{&node, parent, record.children, record.views, record.allocated});
         if (record.children != 0 || record.views != 0) {
             return;
         }
         if (parent->is_view()) {
-            HashNode& source = node_of(parent->view_src);
+            PlanRecord& source = node_of(parent->view_src);
             source.views -= 1;
             emit(event::ViewReleased{parent, parent->view_src, source.children, source.views});
             if (source.views == 0 && source.children == 0 && source.allocated) {
@@ -386,12 +393,12 @@ void GraphAllocator::release_parents(const Tensor& node) {
     });
 }
 
-void GraphAllocator::free_tensor(const Tensor& tensor, HashNode& record, FreeReason reason) {
+void GraphAllocator::free_tensor(const Tensor& tensor, PlanRecord& record, FreeReason reason) {
     if (tensor.has_flag(TensorFlag::output)) {
         emit(event::OutputKept{&tensor, reason});  // graph outputs are never freed
         return;
     }
-    const std::size_t size = types_[static_cast<std::size_t>(record.buffer_id)]->alloc_size(tensor);
+    const std::size_t size = alloc_size_of(tensor, record);
     FreeDecision decision = allocator_of(record.buffer_id).free(record.address, size);
     record.allocated = false;
     emit(event::TensorFreed{&tensor, record.buffer_id, reason, size, decision});
@@ -401,8 +408,8 @@ TensorAlloc GraphAllocator::tensor_alloc_of(const Tensor& tensor) {
     if (tensor.view_src != nullptr || tensor.data != nullptr) {
         return {};
     }
-    const HashNode& record = node_of(&tensor);
-    return {record.buffer_id, record.address, types_[static_cast<std::size_t>(record.buffer_id)]->alloc_size(tensor)};
+    PlanRecord& record = node_of(&tensor);
+    return {record.buffer_id, record.address, alloc_size_of(tensor, record)};
 }
 
 // The plan alloc_graph replays: for each node its own and its sources' places, for each
@@ -520,8 +527,10 @@ bool GraphAllocator::alloc_graph(Graph& graph) {
             buffer->reset();
         }
     }
+    // needs_realloc checks nodes and their sources against their places, but not leafs
+    // (as upstream): a leaf that grew may still fit its buffer, or may not.
     for (std::size_t i = 0; i < graph.leafs.size(); ++i) {
-        if (!init_tensor(*graph.leafs[i], leaf_allocs_[i])) {
+        if (!init_tensor(*graph.leafs[i], leaf_allocs_[i], SizeChecked::no)) {
             return false;
         }
     }
@@ -529,11 +538,11 @@ bool GraphAllocator::alloc_graph(Graph& graph) {
         Tensor& node = *graph.nodes[i];
         for (int j = 0; j < kMaxSrc; ++j) {
             Tensor* src = node.src[static_cast<std::size_t>(j)];
-            if (src != nullptr && !init_tensor(*src, node_allocs_[i].src[static_cast<std::size_t>(j)])) {
+            if (src != nullptr && !init_tensor(*src, node_allocs_[i].src[static_cast<std::size_t>(j)], SizeChecked::yes)) {
                 return false;
             }
         }
-        if (!init_tensor(node, node_allocs_[i].dst)) {
+        if (!init_tensor(node, node_allocs_[i].dst, SizeChecked::yes)) {
             return false;
         }
     }
@@ -552,7 +561,7 @@ static std::string view_reaching_past_source(const Tensor& view) {
            std::to_string(nbytes(*view.view_src)) + " bytes)";
 }
 
-bool GraphAllocator::init_tensor(Tensor& tensor, const TensorAlloc& alloc) {
+bool GraphAllocator::init_tensor(Tensor& tensor, const TensorAlloc& alloc, SizeChecked checked) {
     if (tensor.view_src != nullptr) {
         if (tensor.buffer != nullptr) {
             return true;  // already set up
@@ -585,7 +594,8 @@ bool GraphAllocator::init_tensor(Tensor& tensor, const TensorAlloc& alloc) {
         return fail("tensor " + tensor.name + " is planned in chunk " + std::to_string(alloc.address.chunk) +
                     " of buffer " + std::to_string(alloc.buffer_id) + ", which was not allocated");
     }
-    if (auto error = place_tensor(*chunk, tensor, alloc.address.offset); !error.empty()) {
+    const std::size_t size = checked == SizeChecked::yes ? alloc.size_max : chunk->alloc_size(tensor);
+    if (auto error = place_tensor(*chunk, tensor, alloc.address.offset, size); !error.empty()) {
         return fail(error + " (upstream aborts here)");
     }
     emit(event::TensorInitialised{&tensor, alloc.buffer_id, alloc.address, tensor.data});

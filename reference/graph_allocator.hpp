@@ -6,8 +6,8 @@
 #include "reference/buffer.hpp"
 #include "reference/dynamic_allocator.hpp"
 #include "reference/observer.hpp"
-#include "reference/pointer_map.hpp"
 #include "reference/tensor.hpp"
+#include "reference/tensor_map.hpp"
 
 #include <array>
 #include <memory>
@@ -111,7 +111,15 @@ private:
         int allocator = 0;  // index into allocators_ / buffers_
     };
 
-    HashNode& node_of(const Tensor* tensor) { return hash_[tensor]; }
+    // What planning keeps per tensor: ggml's hash node, and the tensor's size in its buffer
+    // type, worked out when the tensor gets its place. Upstream asks the buffer type again
+    // on every free and while recording the plan; a plan asks about a tensor up to five times.
+    struct PlanRecord : HashNode {
+        std::size_t alloc_size = 0;  // 0: not worked out (or truly 0: then asking again is harmless)
+    };
+
+    PlanRecord& node_of(const Tensor* tensor) { return hash_[tensor]; }
+    std::size_t alloc_size_of(const Tensor& tensor, PlanRecord& record);
     static bool is_allocated(const Tensor& tensor, const HashNode& record);
     void make_room_for_step();
     static constexpr std::size_t kTensorsPerStep = 2 * (1 + kMaxSrc);  // a node and its sources, each with its view source
@@ -123,13 +131,16 @@ private:
     void count_consumers(const Graph& graph, std::span<const int> node_ids);
     void release_parents(const Tensor& node);
     void allocate_tensor(const Tensor* tensor, int buffer_id, AllocationPhase phase);
-    bool try_inplace(const Tensor* node, HashNode& node_record);
-    void free_extra_space(const Tensor& node, const HashNode& record, const Tensor& parent, const HashNode& parent_record);
-    void free_tensor(const Tensor& tensor, HashNode& record, FreeReason reason);
+    bool try_inplace(const Tensor* node, PlanRecord& node_record);
+    void free_extra_space(const Tensor& node, const PlanRecord& record, const Tensor& parent, PlanRecord& parent_record);
+    void free_tensor(const Tensor& tensor, PlanRecord& record, FreeReason reason);
     void record_plan(const Graph& graph);
     TensorAlloc tensor_alloc_of(const Tensor& tensor);
     bool allocate_buffers(bool measure_only);
-    bool init_tensor(Tensor& tensor, const TensorAlloc& alloc);
+    // Whether needs_realloc has checked the tensor against its place: then the place's
+    // size_max holds it, and the buffer type need not be asked for its size again.
+    enum class SizeChecked : bool { no, yes };
+    bool init_tensor(Tensor& tensor, const TensorAlloc& alloc, SizeChecked checked);
     bool fail(std::string message);
 
     template <typename E>
@@ -143,7 +154,7 @@ private:
     std::vector<Slot> slots_;                          // per buffer id
     std::vector<DynamicAllocator> allocators_;         // per distinct buffer type
     std::vector<std::unique_ptr<VirtualBuffer>> buffers_;  // per distinct buffer type
-    PointerMap<Tensor, HashNode> hash_;
+    TensorMap<PlanRecord> hash_;
     std::vector<NodeAlloc> node_allocs_;
     std::vector<TensorAlloc> leaf_allocs_;
     std::string last_error_;

@@ -35,10 +35,10 @@ constexpr std::array kTypes{
     Entry{DataType::q2_0, {"q2_0", 64, 18, true}},
 };
 
-// The same table indexed by enum value, for O(1) lookups on the planner's hot path
-// (ggml_nbytes is asked for every tensor several times per plan).
-constexpr std::size_t kTypeCount = 43;
-constexpr auto kByValue = [] {
+} // namespace
+
+// The table indexed by enum value, for O(1) lookups on the planner's hot path.
+const std::array<TypeTraits, detail::kTypeCount> detail::kTraitsByValue = [] {
     std::array<TypeTraits, kTypeCount> table{};
     for (const auto& entry : kTypes) {
         table[static_cast<std::size_t>(entry.type)] = entry.traits;
@@ -46,14 +46,8 @@ constexpr auto kByValue = [] {
     return table;
 }();
 
-} // namespace
-
-const TypeTraits& traits(DataType type) {
-    const auto index = static_cast<std::size_t>(type);
-    if (index >= kTypeCount || kByValue[index].block_size == 0) {
-        throw std::invalid_argument("unknown DataType value");
-    }
-    return kByValue[index];
+void detail::throw_unknown_type() {
+    throw std::invalid_argument("unknown DataType value");
 }
 
 std::optional<DataType> parse_type(std::string_view name) {

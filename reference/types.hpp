@@ -2,6 +2,7 @@
 // ggml's element types, as far as the allocator cares: how many bytes a block of
 // elements takes, how many elements a block holds, and whether the type is quantized.
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -25,7 +26,20 @@ struct TypeTraits {
     bool quantized;
 };
 
-const TypeTraits& traits(DataType type);
+namespace detail {
+inline constexpr std::size_t kTypeCount = 43;  // one past the largest DataType value
+extern const std::array<TypeTraits, kTypeCount> kTraitsByValue;  // gaps have block_size 0
+[[noreturn]] void throw_unknown_type();
+} // namespace detail
+
+// Inline: ggml_nbytes asks for it every time, and a plan asks for sizes several times a tensor.
+inline const TypeTraits& traits(DataType type) {
+    const auto index = static_cast<std::size_t>(type);
+    if (index >= detail::kTypeCount || detail::kTraitsByValue[index].block_size == 0) [[unlikely]] {
+        detail::throw_unknown_type();
+    }
+    return detail::kTraitsByValue[index];
+}
 inline std::string_view type_name(DataType type) { return traits(type).name; }
 inline std::int64_t block_size(DataType type) { return traits(type).block_size; }
 inline std::size_t type_size(DataType type) { return traits(type).type_size; }

@@ -108,6 +108,36 @@ TEST_F(GraphAllocatorTest, NodeTakesOverItsParentInPlace) {
     EXPECT_EQ(allocator.buffer_size(0), 32u);
 }
 
+// Planning records are kept by Tensor::index, and the tensors of a second context, or one
+// made outside any context, share index 0 with a: each must still have a record of its
+// own (sharing a's, b would count as allocated and never get memory).
+//
+//   0      16     32     48
+//   | a    | b    | loose|      c takes a's place, then e takes c's
+TEST_F(GraphAllocatorTest, TensorsOfSeveralContextsKeepRecordsOfTheirOwn) {
+    Context other_context;
+    GraphBuilder other{other_context};
+    Tensor& a = vec("a");
+    Tensor& b = other.new_tensor(DataType::f32, {4}, "b");
+    Tensor loose = a;  // a copy keeps a's index
+    loose.name = "loose";
+    ASSERT_EQ(a.index, b.index);
+    Tensor& c = named(ggml.add(a, b), "c");
+    Tensor& e = named(ggml.add(c, loose), "e");
+    set_output(e);
+    expand(e);
+    GraphAllocator allocator(type);
+    plan(allocator);
+
+    EXPECT_EQ(places(allocator), (Places{{"a", {0, 0, 0}}, {"c", {0, 0, 0}}, {"e", {0, 0, 0}}}));
+    EXPECT_EQ(allocator.locate(b), (Placement{0, 0, 16}));
+    EXPECT_EQ(allocator.locate(loose), (Placement{0, 0, 32}));
+    EXPECT_EQ(reuses(), (Reuses{{"c", "a"}, {"e", "c"}}));
+    EXPECT_GE(freed_at(b), 0);
+    EXPECT_GE(freed_at(loose), 0);
+    EXPECT_EQ(allocator.buffer_size(0), 48u);
+}
+
 // CONT is not an op that may run in place, so it is not even tried.
 //
 //   0      16

@@ -75,8 +75,9 @@ bool SimulationController::install(GraphFile file, QString from, std::size_t sta
     pause();
     std::unique_ptr<Loaded> loaded;
     try {
-        Trace trace = record_trace(file);
-        loaded = std::make_unique<Loaded>(std::move(file), std::move(trace), from);
+        // The same graph under other settings keeps its tensors: their description is shared.
+        Trace recorded = same_graph && loaded_ ? record_trace(file, trace().tensors) : record_trace(file);
+        loaded = std::make_unique<Loaded>(std::move(file), std::move(recorded), from);
     } catch (const std::exception& error) {
         return fail(tr("Cannot plan the graph"), tr("%1: %2").arg(from, QString::fromUtf8(error.what())));
     }

@@ -105,14 +105,10 @@ int DynamicAllocator::new_chunk(std::size_t min_size) {
     return chunk_count() - 1;
 }
 
-AllocationDecision DynamicAllocator::allocate(std::size_t size, bool collect_candidates) {
+AllocationDecision DynamicAllocator::allocate(std::size_t size, std::vector<BlockCandidate>* candidates) {
     size = align_up(size, alignment_);
     AllocationDecision decision;
     decision.size = size;
-    auto* candidates = collect_candidates ? &decision.candidates : nullptr;
-    if (candidates) {
-        candidates->reserve(free_block_count());  // every block may be looked at: one allocation, not several
-    }
 
     Pick pick = find_best_fit(size, candidates);
     if (pick.block < 0) {

@@ -66,7 +66,6 @@ struct AllocationDecision {
     std::int64_t reuse_factor = 0;  // for tail choices
     std::size_t high_water_before = 0;
     std::size_t high_water_after = 0;
-    std::vector<BlockCandidate> candidates;  // only when asked for
 };
 
 enum class MergeKind {
@@ -98,7 +97,9 @@ public:
     // max_buffer_size is clamped to SIZE_MAX/2, as upstream does, to avoid overflows.
     DynamicAllocator(std::size_t alignment, std::size_t max_buffer_size);
 
-    AllocationDecision allocate(std::size_t size, bool collect_candidates = false);
+    // The blocks the search looks at are appended to `candidates` when one is given (the
+    // caller keeps and reuses it, so that explaining a plan allocates nothing per tensor).
+    AllocationDecision allocate(std::size_t size, std::vector<BlockCandidate>* candidates = nullptr);
     FreeDecision free(BufferAddress address, std::size_t size);
     void reset() { chunks_.clear(); }
 

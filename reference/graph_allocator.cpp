@@ -285,11 +285,12 @@ void GraphAllocator::allocate_tensor(const Tensor* tensor, int buffer_id, Alloca
         return;
     }
     const std::size_t size = types_[static_cast<std::size_t>(buffer_id)]->alloc_size(*tensor);
-    AllocationDecision decision = allocator_of(buffer_id).allocate(size, observer_ != nullptr);
+    candidates_.clear();
+    const AllocationDecision decision = allocator_of(buffer_id).allocate(size, observer_ ? &candidates_ : nullptr);
     record.buffer_id = buffer_id;
     record.address = decision.address;
     record.alloc_size = size;
-    emit(event::TensorAllocated{tensor, buffer_id, phase, size, std::move(decision)});
+    emit(event::TensorAllocated{tensor, buffer_id, phase, size, decision, candidates_});
 }
 
 // A node whose op may run in place takes over the memory of a parent that nothing else
@@ -450,7 +451,7 @@ bool GraphAllocator::allocate_buffers(bool measure_only) {
         }
         const std::size_t previous_size = buffer ? buffer->size() : 0;
         if (!realloc) {
-            emit(event::BufferAllocated{buffer_id, std::move(chunk_sizes), previous_size, false, true});
+            emit(event::BufferAllocated{buffer_id, chunk_sizes, previous_size, false, true});
             continue;
         }
         buffer.reset();

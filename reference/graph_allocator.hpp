@@ -157,6 +157,7 @@ private:
     TensorMap<PlanRecord> hash_;
     std::vector<NodeAlloc> node_allocs_;
     std::vector<TensorAlloc> leaf_allocs_;
+    std::vector<BlockCandidate> candidates_;  // the last allocation's search, for the observer
     std::string last_error_;
     AllocationObserver* observer_ = nullptr;
 };

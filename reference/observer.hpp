@@ -7,8 +7,9 @@
 #include "reference/tensor.hpp"
 
 #include <cstddef>
+#include <span>
+#include <type_traits>
 #include <variant>
-#include <vector>
 
 namespace gallocsim {
 
@@ -72,6 +73,7 @@ struct TensorAllocated {
     AllocationPhase phase;
     std::size_t alloc_size;  // buffer type's alloc size, before alignment
     AllocationDecision decision;
+    std::span<const BlockCandidate> candidates;  // the blocks the search looked at; valid during on_event only
 };
 
 struct InPlaceRejected {
@@ -137,7 +139,7 @@ struct PlanFinished {
 // The chunks of a buffer id after planning: allocated anew, kept, or failed.
 struct BufferAllocated {
     int buffer_id;
-    std::vector<std::size_t> chunk_sizes;
+    std::span<const std::size_t> chunk_sizes;  // valid during on_event only
     std::size_t previous_size;
     bool reallocated;  // false: the existing buffer was large enough
     bool ok;
@@ -156,6 +158,10 @@ using Event = std::variant<event::PlanStarted, event::CountingStarted, event::No
                            event::ViewCounted, event::TensorAllocated, event::InPlaceRejected, event::InPlaceReused,
                            event::ExtraSpaceFreed, event::ParentReleased, event::ViewReleased, event::TensorFreed,
                            event::OutputKept, event::PlanFinished, event::BufferAllocated, event::TensorInitialised>;
+
+// Events are built and dropped for every step of a traced plan: nothing in them owns
+// memory (lists are views of the allocator's own, for the length of the call).
+static_assert(std::is_trivially_copyable_v<Event> && std::is_trivially_destructible_v<Event>);
 
 class AllocationObserver {
 public:

@@ -79,13 +79,15 @@ void BM_PlanBare(benchmark::State& state) {
     set_node_counters(state, file);
 }
 
-// The same run with a trace recorder attached, and the trace taken.
+// The same run with a trace recorder attached, and the trace taken. The graph's tensors
+// are described once, as the traces of one graph share that description (BM_DescribeTensors).
 void BM_PlanTraced(benchmark::State& state) {
     GraphFile& file = graph_for(state.range(0));
     Planner planner(file);
+    const TraceTensors tensors = describe_tensors(file);
     std::size_t events = 0;
     for (auto _ : state) {
-        TraceRecorder recorder(file);
+        TraceRecorder recorder(file, tensors);
         planner.run(file, &recorder);
         Trace trace = recorder.take({});
         events = trace.size();
@@ -93,6 +95,16 @@ void BM_PlanTraced(benchmark::State& state) {
     }
     set_node_counters(state, file);
     state.counters["events"] = static_cast<double>(events);
+}
+
+// Describing a graph's tensors for its traces: once per graph, shared by its traces.
+void BM_DescribeTensors(benchmark::State& state) {
+    GraphFile& file = graph_for(state.range(0));
+    for (auto _ : state) {
+        TraceTensors tensors = describe_tensors(file);
+        benchmark::DoNotOptimize(tensors.size());
+    }
+    set_node_counters(state, file);
 }
 
 // Random jumps over a whole trace: each costs at most one checkpoint interval of replays.
@@ -139,6 +151,7 @@ void BM_TraceMemoryPerEvent(benchmark::State& state) {
 
 BENCHMARK(BM_PlanBare)->Arg(100)->Arg(1000)->Arg(10000)->Arg(100000)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_PlanTraced)->Arg(100)->Arg(1000)->Arg(10000)->Arg(100000)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_DescribeTensors)->Arg(100)->Arg(1000)->Arg(10000)->Arg(100000)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_CursorJump)->Arg(1000)->Arg(10000)->Arg(100000)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_CursorStepForward)->Arg(10000)->Unit(benchmark::kNanosecond);
 BENCHMARK(BM_TraceMemoryPerEvent)->Arg(1000)->Arg(100000)->Iterations(1);

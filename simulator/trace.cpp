@@ -175,13 +175,74 @@ std::optional<TensorId> Trace::find(std::string_view name) const {
     return static_cast<TensorId>(it - tensors.begin());
 }
 
-// --- Recording ----------------------------------------------------------------------
+// --- The tensor table ----------------------------------------------------------------
 
-// Every event names tensors, so this lookup is on the recording's hot path: the error is
-// built out of line to keep it small enough to inline.
+// Every event names tensors, so the recorder's id lookup is on the recording's hot path:
+// the error is built out of line to keep the lookup small enough to inline.
 [[noreturn]] static void throw_unknown_tensor(const Tensor& tensor) {
     throw std::logic_error("trace: tensor " + tensor.name + " is not one of the graph file's tensors");
 }
+
+TraceTensors::TraceTensors(std::vector<TraceTensor> tensors) {
+    for (const TraceTensor& tensor : tensors) {
+        source_count_ += static_cast<std::size_t>(std::ranges::count_if(tensor.src, [](TensorId id) { return id != kNoTensor; }));
+    }
+    tensors_ = std::make_shared<const std::vector<TraceTensor>>(std::move(tensors));
+}
+
+const std::vector<TraceTensor>& TraceTensors::all() const {
+    static const std::vector<TraceTensor> none;
+    return tensors_ ? *tensors_ : none;
+}
+
+TraceTensors describe_tensors(const GraphFile& file) {
+    const auto& context = file.context.tensors();
+    // A tensor's id is its position in the graph file's context.
+    auto id_of = [&](const Tensor* tensor) {
+        if (tensor == nullptr) {
+            return kNoTensor;
+        }
+        if (tensor->index >= context.size() || &context[tensor->index] != tensor) {
+            throw_unknown_tensor(*tensor);
+        }
+        return static_cast<TensorId>(tensor->index);
+    };
+    // Every field given, so that nothing is written twice.
+    auto describe = [&](const Tensor& tensor) -> TraceTensor {
+        auto source_ids = [&]<std::size_t... J>(std::index_sequence<J...>) {
+            return std::array<TensorId, kMaxSrc>{id_of(tensor.src[J])...};
+        };
+        return {.name = tensor.name,
+                .type = tensor.type,
+                .op = tensor.op,
+                .ne = tensor.ne,
+                .flags = tensor.flags,
+                .src = source_ids(std::make_index_sequence<kMaxSrc>{}),
+                .view_src = id_of(tensor.view_src),
+                .view_offs = tensor.view_offs,
+                .external = GraphFile::is_external(tensor),
+                .bytes = nbytes(tensor),
+                .role = TensorRole::other,
+                .position = -1};
+    };
+    std::vector<TraceTensor> tensors;
+    tensors.reserve(context.size());
+    for (const Tensor& tensor : context) {
+        tensors.push_back(describe(tensor));
+    }
+    auto mark = [&](const std::vector<Tensor*>& list, TensorRole role) {
+        for (std::size_t i = 0; i < list.size(); ++i) {
+            TraceTensor& traced = tensors[static_cast<std::size_t>(id_of(list[i]))];
+            traced.role = role;
+            traced.position = static_cast<int>(i);
+        }
+    };
+    mark(file.graph.leafs, TensorRole::leaf);
+    mark(file.graph.nodes, TensorRole::node);
+    return TraceTensors(std::move(tensors));
+}
+
+// --- Recording ----------------------------------------------------------------------
 
 // A tensor's id is its position in the graph file's context.
 inline TensorId TraceRecorder::id_of(const Tensor* tensor) const {
@@ -194,55 +255,27 @@ inline TensorId TraceRecorder::id_of(const Tensor* tensor) const {
     return static_cast<TensorId>(tensor->index);
 }
 
-// One tensor as the trace keeps it, every field given (so nothing is written twice).
-TraceTensor TraceRecorder::describe(const Tensor& tensor) const {
-    auto source_ids = [&]<std::size_t... J>(std::index_sequence<J...>) {
-        return std::array<TensorId, kMaxSrc>{id_of(tensor.src[J])...};
-    };
-    return {.name = tensor.name,
-            .type = tensor.type,
-            .op = tensor.op,
-            .ne = tensor.ne,
-            .flags = tensor.flags,
-            .src = source_ids(std::make_index_sequence<kMaxSrc>{}),
-            .view_src = id_of(tensor.view_src),
-            .view_offs = tensor.view_offs,
-            .external = GraphFile::is_external(tensor),
-            .bytes = nbytes(tensor),
-            .role = TensorRole::other,
-            .position = -1};
-}
+TraceRecorder::TraceRecorder(const GraphFile& file) : TraceRecorder(file, describe_tensors(file)) {}
 
-TraceRecorder::TraceRecorder(const GraphFile& file) {
+TraceRecorder::TraceRecorder(const GraphFile& file, TraceTensors tensors) {
+    if (tensors.size() != file.context.size()) {
+        throw std::invalid_argument("trace: the tensor description has " + std::to_string(tensors.size()) +
+                                    " tensors, the graph file " + std::to_string(file.context.size()));
+    }
     trace_.graph_name = file.name;
     trace_.leaf_count = file.graph.leafs.size();
     trace_.node_count = file.graph.nodes.size();
+    trace_.tensors = std::move(tensors);
 
-    const auto& tensors = file.context.tensors();
-    addresses_.reserve(tensors.size());
-    for (const Tensor& tensor : tensors) {
+    addresses_.reserve(file.context.size());
+    for (const Tensor& tensor : file.context.tensors()) {
         addresses_.push_back(&tensor);
     }
-    trace_.tensors.reserve(tensors.size());
-    std::size_t sources = 0;
-    for (const Tensor& tensor : tensors) {
-        const TraceTensor& traced = trace_.tensors.emplace_back(describe(tensor));
-        sources += static_cast<std::size_t>(std::ranges::count_if(traced.src, [](TensorId id) { return id != kNoTensor; }));
-    }
-    auto mark = [&](const std::vector<Tensor*>& list, TensorRole role) {
-        for (std::size_t i = 0; i < list.size(); ++i) {
-            TraceTensor& traced = trace_.tensors[static_cast<std::size_t>(id_of(list[i]))];
-            traced.role = role;
-            traced.position = static_cast<int>(i);
-        }
-    };
-    mark(file.graph.leafs, TensorRole::leaf);
-    mark(file.graph.nodes, TensorRole::node);
     // About as many events as a run gives, so that the trace is not copied as it grows:
     // each leaf is allocated and placed; each node starts, is allocated (or reuses a parent
     // after a rejection or two) and placed, and each source is counted, released and
     // perhaps freed.
-    trace_.events.reserve(8 + 2 * file.graph.leafs.size() + 5 * file.graph.nodes.size() + 3 * sources);
+    trace_.events.reserve(8 + 2 * file.graph.leafs.size() + 5 * file.graph.nodes.size() + 3 * trace_.tensors.source_count());
     trace_.blocks_taken.reserve(file.graph.nodes.size() + file.graph.leafs.size());
     trace_.blocks_freed.reserve(file.graph.nodes.size() + file.graph.leafs.size());
 
@@ -311,8 +344,8 @@ void TraceRecorder::record(const event::TensorAllocated& e) {
     if (decision.choice == BlockChoice::new_chunk) {
         add(events::ChunkCreated{e.buffer_id, decision.address.chunk, decision.block_before.size, tensor, decision.size});
     }
-    const PoolRange candidates{trace_.candidate_pool.size(), decision.candidates.size()};
-    trace_.candidate_pool.insert(trace_.candidate_pool.end(), decision.candidates.begin(), decision.candidates.end());
+    const PoolRange candidates{trace_.candidate_pool.size(), e.candidates.size()};
+    trace_.candidate_pool.insert(trace_.candidate_pool.end(), e.candidates.begin(), e.candidates.end());
     trace_.blocks_taken.push_back(taken_from(decision, candidates));
     add(events::TensorAllocated{tensor, e.buffer_id, e.phase, e.alloc_size, trace_.blocks_taken.size() - 1});
 }
@@ -366,7 +399,11 @@ void TraceRecorder::record(const event::TensorInitialised& e) {
 }
 
 Trace record_trace(GraphFile& file) {
-    TraceRecorder recorder(file);
+    return record_trace(file, describe_tensors(file));
+}
+
+Trace record_trace(GraphFile& file, TraceTensors tensors) {
+    TraceRecorder recorder(file, std::move(tensors));
     PlanRun run = run_plan(file, &recorder);
     return recorder.take(run.error);
 }

@@ -17,6 +17,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -60,6 +61,34 @@ struct TraceTensor {
     bool is_view() const { return view_src != kNoTensor; }
     bool has_flag(TensorFlag flag) const { return flags.has(flag); }
 };
+
+// The graph's tensors as traces describe them, by id. Made once per graph and immutable
+// after, so that every trace of one graph shares it (a re-plan under other buffer
+// settings, a benchmark's repeated runs) and copying a trace does not copy it: describing
+// the tensors costs about a third of planning them, more than recording a run's events.
+class TraceTensors {
+public:
+    TraceTensors() = default;
+    explicit TraceTensors(std::vector<TraceTensor> tensors);
+
+    std::size_t size() const { return all().size(); }
+    bool empty() const { return all().empty(); }
+    const TraceTensor& operator[](std::size_t id) const { return all()[id]; }
+    const TraceTensor& at(std::size_t id) const { return all().at(id); }
+    auto begin() const { return all().begin(); }
+    auto end() const { return all().end(); }
+    // (tensor, source) pairs over all tensors: how many consumers a run counts.
+    std::size_t source_count() const { return source_count_; }
+
+private:
+    const std::vector<TraceTensor>& all() const;
+
+    std::shared_ptr<const std::vector<TraceTensor>> tensors_;
+    std::size_t source_count_ = 0;
+};
+
+// Describes every tensor of the file's context, with its role in the graph.
+TraceTensors describe_tensors(const GraphFile& file);
 
 // One buffer id of the allocator. Ids whose buffer type is the same share one allocator.
 struct TraceBuffer {
@@ -249,7 +278,7 @@ std::optional<MemoryRange> touched_memory(const Trace& trace, const TraceEvent& 
 
 struct Trace {
     std::string graph_name;
-    std::vector<TraceTensor> tensors;
+    TraceTensors tensors;
     std::vector<TraceBuffer> buffers;  // per buffer id
     int allocator_count = 0;
     std::size_t leaf_count = 0;
@@ -281,13 +310,15 @@ struct Trace {
 class TraceRecorder final : public AllocationObserver {
 public:
     explicit TraceRecorder(const GraphFile& file);
+    // With the description of this file's tensors that an earlier trace of it made
+    // (std::invalid_argument if it describes another number of tensors).
+    TraceRecorder(const GraphFile& file, TraceTensors tensors);
     void on_event(const Event& event) override;
     // The recorded trace; `error` is the run's failure, if any. The recorder is spent.
     Trace take(std::string error);
 
 private:
     TensorId id_of(const Tensor* tensor) const;
-    TraceTensor describe(const Tensor& tensor) const;
     template <typename E>
     void add(const E& event);
     std::size_t add_freed(const FreeDecision& decision);
@@ -316,5 +347,7 @@ private:
 
 // Runs the file as run_plan does (reserve_n, alloc_graph) and returns what happened.
 Trace record_trace(GraphFile& file);
+// The same, reusing the description of the file's tensors from an earlier trace of it.
+Trace record_trace(GraphFile& file, TraceTensors tensors);
 
 } // namespace gallocsim

@@ -197,15 +197,16 @@ TEST(DynamicAllocator, BestFitTakesTheSmallestBlockThatFitsBeforeTheTail) {
     allocator.free({0, 48}, 8);
     ASSERT_EQ(blocks(allocator), (Blocks{{0, 32}, {48, 8}, {64, kChunkMax - 64}}));
 
-    const AllocationDecision small = allocator.allocate(8, true);
+    std::vector<BlockCandidate> candidates;
+    const AllocationDecision small = allocator.allocate(8, &candidates);
     EXPECT_EQ(small.choice, BlockChoice::best_fit);
     EXPECT_EQ(small.address, (BufferAddress{0, 48}));
     EXPECT_TRUE(small.block_consumed);
     EXPECT_EQ(small.high_water_after, 64u);  // no growth
     // Only non-tail blocks are candidates when one fits: the tail is not even looked at.
-    ASSERT_EQ(small.candidates.size(), 2u);
-    EXPECT_TRUE(small.candidates[0].fits);
-    EXPECT_FALSE(small.candidates[0].is_tail);
+    ASSERT_EQ(candidates.size(), 2u);
+    EXPECT_TRUE(candidates[0].fits);
+    EXPECT_FALSE(candidates[0].is_tail);
 
     const AllocationDecision large = allocator.allocate(24);
     EXPECT_EQ(large.choice, BlockChoice::best_fit);
@@ -255,7 +256,7 @@ TEST(DynamicAllocator, BestFitPrefersALaterChunkOverATighterBlockInAnEarlierOne)
     ASSERT_EQ(blocks(allocator, 0), (Blocks{{0, 16}, {24, 40}}));
     ASSERT_EQ(blocks(allocator, 1), (Blocks{{0, 32}, {40, 24}}));
 
-    const AllocationDecision decision = allocator.allocate(16, true);
+    const AllocationDecision decision = allocator.allocate(16);
     EXPECT_EQ(decision.choice, BlockChoice::best_fit);
     EXPECT_EQ(decision.address, (BufferAddress{1, 0}));
     EXPECT_EQ(blocks(allocator, 0), (Blocks{{0, 16}, {24, 40}}));
@@ -276,13 +277,14 @@ TEST(DynamicAllocator, TailWithTheSmallestNonNegativeReuseFactorWins) {
     allocator.free(a.address, 48);
     allocator.free(b.address, 32);
 
-    const AllocationDecision decision = allocator.allocate(16, true);
+    std::vector<BlockCandidate> candidates;
+    const AllocationDecision decision = allocator.allocate(16, &candidates);
     EXPECT_EQ(decision.choice, BlockChoice::tail);
     EXPECT_EQ(decision.address, (BufferAddress{1, 0}));
     EXPECT_EQ(decision.reuse_factor, 16);
-    ASSERT_EQ(decision.candidates.size(), 2u);
-    EXPECT_EQ(decision.candidates[0].reuse_factor, 32);
-    EXPECT_EQ(decision.candidates[1].reuse_factor, 16);
+    ASSERT_EQ(candidates.size(), 2u);
+    EXPECT_EQ(candidates[0].reuse_factor, 32);
+    EXPECT_EQ(candidates[1].reuse_factor, 16);
 
     // Chunk 1 now has its tail at 16: a 24-byte request would grow it (32 - 16 - 24 = -8),
     // chunk 0 would not (48 - 0 - 24 = 24), so chunk 0 wins although it leaves more unused.

@@ -224,7 +224,7 @@ TEST(Explain, InputsAllocatedWhileCounting) {
 TEST(Explain, ExtraSpaceAfterAnInPlaceNode) {
     constexpr std::size_t kTail = SIZE_MAX / 2;
     Trace trace;
-    trace.tensors = {{.name = "p", .ne = {16, 1, 1, 1}, .bytes = 64}, {.name = "n", .op = Op::SCALE, .bytes = 32}};
+    trace.tensors = TraceTensors({{.name = "p", .ne = {16, 1, 1, 1}, .bytes = 64}, {.name = "n", .op = Op::SCALE, .bytes = 32}});
     trace.buffers = {{"CPU", 32, kSizeMax, 0, 0}};
     trace.allocator_count = 1;
     const TensorId p = 0, n = 1;

@@ -163,10 +163,30 @@ using Event = std::variant<event::PlanStarted, event::CountingStarted, event::No
 // memory (lists are views of the allocator's own, for the length of the call).
 static_assert(std::is_trivially_copyable_v<Event> && std::is_trivially_destructible_v<Event>);
 
+// An observer takes events as one Event (on_event: one place for every kind, as logs
+// want) or by kind (on: a virtual per kind, each passing its event to on_event unless
+// overridden). A recorder that overrides every kind gets one direct call per event, the
+// same target from each place that emits, instead of a dispatch on the kind every time.
 class AllocationObserver {
 public:
     virtual ~AllocationObserver() = default;
-    virtual void on_event(const Event& event) = 0;
+    virtual void on_event(const Event&) {}
+    virtual void on(const event::PlanStarted& e) { on_event(e); }
+    virtual void on(const event::CountingStarted& e) { on_event(e); }
+    virtual void on(const event::NodeStarted& e) { on_event(e); }
+    virtual void on(const event::ConsumerCounted& e) { on_event(e); }
+    virtual void on(const event::ViewCounted& e) { on_event(e); }
+    virtual void on(const event::TensorAllocated& e) { on_event(e); }
+    virtual void on(const event::InPlaceRejected& e) { on_event(e); }
+    virtual void on(const event::InPlaceReused& e) { on_event(e); }
+    virtual void on(const event::ExtraSpaceFreed& e) { on_event(e); }
+    virtual void on(const event::ParentReleased& e) { on_event(e); }
+    virtual void on(const event::ViewReleased& e) { on_event(e); }
+    virtual void on(const event::TensorFreed& e) { on_event(e); }
+    virtual void on(const event::OutputKept& e) { on_event(e); }
+    virtual void on(const event::PlanFinished& e) { on_event(e); }
+    virtual void on(const event::BufferAllocated& e) { on_event(e); }
+    virtual void on(const event::TensorInitialised& e) { on_event(e); }
 };
 
 } // namespace gallocsim

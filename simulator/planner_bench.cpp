@@ -10,6 +10,9 @@
 
 #include <benchmark/benchmark.h>
 
+#include <malloc.h>
+
+#include <cstdlib>
 #include <map>
 #include <memory>
 #include <random>
@@ -156,7 +159,32 @@ BENCHMARK(BM_CursorJump)->Arg(1000)->Arg(10000)->Arg(100000)->Unit(benchmark::kM
 BENCHMARK(BM_CursorStepForward)->Arg(10000)->Unit(benchmark::kNanosecond);
 BENCHMARK(BM_TraceMemoryPerEvent)->Arg(1000)->Arg(100000)->Iterations(1);
 
+// glibc gives freed memory back to the system once the heap's free top passes a threshold
+// it tunes from the largest block freed so far. A loop that builds and drops a trace of a
+// megabyte or more crosses it on every iteration and then pays the kernel for fresh pages
+// on the next: up to twice the recording's own time, a cost of the loop and not of
+// recording (a program keeps its trace; the GUI records a re-plan while it still holds the
+// last one). So every benchmark here runs on memory the process keeps;
+// GALLOCSIM_BENCH_SYSTEM_MALLOC=1 measures with glibc's defaults instead.
+void keep_freed_memory() {
+    if (std::getenv("GALLOCSIM_BENCH_SYSTEM_MALLOC") != nullptr) {
+        return;
+    }
+    constexpr int kLarge = 1 << 30;
+    mallopt(M_TRIM_THRESHOLD, kLarge);
+    mallopt(M_MMAP_THRESHOLD, kLarge);
+}
+
 } // namespace
 } // namespace gallocsim
 
-BENCHMARK_MAIN();
+int main(int argc, char** argv) {
+    gallocsim::keep_freed_memory();
+    benchmark::Initialize(&argc, argv);
+    if (benchmark::ReportUnrecognizedArguments(argc, argv)) {
+        return 1;
+    }
+    benchmark::RunSpecifiedBenchmarks();
+    benchmark::Shutdown();
+    return 0;
+}

@@ -309,36 +309,32 @@ std::size_t TraceRecorder::add_freed(const FreeDecision& decision) {
     return trace_.blocks_freed.size() - 1;
 }
 
-void TraceRecorder::on_event(const Event& event) {
-    std::visit([this](const auto& e) { record(e); }, event);
-}
-
-void TraceRecorder::record(const event::PlanStarted& e) {
+void TraceRecorder::on(const event::PlanStarted& e) {
     stage_ = Stage::leafs;
     node_ = kNoTensor;
     add(events::PlanStarted{e.measure_only});
 }
 
-void TraceRecorder::record(const event::CountingStarted&) {
+void TraceRecorder::on(const event::CountingStarted&) {
     stage_ = Stage::counting;
     add(events::CountingStarted{});
 }
 
-void TraceRecorder::record(const event::NodeStarted& e) {
+void TraceRecorder::on(const event::NodeStarted& e) {
     stage_ = Stage::nodes;
     node_ = id_of(e.node);
     add(events::NodeStarted{node_, e.index});
 }
 
-void TraceRecorder::record(const event::ConsumerCounted& e) {
+void TraceRecorder::on(const event::ConsumerCounted& e) {
     add(events::ConsumerCounted{id_of(e.tensor), id_of(e.consumer), e.children});
 }
 
-void TraceRecorder::record(const event::ViewCounted& e) {
+void TraceRecorder::on(const event::ViewCounted& e) {
     add(events::ViewCounted{id_of(e.tensor), id_of(e.view), e.views});
 }
 
-void TraceRecorder::record(const event::TensorAllocated& e) {
+void TraceRecorder::on(const event::TensorAllocated& e) {
     const TensorId tensor = id_of(e.tensor);
     const AllocationDecision& decision = e.decision;
     if (decision.choice == BlockChoice::new_chunk) {
@@ -350,41 +346,41 @@ void TraceRecorder::record(const event::TensorAllocated& e) {
     add(events::TensorAllocated{tensor, e.buffer_id, e.phase, e.alloc_size, trace_.blocks_taken.size() - 1});
 }
 
-void TraceRecorder::record(const event::InPlaceRejected& e) {
+void TraceRecorder::on(const event::InPlaceRejected& e) {
     add(events::InPlaceRejected{id_of(e.node), id_of(e.parent), e.reason, e.parent_children, e.parent_views});
 }
 
-void TraceRecorder::record(const event::InPlaceReused& e) {
+void TraceRecorder::on(const event::InPlaceReused& e) {
     add(events::InPlaceReused{id_of(e.node), id_of(e.parent), id_of(e.view_source), e.buffer_id, e.address, e.alloc_size});
 }
 
-void TraceRecorder::record(const event::ExtraSpaceFreed& e) {
+void TraceRecorder::on(const event::ExtraSpaceFreed& e) {
     add(events::ExtraSpaceFreed{id_of(e.node), id_of(e.parent), e.buffer_id, add_freed(e.decision)});
 }
 
-void TraceRecorder::record(const event::ParentReleased& e) {
+void TraceRecorder::on(const event::ParentReleased& e) {
     add(events::ParentReleased{id_of(e.node), id_of(e.parent), e.children_left, e.views_left, e.still_owned});
 }
 
-void TraceRecorder::record(const event::ViewReleased& e) {
+void TraceRecorder::on(const event::ViewReleased& e) {
     add(events::ViewReleased{id_of(e.view), id_of(e.view_source), e.source_children, e.source_views_left});
 }
 
-void TraceRecorder::record(const event::TensorFreed& e) {
+void TraceRecorder::on(const event::TensorFreed& e) {
     add(events::TensorFreed{id_of(e.tensor), e.buffer_id, e.reason, e.alloc_size, add_freed(e.decision)});
 }
 
-void TraceRecorder::record(const event::OutputKept& e) {
+void TraceRecorder::on(const event::OutputKept& e) {
     add(events::OutputKept{id_of(e.tensor), e.reason});
 }
 
-void TraceRecorder::record(const event::PlanFinished& e) {
+void TraceRecorder::on(const event::PlanFinished& e) {
     stage_ = Stage::buffers;
     node_ = kNoTensor;
     add(events::PlanFinished{e.ok});
 }
 
-void TraceRecorder::record(const event::BufferAllocated& e) {
+void TraceRecorder::on(const event::BufferAllocated& e) {
     stage_ = Stage::buffers;
     node_ = kNoTensor;
     const PoolRange sizes{trace_.chunk_size_pool.size(), e.chunk_sizes.size()};
@@ -392,7 +388,7 @@ void TraceRecorder::record(const event::BufferAllocated& e) {
     add(events::BufferAllocated{e.buffer_id, sizes, e.previous_size, e.reallocated, e.ok});
 }
 
-void TraceRecorder::record(const event::TensorInitialised& e) {
+void TraceRecorder::on(const event::TensorInitialised& e) {
     stage_ = Stage::addresses;
     add(events::TensorInitialised{id_of(e.tensor), e.buffer_id, e.address,
                                   static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(e.data))});

@@ -313,31 +313,32 @@ public:
     // With the description of this file's tensors that an earlier trace of it made
     // (std::invalid_argument if it describes another number of tensors).
     TraceRecorder(const GraphFile& file, TraceTensors tensors);
-    void on_event(const Event& event) override;
     // The recorded trace; `error` is the run's failure, if any. The recorder is spent.
     Trace take(std::string error);
+
+    // Every kind of event is taken by its own override: a direct call per event.
+    void on(const event::PlanStarted& e) override;
+    void on(const event::CountingStarted& e) override;
+    void on(const event::NodeStarted& e) override;
+    void on(const event::ConsumerCounted& e) override;
+    void on(const event::ViewCounted& e) override;
+    void on(const event::TensorAllocated& e) override;
+    void on(const event::InPlaceRejected& e) override;
+    void on(const event::InPlaceReused& e) override;
+    void on(const event::ExtraSpaceFreed& e) override;
+    void on(const event::ParentReleased& e) override;
+    void on(const event::ViewReleased& e) override;
+    void on(const event::TensorFreed& e) override;
+    void on(const event::OutputKept& e) override;
+    void on(const event::PlanFinished& e) override;
+    void on(const event::BufferAllocated& e) override;
+    void on(const event::TensorInitialised& e) override;
 
 private:
     TensorId id_of(const Tensor* tensor) const;
     template <typename E>
     void add(const E& event);
     std::size_t add_freed(const FreeDecision& decision);
-    void record(const event::PlanStarted& e);
-    void record(const event::CountingStarted& e);
-    void record(const event::NodeStarted& e);
-    void record(const event::ConsumerCounted& e);
-    void record(const event::ViewCounted& e);
-    void record(const event::TensorAllocated& e);
-    void record(const event::InPlaceRejected& e);
-    void record(const event::InPlaceReused& e);
-    void record(const event::ExtraSpaceFreed& e);
-    void record(const event::ParentReleased& e);
-    void record(const event::ViewReleased& e);
-    void record(const event::TensorFreed& e);
-    void record(const event::OutputKept& e);
-    void record(const event::PlanFinished& e);
-    void record(const event::BufferAllocated& e);
-    void record(const event::TensorInitialised& e);
 
     Trace trace_;
     std::vector<const Tensor*> addresses_;  // the graph file's tensors by id (their position in its context)

@@ -414,18 +414,20 @@ TensorAlloc GraphAllocator::tensor_alloc_of(const Tensor& tensor) {
 }
 
 // The plan alloc_graph replays: for each node its own and its sources' places, for each
-// leaf its place (views, external tensors and missing sources have none). Each NodeAlloc
-// is built whole from its eleven places and appended: a NodeAlloc is 352 bytes, and first
-// constructing an empty one and then overwriting it costs more than the lookups themselves.
+// leaf its place (views, external tensors and missing sources have none).
 void GraphAllocator::record_plan(const Graph& graph) {
     node_allocs_.clear();
     node_allocs_.reserve(graph.nodes.size());
-    auto place_of = [this](const Tensor* tensor) { return tensor ? tensor_alloc_of(*tensor) : TensorAlloc{}; };
-    auto sources_of = [&]<std::size_t... J>(const Tensor& node, std::index_sequence<J...>) {
-        return std::array<TensorAlloc, kMaxSrc>{place_of(node.src[J])...};
-    };
+    source_allocs_.clear();
+    source_allocs_.reserve(2 * graph.nodes.size());
     for (const Tensor* node : graph.nodes) {
-        node_allocs_.push_back({tensor_alloc_of(*node), sources_of(*node, std::make_index_sequence<kMaxSrc>{})});
+        const auto last = std::find_if(node->src.rbegin(), node->src.rend(), [](const Tensor* s) { return s != nullptr; });
+        const auto count = static_cast<std::uint32_t>(node->src.rend() - last);
+        node_allocs_.push_back({tensor_alloc_of(*node), static_cast<std::uint32_t>(source_allocs_.size()), count});
+        for (std::uint32_t j = 0; j < count; ++j) {
+            const Tensor* src = node->src[j];
+            source_allocs_.push_back(src ? tensor_alloc_of(*src) : TensorAlloc{});
+        }
     }
     leaf_allocs_.clear();
     leaf_allocs_.reserve(graph.leafs.size());
@@ -488,18 +490,23 @@ static bool still_fits(const std::vector<BufferType*>& types, const Tensor& tens
     return alloc.size_max >= size;
 }
 
+TensorAlloc GraphAllocator::source_alloc(std::size_t node, int j) const {
+    return source_place(node_allocs_.at(node), j);
+}
+
 bool GraphAllocator::needs_realloc(const Graph& graph) const {
     if (node_allocs_.size() != graph.nodes.size() || leaf_allocs_.size() != graph.leafs.size()) {
         return true;
     }
     for (std::size_t i = 0; i < graph.nodes.size(); ++i) {
         const Tensor& node = *graph.nodes[i];
-        if (!still_fits(types_, node, node_allocs_[i].dst)) {
+        const NodeAlloc& places = node_allocs_[i];
+        if (!still_fits(types_, node, places.dst)) {
             return true;
         }
         for (int j = 0; j < kMaxSrc; ++j) {
             const Tensor* src = node.src[static_cast<std::size_t>(j)];
-            if (src != nullptr && !still_fits(types_, *src, node_allocs_[i].src[static_cast<std::size_t>(j)])) {
+            if (src != nullptr && !still_fits(types_, *src, source_place(places, j))) {
                 return true;
             }
         }
@@ -537,13 +544,14 @@ bool GraphAllocator::alloc_graph(Graph& graph) {
     }
     for (std::size_t i = 0; i < graph.nodes.size(); ++i) {
         Tensor& node = *graph.nodes[i];
+        const NodeAlloc& places = node_allocs_[i];
         for (int j = 0; j < kMaxSrc; ++j) {
             Tensor* src = node.src[static_cast<std::size_t>(j)];
-            if (src != nullptr && !init_tensor(*src, node_allocs_[i].src[static_cast<std::size_t>(j)], SizeChecked::yes)) {
+            if (src != nullptr && !init_tensor(*src, source_place(places, j), SizeChecked::yes)) {
                 return false;
             }
         }
-        if (!init_tensor(node, node_allocs_[i].dst, SizeChecked::yes)) {
+        if (!init_tensor(node, places.dst, SizeChecked::yes)) {
             return false;
         }
     }

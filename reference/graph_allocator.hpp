@@ -10,6 +10,7 @@
 #include "reference/tensor_map.hpp"
 
 #include <array>
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <span>
@@ -36,9 +37,13 @@ struct TensorAlloc {
     bool operator==(const TensorAlloc&) const = default;
 };
 
+// Where the plan put a node and its sources (ggml's node_alloc). Upstream keeps ten source
+// places per node, 352 bytes; most nodes have one to three sources, so only the places up
+// to the node's last source are kept, in the allocator's table of source places.
 struct NodeAlloc {
     TensorAlloc dst;
-    std::array<TensorAlloc, kMaxSrc> src;
+    std::uint32_t first_source = 0;  // src[0]'s place in the source table
+    std::uint32_t source_count = 0;  // places kept: up to the node's last source
 };
 
 // The chunks of one buffer type: one backend buffer per chunk of the plan.
@@ -102,6 +107,9 @@ public:
     // Inspection of the last plan.
     const HashNode* hash_node(const Tensor& tensor) const { return hash_.find(&tensor); }
     std::span<const NodeAlloc> node_allocs() const { return node_allocs_; }
+    // The place planned for source `j` of node `node`: none (buffer id -1, as upstream
+    // records a missing source) past the node's last source.
+    TensorAlloc source_alloc(std::size_t node, int j) const;
     std::span<const TensorAlloc> leaf_allocs() const { return leaf_allocs_; }
     // Where alloc_graph put a tensor (nullopt if it has no memory of ours).
     std::optional<Placement> locate(const Tensor& tensor) const;
@@ -121,6 +129,11 @@ private:
     PlanRecord& node_of(const Tensor* tensor) { return hash_[tensor]; }
     std::size_t alloc_size_of(const Tensor& tensor, PlanRecord& record);
     static bool is_allocated(const Tensor& tensor, const HashNode& record);
+    const TensorAlloc& source_place(const NodeAlloc& node, int j) const {
+        static constexpr TensorAlloc kNoPlace{};
+        const auto index = static_cast<std::uint32_t>(j);
+        return index < node.source_count ? source_allocs_[node.first_source + index] : kNoPlace;
+    }
     void make_room_for_step();
     static constexpr std::size_t kTensorsPerStep = 2 * (1 + kMaxSrc);  // a node and its sources, each with its view source
     DynamicAllocator& allocator_of(int buffer_id) { return allocators_[static_cast<std::size_t>(slots_[static_cast<std::size_t>(buffer_id)].allocator)]; }
@@ -157,6 +170,7 @@ private:
     std::vector<std::unique_ptr<VirtualBuffer>> buffers_;  // per distinct buffer type
     TensorMap<PlanRecord> hash_;
     std::vector<NodeAlloc> node_allocs_;
+    std::vector<TensorAlloc> source_allocs_;  // the sources' places, node after node
     std::vector<TensorAlloc> leaf_allocs_;
     std::vector<BlockCandidate> candidates_;  // the last allocation's search, for the observer
     std::string last_error_;

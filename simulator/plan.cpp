@@ -106,7 +106,7 @@ std::string realloc_reason(const GraphAllocator& allocator, const Graph& graph) 
             if (node.src[j] == nullptr) {
                 continue;
             }
-            if (std::string why = outgrown(allocator, *node.src[j], nodes[i].src[j]); !why.empty()) {
+            if (std::string why = outgrown(allocator, *node.src[j], allocator.source_alloc(i, static_cast<int>(j))); !why.empty()) {
                 return "source " + why + " (as read by " + node.name + ")";
             }
         }

@@ -104,10 +104,11 @@ TEST_F(SeedWalkthrough, NodeAndLeafAllocationRecords) {
     ASSERT_EQ(allocator.node_allocs().size(), 1u);
     const NodeAlloc& record = allocator.node_allocs()[0];
     EXPECT_EQ(record.dst, (TensorAlloc{0, {0, 0}, 4}));
-    EXPECT_EQ(record.src[0], (TensorAlloc{0, {0, 0}, 4}));
-    EXPECT_EQ(record.src[1], (TensorAlloc{0, {0, 32}, 4}));
-    for (std::size_t j = 2; j < record.src.size(); ++j) {
-        EXPECT_EQ(record.src[j], (TensorAlloc{-1, {-1, SIZE_MAX}, 0})) << "src " << j;
+    EXPECT_EQ(record.source_count, 2u);  // mul's sources a and b; upstream's other eight are "none"
+    EXPECT_EQ(allocator.source_alloc(0, 0), (TensorAlloc{0, {0, 0}, 4}));
+    EXPECT_EQ(allocator.source_alloc(0, 1), (TensorAlloc{0, {0, 32}, 4}));
+    for (int j = 2; j < kMaxSrc; ++j) {
+        EXPECT_EQ(allocator.source_alloc(0, j), (TensorAlloc{-1, {-1, SIZE_MAX}, 0})) << "src " << j;
     }
     ASSERT_EQ(allocator.leaf_allocs().size(), 2u);
     EXPECT_EQ(allocator.leaf_allocs()[0], (TensorAlloc{0, {0, 0}, 4}));

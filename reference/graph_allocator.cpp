@@ -197,7 +197,7 @@ bool GraphAllocator::plan(const Graph& graph, std::span<const int> node_ids, std
     }
     // Records are made as tensors are first met. A graph built in one context holds about
     // as many tensors as it lists; tensors past that go to the map's overflow table.
-    hash_.reset(graph.leafs.size() + graph.nodes.size() + kTensorsPerStep);
+    hash_.reset(graph.leafs.size() + graph.nodes.size() + kTensorsPerStep, kTensorsPerStep);
     emit<event::PlanStarted>(&graph, measure_only);
     try {
         for (auto& allocator : allocators_) {

@@ -21,8 +21,10 @@ namespace gallocsim {
 template <typename Value>
 class TensorMap {
 public:
-    // Drops every entry; tensors with an index below `count` get a slot of their own.
-    void reset(std::size_t count) {
+    // Drops every entry; tensors with an index below `count` get a slot of their own, and
+    // the overflow table has room for `overflow` tensors (what one make_room asks for) from
+    // the start, so that a plan that never needs it never grows it.
+    void reset(std::size_t count, std::size_t overflow) {
         if (count > owners_.size()) {
             owners_.assign(count, nullptr);
             values_.assign(count, Value{});
@@ -30,7 +32,7 @@ public:
             std::fill(owners_.begin(), owners_.end(), nullptr);
             std::fill(values_.begin(), values_.end(), Value{});
         }
-        overflow_.reset(0);
+        overflow_.reset(overflow);
         direct_count_ = 0;
     }
 

@@ -23,7 +23,7 @@ TEST(TensorMap, TensorsOfTwoContextsWithTheSameIndexKeepTheirOwnValues) {
     Tensor& c = add(second, "c");   // index 0 too
     Tensor& d = add(second, "d");   // index 1 too
     TensorMap<int> map;
-    map.reset(2);
+    map.reset(2, 0);
     map[&a] = 1;
     map[&b] = 2;
     map[&c] = 3;
@@ -38,7 +38,7 @@ TEST(TensorMap, TensorsOfTwoContextsWithTheSameIndexKeepTheirOwnValues) {
 TEST(TensorMap, TensorsOutsideAnyContextAndPastTheTableAreKeptToo) {
     std::vector<Tensor> loose(40);  // all index 0, as made outside a context
     TensorMap<int> map;
-    map.reset(4);
+    map.reset(4, 0);
     map.make_room(loose.size());
     for (int i = 0; i < static_cast<int>(loose.size()); ++i) {
         map[&loose[static_cast<std::size_t>(i)]] = i;
@@ -59,7 +59,7 @@ TEST(TensorMap, TensorsOutsideAnyContextAndPastTheTableAreKeptToo) {
 TEST(TensorMap, ReferencesSurviveAddingAsManyTensorsAsRoomWasMadeFor) {
     std::vector<Tensor> loose(64);  // all index 0: one slot by index, the rest overflow
     TensorMap<int> map;
-    map.reset(1);
+    map.reset(1, 0);
     map.make_room(loose.size());
     int& by_index = map[&loose[0]];
     int& overflowed = map[&loose[1]];
@@ -78,10 +78,10 @@ TEST(TensorMap, ResetForgetsEveryTensor) {
     Tensor& a = add(context, "a");
     std::vector<Tensor> loose(2);
     TensorMap<int> map;
-    map.reset(1);
+    map.reset(1, 0);
     map[&a] = 5;
     map[&loose[1]] = 6;  // index 0 taken by a: overflow
-    map.reset(1);
+    map.reset(1, 0);
     EXPECT_EQ(map.find(&a), nullptr);
     EXPECT_EQ(map.find(&loose[1]), nullptr);
     EXPECT_EQ(map.size(), 0u);
@@ -93,7 +93,7 @@ TEST(TensorMap, UnknownTensorIsNotFound) {
     Tensor& a = add(context, "a");
     Tensor& b = add(context, "b");
     TensorMap<int> map;
-    map.reset(2);
+    map.reset(2, 0);
     map[&a] = 1;
     EXPECT_EQ(map.find(&b), nullptr);
 }

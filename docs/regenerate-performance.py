@@ -161,6 +161,20 @@ def speed_section():
         nodes = int(bare["nodes"])
         out.append(f"| {nodes:,} | {fmt_time(to_ns(bare))} | {fmt_time(to_ns(bare) / nodes)} | "
                    f"{fmt_time(to_ns(traced))} | {to_ns(traced) / to_ns(bare):.2f} | {int(traced['events']):,} |")
+    paired = [medians.get(f"BM_TraceOverhead/{size}") for size in (100, 1000, 10000, 100000)]
+    if any(paired):
+        out += ["", "The recording goal (at most 1.5x the bare run) measured in pairs: each iteration runs the bare "
+                "plan and then the traced plan of the same graph; fastest run of each (`BM_TraceOverhead`), median "
+                "over the repetitions. The graph's tensors are described once and shared by its traces, as in the "
+                "GUI; describing them is `BM_DescribeTensors`.", "",
+                "| nodes | bare | traced | traced / bare | describing the tensors (once per graph) |",
+                "|---|---|---|---|---|"]
+        for size, b in zip((100, 1000, 10000, 100000), paired):
+            if not b:
+                continue
+            describe = medians.get(f"BM_DescribeTensors/{size}")
+            out.append(f"| {int(b['nodes']):,} | {fmt_time(b['bare_us'] * 1e3)} | {fmt_time(b['traced_us'] * 1e3)} | "
+                       f"{b['ratio']:.2f} | {fmt_time(to_ns(describe)) if describe else ''} |")
     out += ["", "| cursor | events | CPU time |", "|---|---|---|"]
     for name, b in medians.items():
         if name.startswith("BM_CursorJump/") or name.startswith("BM_CursorStepForward/"):

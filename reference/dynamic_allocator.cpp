@@ -21,14 +21,6 @@ std::size_t DynamicAllocator::chunk_high_water(int chunk) const {
     return chunk >= 0 && chunk < chunk_count() ? chunks_[static_cast<std::size_t>(chunk)].high_water : 0;
 }
 
-std::size_t DynamicAllocator::free_block_count() const {
-    std::size_t count = 0;
-    for (const auto& chunk : chunks_) {
-        count += chunk.free_blocks.size();
-    }
-    return count;
-}
-
 std::size_t DynamicAllocator::total_high_water() const {
     std::size_t total = 0;
     for (const auto& chunk : chunks_) {

@@ -110,7 +110,6 @@ public:
     // ggml_dyn_tallocr_max_size: a chunk's high-water mark, 0 past the last chunk.
     std::size_t chunk_high_water(int chunk) const;
     std::size_t total_high_water() const;
-    std::size_t free_block_count() const;  // over all chunks
 
     // For replaying a recorded plan: put the allocator in a given state.
     void restore(std::vector<Chunk> chunks) { chunks_ = std::move(chunks); }

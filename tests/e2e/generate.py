@@ -1,0 +1,30 @@
+#!/usr/bin/env python3
+"""Generates a few tokens with llama.cpp (through llama-cpp-python) from a GGUF model.
+
+Run under `gallocsim capture` to record every graph llama.cpp plans: the scheduler's worst-case
+reserves (prompt-sized and one-token graphs) and the real prompt and decode graphs.
+
+    generate.py MODEL.gguf [--prompt TEXT] [--tokens N]
+"""
+import argparse
+
+import llama_cpp
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("model")
+    parser.add_argument("--prompt", default="The graph allocator plans memory")
+    parser.add_argument("--tokens", type=int, default=4)
+    parser.add_argument("--context", type=int, default=128)
+    args = parser.parse_args()
+
+    llm = llama_cpp.Llama(model_path=args.model, n_ctx=args.context, n_batch=args.context,
+                          n_threads=1, seed=1, verbose=False)
+    out = llm(args.prompt, max_tokens=args.tokens, temperature=0.0)
+    print(f"generated {out['usage']['completion_tokens']} tokens "
+          f"after a prompt of {out['usage']['prompt_tokens']}")
+
+
+if __name__ == "__main__":
+    main()

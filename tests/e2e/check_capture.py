@@ -3,9 +3,10 @@
 
 llama.cpp's scheduler reserves its compute buffer on worst-case graphs before the first decode
 (one with a full micro-batch of tokens, one with a single token) and then calls alloc_graph on
-every real graph (the prompt, then one graph per generated token). So a capture of a run that
-generated N tokens after a prompt must contain: reserve calls on a graph with ubatch tokens and on
-one with 1 token, and at least N alloc_graph calls that returned true.
+every real graph (the prompt, then one graph per generated token but the last, whose logits are
+never needed, when graph reuse is off). So a capture of a run that generated N tokens after a
+prompt must contain: reserve calls on a graph with ubatch tokens and on one with 1 token, and at
+least N alloc_graph calls that returned true (the prompt and N - 1 decodes).
 
     check_capture.py DIR --ubatch U --generated N
 """

@@ -22,8 +22,10 @@ fi
 
 rm -rf "$work" && mkdir -p "$work"
 "$python" "$here/write_tiny_model.py" "$arch" "$work/tiny-$arch.gguf" --vocab-dir "$vocab"
-# n_ctx = n_batch = 64 tokens: the scheduler's worst case is a 64-token micro-batch.
-"$gallocsim" capture --out "$work/capture" -- "$python" "$here/generate.py" "$work/tiny-$arch.gguf" \
+# n_ctx = n_batch = 64 tokens: the scheduler's worst case is a 64-token micro-batch. llama.cpp
+# reuses an unchanged decode graph without calling alloc_graph again; LLAMA_GRAPH_REUSE_DISABLE
+# makes every token's graph go through the allocator, so the replay checks one call per token.
+LLAMA_GRAPH_REUSE_DISABLE=1 "$gallocsim" capture --out "$work/capture" -- "$python" "$here/generate.py" "$work/tiny-$arch.gguf" \
   --tokens 4 --context 64
 "$python" "$here/check_capture.py" "$work/capture" --ubatch 64 --generated 4
 "$gallocsim" conform "$work/capture" "$@"

@@ -57,9 +57,9 @@ int main(int argc, char** argv) {
     plan_cmd->get_option("--json")->excludes(plan_cmd->get_option("--measure"))->excludes(plan_cmd->get_option("--reserve-with"));
 
     gallocsim::cli::ConformOptions conform;
-    auto* conform_cmd = app.add_subcommand("conform", "check that plans equal each file's `expected` plan (from upstream ggml)");
-    conform_cmd->add_option("paths", conform.paths, "graph files or folders")->required();
-    conform_cmd->add_flag("-v,--verbose", conform.verbose, "list passing files too");
+    auto* conform_cmd = app.add_subcommand("conform", "check that plans equal each file's `expected` plan (from upstream ggml), or replay captures call by call");
+    conform_cmd->add_option("paths", conform.paths, "graph files, folders of them, or capture folders")->required();
+    conform_cmd->add_flag("-v,--verbose", conform.verbose, "list passing files and calls too");
 
     std::string example_name, example_output;
     gallocsim::cli::ModelFlags example_flags;

@@ -1,6 +1,7 @@
-// gallocsim-gui [FILE|DIR]: step through ggml's graph memory planning (a graph file, a saved session, or a
-// capture folder, whose calls it lists). With nothing given, the seed walkthrough's example is loaded. --step and --screenshot render the window at a step
-// into a PNG and exit (for documentation images).
+// gallocsim-gui [FILE|DIR]: step through ggml's graph memory planning: a graph file, a saved
+// session, or a capture folder (its calls listed to pick from). With nothing given, the seed
+// walkthrough's example is loaded. --step and --screenshot render the window at a step into a
+// PNG and exit (for documentation images).
 #include "gui/main_window.hpp"
 #include "gui/simulation_controller.hpp"
 

@@ -113,7 +113,7 @@ void print_summary(const CaptureSummary& summary, const fs::path& dir, std::ostr
     out << "\ngraphs: " << summary.graphs << " distinct";
     if (summary.graphs > 0) {
         out << ", " << (summary.min_nodes == summary.max_nodes ? "" : std::to_string(summary.min_nodes) + " to ")
-            << summary.max_nodes << " nodes";
+            << summary.max_nodes << (summary.max_nodes == 1 ? " node" : " nodes");
     }
     out << "\nlargest buffer: " << summary.largest_buffer << " bytes";
     if (!summary.largest_buffer_where.empty()) {

@@ -21,8 +21,14 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
+// Without the capture library or the pip-built ggml every test is skipped, with the reason.
 #ifdef GALLOCSIM_CAPTURE_SKIP
 #define REQUIRE_CAPTURE() GTEST_SKIP() << GALLOCSIM_CAPTURE_SKIP
+#define GALLOCSIM_EXE ""
+#define GALLOCSIM_CAPTURE_LIBRARY ""
+#define GALLOCSIM_CAPTURE_PROBE ""
+#define GALLOCSIM_CAPTURE_PROBE_DLOPEN ""
+#define GALLOCSIM_GGML_CPU_LIBRARY ""
 #else
 #define REQUIRE_CAPTURE() (void)0
 #endif
@@ -64,19 +70,15 @@ protected:
     }
     void TearDown() override { fs::remove_all(scratch_); }
 
-#ifndef GALLOCSIM_CAPTURE_SKIP
     ProgramRun capture(const std::string& program_and_args) {
         return shell(std::string(GALLOCSIM_EXE) + " capture --out " + dir().string() + " -- " + program_and_args, scratch_);
     }
     static std::string probe(const std::string& args) { return std::string(GALLOCSIM_CAPTURE_PROBE) + " " + args; }
-#endif
     fs::path dir() const { return scratch_ / "capture"; }
     json graph_of(const json& call) const { return json::parse(read_text(dir() / call.at("graph").get<std::string>())); }
 
     fs::path scratch_;
 };
-
-#ifndef GALLOCSIM_CAPTURE_SKIP
 
 // The seed graph: a, b (1 f32 each, inputs) and mul = a*b (output) on the CPU buffer type,
 // whose alignment is 32 (TENSOR_ALIGNMENT in ggml-impl.h). Inputs are placed first: a at 0,
@@ -224,11 +226,5 @@ TEST_F(CaptureTest, CommandLineErrorsAreClearAndNonZero) {
     EXPECT_EQ(again.exit_code, 2);
     EXPECT_NE(again.err.find("already holds a capture"), std::string::npos) << again.err;
 }
-
-#else
-
-TEST_F(CaptureTest, SeedGraphIsRecordedWithTheProgramsPlaces) { REQUIRE_CAPTURE(); }
-
-#endif
 
 } // namespace

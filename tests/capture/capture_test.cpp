@@ -174,6 +174,60 @@ TEST_F(CaptureTest, NestedCallsAreRecordedOnceAsTheProgramMadeThem) {
     EXPECT_NE(run.out.find("2 ggml_gallocr_alloc_graph (1 re-planned)"), std::string::npos) << run.out;
 }
 
+// Two buffer ids of one type share one buffer, reported under id 0. The seed graph (1 f32
+// per tensor) needs 64 bytes, as above. The large one (16 f32 = 64 bytes per tensor) needs
+// a at 0, b at 64, mul reusing a: 128. reserve_n_size reports 128 for both ids (each id
+// gives its allocator's total) and, as the 64-byte chunk is too small and it allocates
+// nothing, frees it: no buffer, no chunk after it. reserve_n then allocates one 128-byte chunk.
+TEST_F(CaptureTest, SharedBufferTypesAndReserveNSize) {
+    REQUIRE_CAPTURE();
+    const ProgramRun run = capture(probe("measure"));
+    ASSERT_EQ(run.exit_code, 0) << run.err;
+    const auto lines = session_lines(dir() / "session-0.jsonl");
+    ASSERT_EQ(lines.size(), 5u);
+    EXPECT_EQ(lines[0]["created_by"], "ggml_gallocr_new_n");
+    EXPECT_EQ(lines[0]["buffers"], json::parse(R"(["CPU", "CPU"])"));
+    EXPECT_EQ(lines[0]["buffer_types"].size(), 1u);
+
+    EXPECT_EQ(lines[1]["function"], "ggml_gallocr_reserve_n");
+    EXPECT_EQ(lines[1]["buffer_sizes"], json::parse("[64, 0]"));
+    EXPECT_EQ(lines[1]["chunk_sizes"], json::parse("[[64], []]"));
+    EXPECT_EQ(graph_of(lines[1])["node_buffer_ids"], json::parse("[1]"));
+    EXPECT_EQ(graph_of(lines[1])["leaf_buffer_ids"], json::parse("[0, 1]"));
+
+    EXPECT_EQ(lines[2]["function"], "ggml_gallocr_reserve_n_size");
+    EXPECT_EQ(lines[2]["returned"], nullptr);
+    EXPECT_EQ(lines[2]["sizes"], json::parse("[128, 128]"));
+    EXPECT_EQ(lines[2]["buffer_sizes"], json::parse("[0, 0]"));
+    EXPECT_EQ(lines[2]["chunk_sizes"], json::parse("[[], []]"));
+
+    EXPECT_EQ(lines[3]["buffer_sizes"], json::parse("[128, 0]"));
+    EXPECT_EQ(lines[3]["chunk_sizes"], json::parse("[[128], []]"));
+    EXPECT_EQ(lines[4]["function"], "ggml_gallocr_alloc_graph");
+    EXPECT_EQ(lines[4]["tensors"], json::parse(R"({"a": {"buffer": 0, "chunk": 0, "offset": 0},
+        "b": {"buffer": 0, "chunk": 0, "offset": 64}, "mul": {"buffer": 0, "chunk": 0, "offset": 0}})"));
+}
+
+// Four threads, one allocator each, 25 reserve + alloc_graph each: four whole sessions, every
+// line readable, calls numbered in order, every plan the seed's.
+TEST_F(CaptureTest, CallsFromSeveralThreadsMakeWholeSessions) {
+    REQUIRE_CAPTURE();
+    const ProgramRun run = capture(probe("threads"));
+    ASSERT_EQ(run.exit_code, 0) << run.err;
+    for (int session = 0; session < 4; ++session) {
+        const auto lines = session_lines(dir() / ("session-" + std::to_string(session) + ".jsonl"));
+        ASSERT_EQ(lines.size(), 51u) << "session " << session;
+        for (std::size_t call = 1; call < lines.size(); ++call) {
+            EXPECT_EQ(lines[call]["call"], call - 1);
+            EXPECT_EQ(lines[call]["buffer_sizes"], json::parse("[64]"));
+            if (lines[call]["function"] == "ggml_gallocr_alloc_graph") {
+                EXPECT_EQ(lines[call]["tensors"]["b"]["offset"], 32);
+            }
+        }
+    }
+    EXPECT_FALSE(fs::exists(dir() / "session-4.jsonl"));
+}
+
 // ggml loaded with RTLD_LOCAL (as Python's ctypes loads it): RTLD_NEXT cannot see it, and the
 // capture must find it among the loaded objects. ggml_backend_sched's first alloc_graph on a
 // new allocator plans by itself.

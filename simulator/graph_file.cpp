@@ -67,7 +67,7 @@ public:
     GraphFile parse() {
         r_.object(doc_, "$");
         r_.only_keys(doc_, "$", {"format", "name", "description", "buffer_types", "buffers", "tensors", "leafs",
-                                 "nodes", "leaf_buffer_ids", "node_buffer_ids", "expected"});
+                                 "nodes", "leaf_buffer_ids", "node_buffer_ids", "expected", "captured"});
         const std::string format = r_.string(r_.member(doc_, "$", "format"), "$.format");
         if (format != "ggml-graph/1") {
             r_.fail("$.format", "unsupported format \"" + format + "\" (expected \"ggml-graph/1\")");
@@ -88,6 +88,9 @@ public:
         file_.node_buffer_ids = parse_buffer_ids("node_buffer_ids", file_.graph.nodes.size());
         if (doc_.contains("expected")) {
             file_.expected = parse_expected(doc_["expected"]);
+        }
+        if (doc_.contains("captured")) {
+            file_.captured = parse_captured(doc_["captured"]);
         }
         return std::move(file_);
     }
@@ -189,7 +192,11 @@ private:
 
     void parse_tensor(const json& t, const std::string& path, Tensor& tensor) {
         const std::string& name = tensor.name;
-        r_.only_keys(t, path, {"name", "type", "ne", "nb", "op", "op_params", "src", "view_src", "view_offs", "flags", "data"}, name);
+        r_.only_keys(t, path, {"name", "original_name", "type", "ne", "nb", "op", "op_params", "src", "view_src", "view_offs",
+                               "flags", "data"}, name);
+        if (t.contains("original_name")) {
+            file_.original_names[tensor.index] = r_.string(t["original_name"], dot(path, "original_name"), name);
+        }
         if (t.contains("type")) {
             const std::string type = r_.string(t["type"], dot(path, "type"), name);
             auto parsed = parse_type(type);
@@ -403,6 +410,23 @@ private:
         return ids;
     }
 
+    CaptureOrigin parse_captured(const json& c) {
+        const std::string path = "$.captured";
+        r_.object(c, path);
+        r_.only_keys(c, path, {"session", "ggml_version", "ggml_commit"});
+        CaptureOrigin origin;
+        origin.session = r_.string(r_.member(c, path, "session"), dot(path, "session"));
+        auto optional_string = [&](const char* key) -> std::optional<std::string> {
+            if (!c.contains(key) || c[key].is_null()) {
+                return std::nullopt;
+            }
+            return r_.string(c[key], dot(path, key));
+        };
+        origin.ggml_version = optional_string("ggml_version");
+        origin.ggml_commit = optional_string("ggml_commit");
+        return origin;
+    }
+
     PlanRecord parse_expected(const json& e) {
         const std::string path = "$.expected";
         r_.object(e, path);
@@ -548,7 +572,11 @@ std::string graph_file_to_json(const GraphFile& file, int indent) {
     }
     out["tensors"] = ojson::array();
     for (const Tensor& t : file.context.tensors()) {
-        ojson j{{"name", t.name}, {"type", type_name(t.type)}};
+        ojson j{{"name", t.name}};
+        if (auto original = file.original_names.find(t.index); original != file.original_names.end()) {
+            j["original_name"] = original->second;
+        }
+        j["type"] = type_name(t.type);
         std::size_t dims = kMaxDims;
         while (dims > 1 && t.ne[dims - 1] == 1) {
             --dims;
@@ -613,6 +641,11 @@ std::string graph_file_to_json(const GraphFile& file, int indent) {
     }
     if (file.expected) {
         out["expected"] = ojson::parse(plan_record_to_json(*file.expected, -1));
+    }
+    if (file.captured) {
+        auto optional_string = [](const std::optional<std::string>& s) { return s ? ojson(*s) : ojson(nullptr); };
+        out["captured"] = {{"session", file.captured->session}, {"ggml_version", optional_string(file.captured->ggml_version)},
+                           {"ggml_commit", optional_string(file.captured->ggml_commit)}};
     }
     return out.dump(indent);
 }

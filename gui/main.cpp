@@ -1,6 +1,7 @@
-// gallocsim-gui [FILE]: step through ggml's graph memory planning. With no file, the seed
-// walkthrough's example is loaded. --step and --screenshot render the window at a step
-// into a PNG and exit (for documentation images).
+// gallocsim-gui [FILE|DIR]: step through ggml's graph memory planning: a graph file, a saved
+// session, or a capture folder (its calls listed to pick from). With nothing given, the seed
+// walkthrough's example is loaded. --step and --screenshot render the window at a step into a
+// PNG and exit (for documentation images).
 #include "gui/main_window.hpp"
 #include "gui/simulation_controller.hpp"
 
@@ -20,7 +21,7 @@ int main(int argc, char** argv) {
     parser.setApplicationDescription("Step through ggml's graph memory allocator.");
     parser.addHelpOption();
     parser.addVersionOption();
-    parser.addPositionalArgument("file", "graph file (ggml-graph/1) or saved session to open", "[FILE]");
+    parser.addPositionalArgument("file", "graph file (ggml-graph/1), saved session or capture folder to open", "[FILE|DIR]");
     const QCommandLineOption example_option("example", "open a built-in example instead of a file", "name");
     const QCommandLineOption step_option("step", "move the cursor to this step after loading", "n");
     const QCommandLineOption screenshot_option("screenshot", "save the window as a PNG and exit", "png");

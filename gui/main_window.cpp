@@ -9,6 +9,7 @@
 #include "gui/simulation_controller.hpp"
 #include "gui/state_tables.hpp"
 #include "gui/statistics_panel.hpp"
+#include "gui/capture_panel.hpp"
 #include "gui/text.hpp"
 #include "gui/timeline_view.hpp"
 
@@ -52,7 +53,8 @@ MainWindow::MainWindow(bool saved_settings, QWidget* parent)
     : QMainWindow(parent), controller_(new SimulationController(this)), graph_view_(new GraphView(*controller_)),
       memory_map_(new MemoryMapView(*controller_)), timeline_(new TimelineView(*controller_)),
       state_tables_(new StateTables(*controller_)), event_log_(new EventLog(*controller_)),
-      statistics_(new StatisticsPanel(*controller_)), current_view_(graph_view_) {
+      statistics_(new StatisticsPanel(*controller_)), capture_panel_(new CapturePanel(*controller_)),
+      current_view_(graph_view_) {
     setWindowTitle(tr("gallocsim"));
     setAcceptDrops(true);
     setCentralWidget(graph_view_);
@@ -85,6 +87,16 @@ void MainWindow::build_docks() {
     auto* timeline = dock(tr("Timeline"), "timeline_dock", timeline_, Qt::BottomDockWidgetArea);
     auto* tables = dock(tr("State"), "state_dock", state_tables_, Qt::BottomDockWidgetArea);
     auto* statistics = dock(tr("Statistics"), "statistics_dock", statistics_, Qt::BottomDockWidgetArea);
+    // The calls of an opened capture: shown when a capture is opened, tabbed with the events.
+    auto* capture = dock(tr("Capture"), "capture_dock", capture_panel_, Qt::LeftDockWidgetArea);
+    tabifyDockWidget(findChild<QDockWidget*>("events_dock"), capture);
+    findChild<QDockWidget*>("events_dock")->raise();
+    connect(controller_, &SimulationController::capture_changed, this, [this, capture] {
+        if (controller_->capture() != nullptr) {
+            capture->show();
+            capture->raise();
+        }
+    });
     tabifyDockWidget(timeline, tables);
     tabifyDockWidget(tables, statistics);
     timeline->raise();
@@ -107,6 +119,8 @@ void MainWindow::build_actions() {
         return action;
     };
     open_action_ = make(tr("&Open…"), QKeySequence::Open, [this] { open_dialog(); }, QStyle::SP_DialogOpenButton);
+    open_capture_action_ = make(tr("Open &capture…"), QKeySequence(tr("Ctrl+Shift+O")), [this] { open_capture_dialog(); },
+                                QStyle::SP_DirOpenIcon);
     save_session_action_ = make(tr("&Save session…"), QKeySequence::Save, [this] { save_session_dialog(); },
                                 QStyle::SP_DialogSaveButton);
     export_png_action_ = make(tr("Export view as &PNG…"), QKeySequence(tr("Ctrl+E")), [this] { export_dialog("png"); });
@@ -150,6 +164,7 @@ void MainWindow::build_actions() {
 void MainWindow::build_menus() {
     QMenu* file = menuBar()->addMenu(tr("&File"));
     file->addAction(open_action_);
+    file->addAction(open_capture_action_);
     recent_menu_ = file->addMenu(tr("Open &recent"));
     examples_menu_ = file->addMenu(tr("&Examples"));
     rebuild_examples_menu();
@@ -398,6 +413,13 @@ void MainWindow::open_dialog() {
                                                       tr("Graph files and sessions (*.json);;All files (*)"));
     if (!path.isEmpty()) {
         open(path);
+    }
+}
+
+void MainWindow::open_capture_dialog() {
+    const QString folder = QFileDialog::getExistingDirectory(this, tr("Open a capture (a folder with session-*.jsonl)"));
+    if (!folder.isEmpty()) {
+        open(folder);
     }
 }
 

@@ -30,6 +30,7 @@ class MemoryMapView;
 class SimulationController;
 class StateTables;
 class StatisticsPanel;
+class CapturePanel;
 class TimelineView;
 
 using MessageSink = std::function<void(const QString& title, const QString& message)>;
@@ -49,6 +50,7 @@ public:
     StateTables& state_tables() { return *state_tables_; }
     EventLog& event_log() { return *event_log_; }
     StatisticsPanel& statistics() { return *statistics_; }
+    CapturePanel& capture_panel() { return *capture_panel_; }
     BreakpointSlider& slider() { return *slider_; }
     QLabel& step_label() { return *step_label_; }
     QLineEdit& search_box() { return *search_; }
@@ -56,7 +58,7 @@ public:
     // Where errors go (default: a warning dialog).
     void set_message_sink(MessageSink sink) { message_sink_ = std::move(sink); }
 
-    // Opens a graph file or a saved session, and remembers it among the recent files.
+    // Opens a graph file, a saved session or a capture folder, and remembers it among the recent files.
     bool open(const QString& path);
     // Writes the view as PNG or SVG, by the path's suffix.
     bool export_view(CanvasView& view, const QString& path);
@@ -85,6 +87,7 @@ private:
     void show_tensor_tooltip(std::optional<std::size_t> tensor, QPoint global_pos);
     void search();
     void open_dialog();
+    void open_capture_dialog();
     void save_session_dialog();
     void export_dialog(const QString& format);
     void buffer_settings_dialog();
@@ -98,6 +101,7 @@ private:
     StateTables* state_tables_;
     EventLog* event_log_;
     StatisticsPanel* statistics_;
+    CapturePanel* capture_panel_;
     CanvasView* current_view_;
 
     BreakpointSlider* slider_ = nullptr;
@@ -111,6 +115,7 @@ private:
     QMenu* view_menu_ = nullptr;
 
     QAction* open_action_ = nullptr;
+    QAction* open_capture_action_ = nullptr;
     QAction* save_session_action_ = nullptr;
     QAction* export_png_action_ = nullptr;
     QAction* export_svg_action_ = nullptr;

@@ -2,8 +2,10 @@
 
 #include "gui/tensor_colors.hpp"
 #include "gui/text.hpp"
+#include "simulator/capture_replay.hpp"
 #include "simulator/explain.hpp"
 
+#include <QDir>
 #include <QFile>
 #include <QFileInfo>
 #include <QJsonArray>
@@ -81,6 +83,13 @@ bool SimulationController::install(GraphFile file, QString from, std::size_t sta
     } catch (const std::exception& error) {
         return fail(tr("Cannot plan the graph"), tr("%1: %2").arg(from, QString::fromUtf8(error.what())));
     }
+    show(std::move(loaded), start_at, same_graph);
+    set_selected_call(std::nullopt, {});
+    return true;
+}
+
+void SimulationController::show(std::unique_ptr<Loaded> loaded, std::size_t start_at, bool same_graph) {
+    const QString from = loaded->source;
     loaded_ = std::move(loaded);
     if (!same_graph) {
         tensor_breakpoints_.clear();
@@ -99,14 +108,80 @@ bool SimulationController::install(GraphFile file, QString from, std::size_t sta
                             tr("%1: %2\nThe steps up to the failure can still be followed.").arg(from, qstr(trace().error)));
     }
     Q_EMIT status_message(tr("%1: %2 tensors, %3 events").arg(graph_name()).arg(trace().tensors.size()).arg(event_count()));
+}
+
+void SimulationController::set_selected_call(std::optional<CallChoice> call, QString note) {
+    selected_call_ = call;
+    call_note_ = std::move(note);
+    Q_EMIT selected_call_changed();
+}
+
+bool SimulationController::open_capture(const QString& folder) {
+    Capture loaded;
+    try {
+        loaded = load_capture(folder.toStdString());
+    } catch (const std::exception& error) {
+        return fail(tr("Cannot read the capture"), QString::fromUtf8(error.what()));
+    }
+    if (loaded.sessions.empty()) {
+        return fail(tr("Cannot read the capture"),
+                    tr("%1: no session could be read\n%2").arg(folder, qstr(loaded.errors.empty() ? "" : loaded.errors.front())));
+    }
+    const auto first = std::ranges::find_if(loaded.sessions, [](const CaptureSession& s) { return !s.calls.empty(); });
+    if (first == loaded.sessions.end()) {
+        return fail(tr("Cannot read the capture"), tr("%1: no session has a complete call").arg(folder));
+    }
+    pause();
+    capture_ = std::move(loaded);
+    Q_EMIT capture_changed();
+    for (const std::string& error : capture_->errors) {
+        Q_EMIT error_occurred(tr("A session cannot be read"), qstr(error));
+    }
+    for (const CaptureSession& session : capture_->sessions) {
+        if (!session.truncated.empty()) {
+            Q_EMIT error_occurred(tr("The capture is cut short"), qstr(session.file.string() + ": " + session.truncated));
+        }
+    }
+    return select_call(static_cast<std::size_t>(first - capture_->sessions.begin()), 0);
+}
+
+bool SimulationController::select_call(std::size_t session, std::size_t call) {
+    if (!capture_ || session >= capture_->sessions.size()) {
+        return false;
+    }
+    const CaptureSession& chosen = capture_->sessions[session];
+    const QString from = qstr(chosen.file.string()) + tr(" call %1").arg(call);
+    pause();
+    std::unique_ptr<Loaded> loaded;
+    CallTrace traced;
+    try {
+        traced = trace_call(chosen, call);
+        loaded = std::make_unique<Loaded>(std::move(traced.file), std::move(traced.trace), from);
+    } catch (const std::exception& error) {
+        return fail(tr("Cannot replay the call"), QString::fromUtf8(error.what()));
+    }
+    show(std::move(loaded), 0, false);
+    set_selected_call(CallChoice{session, call}, qstr(traced.note));
     return true;
 }
 
 bool SimulationController::load_graph(GraphFile file, const QString& source) {
-    return install(std::move(file), source, 0, false);
+    if (!install(std::move(file), source, 0, false)) {
+        return false;
+    }
+    if (capture_) {
+        capture_.reset();  // a graph of its own: the capture's calls are no longer what is shown
+        Q_EMIT capture_changed();
+    }
+    return true;
 }
 
 bool SimulationController::open_file(const QString& path) {
+    if (QFileInfo(path).isDir()) {
+        return is_capture_dir(path.toStdString())
+                   ? open_capture(path)
+                   : fail(tr("Cannot open the folder"), tr("%1: not a capture (it has no session-*.jsonl)").arg(path));
+    }
     QFile input(path);
     if (!input.open(QIODevice::ReadOnly)) {
         return fail(tr("Cannot open file"), tr("%1: %2").arg(path, input.errorString()));

@@ -11,6 +11,7 @@
 
 #include "gui/trace_spans.hpp"
 #include "simulator/analysis_plans.hpp"
+#include "simulator/capture_session.hpp"
 #include "simulator/cursor.hpp"
 #include "simulator/examples.hpp"
 #include "simulator/graph_file.hpp"
@@ -65,6 +66,22 @@ public:
     bool load_graph(GraphFile file, const QString& source);
     // Re-plans the graph with other buffer type settings (alignment, max size).
     bool set_buffer_types(const std::vector<BufferTypeSpec>& types);
+
+    // --- Captures (a folder of sessions, docs/graph-format.md) ---------------------------
+    // Opens the folder and shows its first call; open_file on a folder does the same.
+    bool open_capture(const QString& folder);
+    const Capture* capture() const { return capture_ ? &*capture_ : nullptr; }
+    // Shows one call as the program made it (simulator/capture_replay.hpp, trace_call): an
+    // alloc_graph that kept a reserved plan shows that reserve's planning, then its placement.
+    bool select_call(std::size_t session, std::size_t call);
+    struct CallChoice {
+        std::size_t session = 0;
+        std::size_t call = 0;
+    };
+    // The call shown; none when the graph shown is not one of the capture's calls.
+    std::optional<CallChoice> selected_call() const { return selected_call_; }
+    // What the shown trace is: "alloc_graph reused the plan of call 2 (reserve_n): ...".
+    const QString& call_note() const { return call_note_; }
 
     // --- The cursor -------------------------------------------------------------------
     std::size_t event_count() const { return has_graph() ? cursor().size() : 0; }
@@ -126,6 +143,8 @@ Q_SIGNALS:
     void breakpoints_changed();
     void selection_changed(std::optional<TensorId> tensor);
     void error_occurred(const QString& title, const QString& message);
+    void capture_changed();       // another capture (or none)
+    void selected_call_changed();  // another call of the capture shown (or none)
     void status_message(const QString& message);
 
 private:
@@ -144,6 +163,9 @@ private:
     // Plans `file` and shows it at `start_at` (clamped); false, with the error emitted, when
     // planning throws. `same_graph`: a re-plan of the shown graph keeps breakpoints and selection.
     bool install(GraphFile file, QString from, std::size_t start_at, bool same_graph);
+    // Shows a recorded trace of `file`.
+    void show(std::unique_ptr<Loaded> loaded, std::size_t start_at, bool same_graph);
+    void set_selected_call(std::optional<CallChoice> call, QString note);
     void moved();  // after every cursor move
     void tick();
     void update_breakpoint_positions();
@@ -159,6 +181,9 @@ private:
     std::set<EventKind> kind_breakpoints_;
     std::vector<std::size_t> breakpoint_positions_;
     std::optional<TensorId> selected_;
+    std::optional<Capture> capture_;
+    std::optional<CallChoice> selected_call_;
+    QString call_note_;
 };
 
 } // namespace gallocsim::gui

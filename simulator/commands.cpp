@@ -1,6 +1,8 @@
 #include "simulator/commands.hpp"
 
 #include "simulator/analysis_commands.hpp"
+#include "simulator/capture_commands.hpp"
+#include "simulator/capture_session.hpp"
 #include "simulator/examples.hpp"
 #include "simulator/graph_file.hpp"
 #include "simulator/plan.hpp"
@@ -76,27 +78,42 @@ void print_plan_table(const GraphFile& file, const PlanRun& run, std::ostream& o
     }
 }
 
-std::vector<fs::path> collect_files(const std::vector<std::string>& paths, std::ostream& err, bool& ok) {
+// What conform checks: graph files, and capture folders (a folder with session-*.jsonl,
+// found as given or inside a folder, whose graphs/ are its calls' and not checked alone).
+struct ConformInputs {
     std::vector<fs::path> files;
+    std::vector<fs::path> captures;
+};
+
+ConformInputs collect_inputs(const std::vector<std::string>& paths, std::ostream& err, bool& ok) {
+    ConformInputs inputs;
     for (const std::string& path : paths) {
         std::error_code ec;
-        if (fs::is_directory(path, ec)) {
+        if (is_capture_dir(path)) {
+            inputs.captures.emplace_back(path);
+        } else if (fs::is_directory(path, ec)) {
             std::vector<fs::path> found;
-            for (const auto& entry : fs::recursive_directory_iterator(path, ec)) {
-                if (entry.is_regular_file() && entry.path().extension() == ".json") {
-                    found.push_back(entry.path());
+            std::vector<fs::path> captures;
+            for (auto it = fs::recursive_directory_iterator(path, ec); it != fs::recursive_directory_iterator(); ++it) {
+                if (it->is_directory() && is_capture_dir(it->path())) {
+                    captures.push_back(it->path());
+                    it.disable_recursion_pending();
+                } else if (it->is_regular_file() && it->path().extension() == ".json") {
+                    found.push_back(it->path());
                 }
             }
             std::ranges::sort(found);
-            files.insert(files.end(), found.begin(), found.end());
+            std::ranges::sort(captures);
+            inputs.files.insert(inputs.files.end(), found.begin(), found.end());
+            inputs.captures.insert(inputs.captures.end(), captures.begin(), captures.end());
         } else if (fs::exists(path, ec)) {
-            files.emplace_back(path);
+            inputs.files.emplace_back(path);
         } else {
             err << path << ": no such file or folder\n";
             ok = false;
         }
     }
-    return files;
+    return inputs;
 }
 
 } // namespace
@@ -225,8 +242,9 @@ int plan(const PlanOptions& options, std::ostream& out, std::ostream& err) {
 
 int conform(const ConformOptions& options, std::ostream& out, std::ostream& err) {
     bool paths_ok = true;
-    const auto files = collect_files(options.paths, err, paths_ok);
-    int passed = 0, failed = 0, skipped = 0;
+    const auto [files, captures] = collect_inputs(options.paths, err, paths_ok);
+    ConformTally tally;
+    auto& [passed, failed, skipped] = tally;
     for (const fs::path& path : files) {
         try {
             GraphFile file = load_graph_file(path);
@@ -259,12 +277,15 @@ int conform(const ConformOptions& options, std::ostream& out, std::ostream& err)
             out << "FAIL " << error.what() << "\n";
         }
     }
+    for (const fs::path& folder : captures) {
+        conform_capture(folder, options.verbose, tally, out);
+    }
     out << passed << " passed, " << failed << " failed";
     if (skipped > 0) {
         out << ", " << skipped << " skipped";
     }
     out << "\n";
-    return failed == 0 && paths_ok && !files.empty() ? 0 : 1;
+    return failed == 0 && paths_ok && (!files.empty() || !captures.empty()) ? 0 : 1;
 }
 
 int list_examples(std::ostream& out) {

@@ -55,8 +55,8 @@ struct PlanOptions {
 int plan(const PlanOptions& options, std::ostream& out, std::ostream& err);
 
 struct ConformOptions {
-    std::vector<std::string> paths;  // files or folders of graph files
-    bool verbose = false;            // also list each passing file
+    std::vector<std::string> paths;  // graph files, folders of them, capture folders
+    bool verbose = false;            // also list each passing file and captured call
 };
 int conform(const ConformOptions& options, std::ostream& out, std::ostream& err);
 

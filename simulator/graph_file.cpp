@@ -1,4 +1,5 @@
 #include "simulator/graph_file.hpp"
+#include "simulator/json_reader.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -21,116 +22,10 @@ namespace {
 // plan anyone can make, and keeping sizes below it keeps all later arithmetic exact.
 constexpr std::size_t kMaxTensorBytes = SIZE_MAX / 4;
 
-std::string in_quotes(std::string_view s) { return "'" + std::string(s) + "'"; }
-
-// Reads one document, remembering where it is so every error can say so.
-class Reader {
-public:
-    explicit Reader(std::string_view source) : source_(source) {}
-
-    [[noreturn]] void fail(const std::string& path, const std::string& problem, std::string_view tensor = {}) const {
-        std::string message = std::string(source_) + ": " + path;
-        if (!tensor.empty()) {
-            message += " (tensor " + in_quotes(tensor) + ")";
-        }
-        throw GraphFileError(message + ": " + problem);
-    }
-
-    const json& member(const json& object, const std::string& path, const char* key, std::string_view tensor = {}) const {
-        auto it = object.find(key);
-        if (it == object.end()) {
-            fail(path, std::string("missing required field \"") + key + "\"", tensor);
-        }
-        return *it;
-    }
-
-    std::string string(const json& value, const std::string& path, std::string_view tensor = {}) const {
-        if (!value.is_string()) {
-            fail(path, "must be a string, got " + describe(value), tensor);
-        }
-        return value.get<std::string>();
-    }
-
-    bool boolean(const json& value, const std::string& path, std::string_view tensor = {}) const {
-        if (!value.is_boolean()) {
-            fail(path, "must be true or false, got " + describe(value), tensor);
-        }
-        return value.get<bool>();
-    }
-
-    const json& array(const json& value, const std::string& path, std::string_view tensor = {}) const {
-        if (!value.is_array()) {
-            fail(path, "must be an array, got " + describe(value), tensor);
-        }
-        return value;
-    }
-
-    const json& object(const json& value, const std::string& path, std::string_view tensor = {}) const {
-        if (!value.is_object()) {
-            fail(path, "must be an object, got " + describe(value), tensor);
-        }
-        return value;
-    }
-
-    std::uint64_t unsigned_integer(const json& value, const std::string& path, std::string_view tensor = {}) const {
-        if (value.is_number_unsigned()) {
-            return value.get<std::uint64_t>();
-        }
-        if (value.is_number_integer()) {
-            fail(path, "must not be negative, got " + value.dump(), tensor);
-        }
-        fail(path, "must be a non-negative integer, got " + describe(value), tensor);
-    }
-
-    std::int64_t signed_integer(const json& value, const std::string& path, std::string_view tensor = {}) const {
-        if (value.is_number_unsigned()) {
-            if (value.get<std::uint64_t>() > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) {
-                fail(path, "is too large: " + value.dump(), tensor);
-            }
-            return static_cast<std::int64_t>(value.get<std::uint64_t>());
-        }
-        if (value.is_number_integer()) {
-            return value.get<std::int64_t>();
-        }
-        fail(path, "must be an integer, got " + describe(value), tensor);
-    }
-
-    int index(const json& value, const std::string& path, int count, const char* what) const {
-        const std::uint64_t id = unsigned_integer(value, path);
-        if (id >= static_cast<std::uint64_t>(count)) {
-            fail(path, std::string(what) + " " + std::to_string(id) + " does not exist (there are " +
-                           std::to_string(count) + ")");
-        }
-        return static_cast<int>(id);
-    }
-
-    void only_keys(const json& object, const std::string& path, std::initializer_list<std::string_view> keys,
-                   std::string_view tensor = {}) const {
-        for (const auto& [key, value] : object.items()) {
-            if (std::ranges::find(keys, key) == keys.end()) {
-                fail(path, "unknown field \"" + key + "\"", tensor);
-            }
-        }
-    }
-
-    static std::string describe(const json& value) {
-        switch (value.type()) {
-        case json::value_t::null: return "null";
-        case json::value_t::boolean: return "a boolean";
-        case json::value_t::string: return "the string " + value.dump();
-        case json::value_t::array: return "an array";
-        case json::value_t::object: return "an object";
-        case json::value_t::number_float: return "the number " + value.dump();
-        default: return "the number " + value.dump();
-        }
-    }
-
-private:
-    std::string_view source_;
-};
-
-std::string at(const std::string& path, std::size_t i) { return path + "[" + std::to_string(i) + "]"; }
-std::string dot(const std::string& path, std::string_view key) { return path + "." + std::string(key); }
+using json_input::at;
+using json_input::dot;
+using json_input::in_quotes;
+using json_input::Reader;
 
 // ggml_nbytes with every multiplication and addition checked: nullopt when the tensor
 // would span more than kMaxTensorBytes.
@@ -172,7 +67,7 @@ public:
     GraphFile parse() {
         r_.object(doc_, "$");
         r_.only_keys(doc_, "$", {"format", "name", "description", "buffer_types", "buffers", "tensors", "leafs",
-                                 "nodes", "leaf_buffer_ids", "node_buffer_ids", "expected"});
+                                 "nodes", "leaf_buffer_ids", "node_buffer_ids", "expected", "captured"});
         const std::string format = r_.string(r_.member(doc_, "$", "format"), "$.format");
         if (format != "ggml-graph/1") {
             r_.fail("$.format", "unsupported format \"" + format + "\" (expected \"ggml-graph/1\")");
@@ -193,6 +88,9 @@ public:
         file_.node_buffer_ids = parse_buffer_ids("node_buffer_ids", file_.graph.nodes.size());
         if (doc_.contains("expected")) {
             file_.expected = parse_expected(doc_["expected"]);
+        }
+        if (doc_.contains("captured")) {
+            file_.captured = parse_captured(doc_["captured"]);
         }
         return std::move(file_);
     }
@@ -294,7 +192,11 @@ private:
 
     void parse_tensor(const json& t, const std::string& path, Tensor& tensor) {
         const std::string& name = tensor.name;
-        r_.only_keys(t, path, {"name", "type", "ne", "nb", "op", "op_params", "src", "view_src", "view_offs", "flags", "data"}, name);
+        r_.only_keys(t, path, {"name", "original_name", "type", "ne", "nb", "op", "op_params", "src", "view_src", "view_offs",
+                               "flags", "data"}, name);
+        if (t.contains("original_name")) {
+            file_.original_names[tensor.index] = r_.string(t["original_name"], dot(path, "original_name"), name);
+        }
         if (t.contains("type")) {
             const std::string type = r_.string(t["type"], dot(path, "type"), name);
             auto parsed = parse_type(type);
@@ -508,6 +410,23 @@ private:
         return ids;
     }
 
+    CaptureOrigin parse_captured(const json& c) {
+        const std::string path = "$.captured";
+        r_.object(c, path);
+        r_.only_keys(c, path, {"session", "ggml_version", "ggml_commit"});
+        CaptureOrigin origin;
+        origin.session = r_.string(r_.member(c, path, "session"), dot(path, "session"));
+        auto optional_string = [&](const char* key) -> std::optional<std::string> {
+            if (!c.contains(key) || c[key].is_null()) {
+                return std::nullopt;
+            }
+            return r_.string(c[key], dot(path, key));
+        };
+        origin.ggml_version = optional_string("ggml_version");
+        origin.ggml_commit = optional_string("ggml_commit");
+        return origin;
+    }
+
     PlanRecord parse_expected(const json& e) {
         const std::string path = "$.expected";
         r_.object(e, path);
@@ -653,7 +572,11 @@ std::string graph_file_to_json(const GraphFile& file, int indent) {
     }
     out["tensors"] = ojson::array();
     for (const Tensor& t : file.context.tensors()) {
-        ojson j{{"name", t.name}, {"type", type_name(t.type)}};
+        ojson j{{"name", t.name}};
+        if (auto original = file.original_names.find(t.index); original != file.original_names.end()) {
+            j["original_name"] = original->second;
+        }
+        j["type"] = type_name(t.type);
         std::size_t dims = kMaxDims;
         while (dims > 1 && t.ne[dims - 1] == 1) {
             --dims;
@@ -718,6 +641,11 @@ std::string graph_file_to_json(const GraphFile& file, int indent) {
     }
     if (file.expected) {
         out["expected"] = ojson::parse(plan_record_to_json(*file.expected, -1));
+    }
+    if (file.captured) {
+        auto optional_string = [](const std::optional<std::string>& s) { return s ? ojson(*s) : ojson(nullptr); };
+        out["captured"] = {{"session", file.captured->session}, {"ggml_version", optional_string(file.captured->ggml_version)},
+                           {"ggml_commit", optional_string(file.captured->ggml_commit)}};
     }
     return out.dump(indent);
 }

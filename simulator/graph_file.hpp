@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -40,6 +41,14 @@ struct PlanRecord {
     std::vector<std::pair<std::string, PlannedPlace>> tensors;  // in the order of the file's tensors
 };
 
+// `captured`: where a graph recorded by `gallocsim capture` came from.
+struct CaptureOrigin {
+    std::string session;                      // e.g. session-0.jsonl
+    std::optional<std::string> ggml_version;  // null where the program's ggml reports none
+    std::optional<std::string> ggml_commit;
+    bool operator==(const CaptureOrigin&) const = default;
+};
+
 class GraphFileError : public std::runtime_error {
 public:
     using std::runtime_error::runtime_error;
@@ -56,6 +65,9 @@ struct GraphFile {
     std::vector<int> node_buffer_ids;  // empty: all 0
     std::vector<int> leaf_buffer_ids;
     std::optional<PlanRecord> expected;
+    std::optional<CaptureOrigin> captured;
+    // Tensor index -> the name the program gave it, where `name` had to differ (captures).
+    std::map<std::size_t, std::string> original_names;
 
     GraphFile() = default;
     GraphFile(GraphFile&&) noexcept = default;

@@ -1,5 +1,6 @@
 // gallocsim: plan, check and (later) step through ggml graph memory plans.
 #include "simulator/analysis_commands.hpp"
+#include "simulator/capture_command.hpp"
 #include "simulator/commands.hpp"
 
 #include <CLI/CLI.hpp>
@@ -57,9 +58,9 @@ int main(int argc, char** argv) {
     plan_cmd->get_option("--json")->excludes(plan_cmd->get_option("--measure"))->excludes(plan_cmd->get_option("--reserve-with"));
 
     gallocsim::cli::ConformOptions conform;
-    auto* conform_cmd = app.add_subcommand("conform", "check that plans equal each file's `expected` plan (from upstream ggml)");
-    conform_cmd->add_option("paths", conform.paths, "graph files or folders")->required();
-    conform_cmd->add_flag("-v,--verbose", conform.verbose, "list passing files too");
+    auto* conform_cmd = app.add_subcommand("conform", "check that plans equal each file's `expected` plan (from upstream ggml), or replay captures call by call");
+    conform_cmd->add_option("paths", conform.paths, "graph files, folders of them, or capture folders")->required();
+    conform_cmd->add_flag("-v,--verbose", conform.verbose, "list passing files and calls too");
 
     std::string example_name, example_output;
     gallocsim::cli::ModelFlags example_flags;
@@ -120,6 +121,12 @@ int main(int argc, char** argv) {
     add_graph_input(stats_cmd, stats.graph);
     stats_cmd->add_flag("--summary", stats.summary_only, "only the whole-plan figures");
 
+    gallocsim::cli::CaptureOptions capture;
+    auto* capture_cmd = app.add_subcommand("capture", "run a ggml program and record every graph its graph allocator plans "
+                                                      "(usage: capture --out DIR -- PROGRAM [ARGS...])");
+    capture_cmd->add_option("--out", capture.out, "folder for the sessions and graphs (created; must hold no capture)")->required();
+    capture_cmd->add_option("command", capture.command, "the program and its arguments, after --")->required();
+
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& error) {
@@ -160,6 +167,9 @@ int main(int argc, char** argv) {
         if (*export_mm_cmd) {
             export_mm.offsets = !no_offsets;
             return gallocsim::cli::export_minimalloc(export_mm, std::cout, std::cerr);
+        }
+        if (*capture_cmd) {
+            return gallocsim::cli::capture(capture, std::cout, std::cerr);
         }
         if (*import_mm_cmd) {
             return gallocsim::cli::import_minimalloc(import_mm, std::cout, std::cerr);

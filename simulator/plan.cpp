@@ -5,8 +5,12 @@
 namespace gallocsim {
 
 std::vector<std::unique_ptr<TestBufferType>> make_buffer_types(const GraphFile& file) {
+    return make_buffer_types(file.buffer_types);
+}
+
+std::vector<std::unique_ptr<TestBufferType>> make_buffer_types(std::span<const BufferTypeSpec> specs) {
     std::vector<std::unique_ptr<TestBufferType>> types;
-    for (const BufferTypeSpec& spec : file.buffer_types) {
+    for (const BufferTypeSpec& spec : specs) {
         TestBufferSettings settings;
         settings.name = spec.name;
         settings.alignment = spec.alignment;
@@ -182,20 +186,33 @@ std::string show(const std::vector<std::vector<std::size_t>>& rows) {
 
 } // namespace
 
+std::optional<std::string> compare_values(const std::string& what, bool expected, bool actual) {
+    auto yes_no = [](bool b) { return std::string(b ? "true" : "false"); };
+    if (expected == actual) {
+        return std::nullopt;
+    }
+    return what + ": expected " + yes_no(expected) + ", got " + yes_no(actual);
+}
+
+std::optional<std::string> compare_values(const std::string& what, const std::vector<std::size_t>& expected,
+                                          const std::vector<std::size_t>& actual) {
+    if (expected == actual) {
+        return std::nullopt;
+    }
+    return what + ": expected " + show(expected) + ", got " + show(actual);
+}
+
 std::vector<std::string> compare_plans(const PlanRecord& expected, const PlanRecord& actual) {
     std::vector<std::string> differences;
     auto differ = [&](const std::string& what, const std::string& want, const std::string& got) {
         differences.push_back(what + ": expected " + want + ", got " + got);
     };
-    auto yes_no = [](bool b) { return std::string(b ? "true" : "false"); };
-    if (expected.reserve != actual.reserve) {
-        differ("reserve", yes_no(expected.reserve), yes_no(actual.reserve));
-    }
-    if (expected.alloc_graph != actual.alloc_graph) {
-        differ("alloc_graph", yes_no(expected.alloc_graph), yes_no(actual.alloc_graph));
-    }
-    if (expected.buffer_sizes != actual.buffer_sizes) {
-        differ("buffer_sizes", show(expected.buffer_sizes), show(actual.buffer_sizes));
+    for (auto difference : {compare_values("reserve", expected.reserve, actual.reserve),
+                            compare_values("alloc_graph", expected.alloc_graph, actual.alloc_graph),
+                            compare_values("buffer_sizes", expected.buffer_sizes, actual.buffer_sizes)}) {
+        if (difference) {
+            differences.push_back(std::move(*difference));
+        }
     }
     if (expected.chunk_sizes != actual.chunk_sizes) {
         differ("chunk_sizes", show(expected.chunk_sizes), show(actual.chunk_sizes));

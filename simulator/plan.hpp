@@ -8,6 +8,7 @@
 
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -15,6 +16,7 @@ namespace gallocsim {
 
 // One buffer type per spec of the file; fake base addresses, so no memory is touched.
 std::vector<std::unique_ptr<TestBufferType>> make_buffer_types(const GraphFile& file);
+std::vector<std::unique_ptr<TestBufferType>> make_buffer_types(std::span<const BufferTypeSpec> specs);
 
 struct PlanRun {
     std::vector<std::unique_ptr<TestBufferType>> types;
@@ -56,5 +58,9 @@ PlanRecord record_plan(const GraphFile& file, const GraphAllocator& allocator, b
 
 // One line per difference: "tensor 'x': offset expected 32, got 64".
 std::vector<std::string> compare_plans(const PlanRecord& expected, const PlanRecord& actual);
+// The same style for one more value: nothing when equal, else "what: expected [64], got [96]".
+std::optional<std::string> compare_values(const std::string& what, bool expected, bool actual);
+std::optional<std::string> compare_values(const std::string& what, const std::vector<std::size_t>& expected,
+                                          const std::vector<std::size_t>& actual);
 
 } // namespace gallocsim

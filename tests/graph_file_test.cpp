@@ -364,6 +364,38 @@ void expect_same_plan(const PlanRecord& want, const PlanRecord& got) {
 }
 
 // Load, save, load again: the same file, field for field.
+// Captured graphs (docs/graph-format.md, Extensions): the program's own name of a renamed
+// tensor and where the graph came from are read, written back, and checked like the rest.
+TEST(GraphFileCaptures, OriginalNamesAndOriginSurviveSaveAndLoad) {
+    const std::string doc = graph_doc(
+        R"([{"name": "x", "ne": [4]}, {"name": "x#2", "original_name": "x", "ne": [4], "op": "ADD", "src": ["x", "x"]}])",
+        R"(["x"])", R"(["x#2"])",
+        R"(, "captured": {"session": "session-3.jsonl", "ggml_version": "0.25.3", "ggml_commit": null})");
+    const GraphFile file = parse_graph_file(doc, "g.json");
+    EXPECT_EQ(file.original_names, (std::map<std::size_t, std::string>{{1, "x"}}));
+    ASSERT_TRUE(file.captured.has_value());
+    EXPECT_EQ(*file.captured, (CaptureOrigin{"session-3.jsonl", "0.25.3", std::nullopt}));
+
+    const json saved = json::parse(graph_file_to_json(file));
+    EXPECT_FALSE(saved["tensors"][0].contains("original_name"));
+    EXPECT_EQ(saved["tensors"][1]["original_name"], "x");
+    EXPECT_EQ(saved["captured"], json::parse(R"({"session": "session-3.jsonl", "ggml_version": "0.25.3", "ggml_commit": null})"));
+    const GraphFile again = parse_graph_file(saved.dump(), "saved.json");
+    EXPECT_EQ(again.original_names, file.original_names);
+    EXPECT_EQ(again.captured, file.captured);
+}
+
+TEST(GraphFileCaptures, BadCaptureFieldsAreNamed) {
+    EXPECT_EQ(error_of(graph_doc(R"([{"name": "a", "ne": [1], "original_name": 7}])")),
+              "g.json: $.tensors[0].original_name (tensor 'a'): must be a string, got the number 7");
+    EXPECT_EQ(error_of(graph_doc("[]", "[]", "[]", R"(, "captured": {"ggml_version": null})")),
+              "g.json: $.captured: missing required field \"session\"");
+    EXPECT_EQ(error_of(graph_doc("[]", "[]", "[]", R"(, "captured": {"session": "s", "pid": 1})")),
+              "g.json: $.captured: unknown field \"pid\"");
+    EXPECT_EQ(error_of(graph_doc("[]", "[]", "[]", R"(, "captured": {"session": "s", "ggml_commit": 1})")),
+              "g.json: $.captured.ggml_commit: must be a string, got the number 1");
+}
+
 TEST(GraphFileRoundTrip, EveryGoldenFileSurvivesSaveAndLoad) {
     const auto files = golden_files();
     if (files.empty()) {

@@ -1,0 +1,104 @@
+#include "gui/capture_panel.hpp"
+
+#include "gui/simulation_controller.hpp"
+#include "gui/text.hpp"
+#include "simulator/capture_session.hpp"
+
+#include <QHeaderView>
+#include <QLabel>
+#include <QTreeWidget>
+#include <QVBoxLayout>
+
+namespace gallocsim::gui {
+
+namespace {
+
+constexpr int kSessionRole = Qt::UserRole;
+constexpr int kCallRole = Qt::UserRole + 1;
+
+QString short_function(CapturedFunction function) {
+    return qstr(captured_function_name(function)).remove("ggml_gallocr_");
+}
+
+QString replanned_text(const CapturedCall& call) {
+    if (call.is_reserve()) {
+        return QObject::tr("plans");
+    }
+    return call.replanned.value_or(false) ? QObject::tr("yes") : QObject::tr("no (kept the plan)");
+}
+
+} // namespace
+
+CapturePanel::CapturePanel(SimulationController& controller, QWidget* parent)
+    : QWidget(parent), controller_(controller), note_(new QLabel), calls_(new QTreeWidget) {
+    note_->setWordWrap(true);
+    note_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    calls_->setColumnCount(column_count);
+    calls_->setHeaderLabels({tr("allocator"), tr("call"), tr("function"), tr("nodes"), tr("re-planned")});
+    calls_->setRootIsDecorated(false);
+    calls_->setUniformRowHeights(true);
+    calls_->header()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(4, 4, 4, 4);
+    layout->addWidget(note_);
+    layout->addWidget(calls_, 1);
+
+    connect(&controller_, &SimulationController::capture_changed, this, &CapturePanel::rebuild);
+    connect(&controller_, &SimulationController::selected_call_changed, this, &CapturePanel::show_selection);
+    connect(calls_, &QTreeWidget::currentItemChanged, this, [this](QTreeWidgetItem* item) { picked(item); });
+    rebuild();
+}
+
+void CapturePanel::rebuild() {
+    updating_ = true;
+    calls_->clear();
+    if (const Capture* capture = controller_.capture()) {
+        for (std::size_t s = 0; s < capture->sessions.size(); ++s) {
+            const CaptureSession& session = capture->sessions[s];
+            for (std::size_t c = 0; c < session.calls.size(); ++c) {
+                const CapturedCall& call = session.calls[c];
+                auto* item = new QTreeWidgetItem(calls_);
+                item->setText(allocator_column, QString::number(session.allocator));
+                item->setText(call_column, QString::number(call.number));
+                item->setText(function_column, short_function(call.function));
+                item->setText(nodes_column, QString::number(call.nodes));
+                item->setText(replanned_column, replanned_text(call));
+                item->setToolTip(function_column, qstr(call.graph));
+                item->setData(0, kSessionRole, QVariant::fromValue(s));
+                item->setData(0, kCallRole, QVariant::fromValue(c));
+            }
+        }
+    }
+    updating_ = false;
+    show_selection();
+}
+
+void CapturePanel::show_selection() {
+    const auto chosen = controller_.selected_call();
+    if (!controller_.capture()) {
+        note_->setText(tr("No capture open (File, Open capture…)."));
+    } else if (!chosen) {
+        note_->setText(tr("The graph shown is not one of the capture's calls: pick a call."));
+    } else {
+        note_->setText(tr("Call %1: %2.").arg(chosen->call).arg(controller_.call_note()));
+    }
+    updating_ = true;
+    for (int row = 0; row < calls_->topLevelItemCount(); ++row) {
+        QTreeWidgetItem* item = calls_->topLevelItem(row);
+        if (chosen && item->data(0, kSessionRole).value<std::size_t>() == chosen->session &&
+            item->data(0, kCallRole).value<std::size_t>() == chosen->call) {
+            calls_->setCurrentItem(item);
+            calls_->scrollToItem(item);
+        }
+    }
+    updating_ = false;
+}
+
+void CapturePanel::picked(QTreeWidgetItem* item) {
+    if (updating_ || item == nullptr) {
+        return;
+    }
+    controller_.select_call(item->data(0, kSessionRole).value<std::size_t>(), item->data(0, kCallRole).value<std::size_t>());
+}
+
+} // namespace gallocsim::gui

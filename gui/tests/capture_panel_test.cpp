@@ -1,0 +1,130 @@
+// A capture folder in the window: opened by a drop (as from the command line or the File
+// menu, which all go through MainWindow::open), its calls listed, and picking the
+// alloc_graph that kept the reserved plan shows that reserve's planning, then the placement.
+// tests/data/captures/seed/README.md gives the seed capture's calls and why.
+#include "gui/capture_panel.hpp"
+#include "gui/main_window.hpp"
+#include "gui/simulation_controller.hpp"
+
+#include <QDockWidget>
+#include <QLabel>
+#include <QMimeData>
+#include <QStandardPaths>
+#include <QTest>
+#include <QTreeWidget>
+
+#include <algorithm>
+
+namespace gallocsim::gui {
+
+class CapturePanelTest : public QObject {
+    Q_OBJECT
+
+private:
+    std::unique_ptr<MainWindow> window_;
+    QStringList messages_;
+
+    SimulationController& controller() { return window_->controller(); }
+    QTreeWidget& calls() { return window_->capture_panel().calls(); }
+    QStringList row(int i) {
+        QStringList cells;
+        for (int c = 0; c < CapturePanel::column_count; ++c) {
+            cells << calls().topLevelItem(i)->text(c);
+        }
+        return cells;
+    }
+    long count(EventKind kind) {
+        return std::ranges::count_if(controller().trace().events, [kind](const TraceEvent& e) { return kind_of(e) == kind; });
+    }
+
+    void drop_folder(const QString& folder) {
+        QMimeData data;
+        data.setUrls({QUrl::fromLocalFile(folder)});
+        QDragEnterEvent enter(QPoint(100, 100), Qt::CopyAction, &data, Qt::LeftButton, Qt::NoModifier);
+        QApplication::sendEvent(window_.get(), &enter);
+        QDropEvent drop(QPointF(100, 100), Qt::CopyAction, &data, Qt::LeftButton, Qt::NoModifier);
+        QApplication::sendEvent(window_.get(), &drop);
+    }
+
+private Q_SLOTS:
+    void initTestCase() { QStandardPaths::setTestModeEnabled(true); }
+
+    void init() {
+        messages_.clear();
+        window_ = std::make_unique<MainWindow>(/*saved_settings=*/false);
+        window_->set_message_sink([this](const QString& title, const QString& text) { messages_ << title + ": " + text; });
+        window_->resize(1280, 800);
+        window_->show();
+        QVERIFY(QTest::qWaitForWindowExposed(window_.get()));
+        QVERIFY(controller().load_example("seed"));
+    }
+
+    void cleanup() { window_.reset(); }
+
+    void a_dropped_capture_lists_its_calls() {
+        drop_folder(GALLOCSIM_SEED_CAPTURE);
+        QVERIFY2(messages_.isEmpty(), qPrintable(messages_.join("\n")));
+        QVERIFY(controller().capture() != nullptr);
+        QVERIFY(window_->findChild<QDockWidget*>("capture_dock")->isVisible());
+        // Session 0: reserve_n, then alloc_graph three times (kept, kept, re-planned);
+        // session 1: reserve_n_size, then an alloc_graph that must plan (no buffer yet).
+        QCOMPARE(calls().topLevelItemCount(), 6);
+        QCOMPARE(row(0), (QStringList{"0", "0", "reserve_n", "1", "plans"}));
+        QCOMPARE(row(1), (QStringList{"0", "1", "alloc_graph", "1", "no (kept the plan)"}));
+        QCOMPARE(row(3), (QStringList{"0", "3", "alloc_graph", "1", "yes"}));
+        QCOMPARE(row(4), (QStringList{"1", "0", "reserve_n_size", "1", "plans"}));
+        QCOMPARE(row(5), (QStringList{"1", "1", "alloc_graph", "1", "yes"}));
+        // The first call is shown: the reserve's planning alone.
+        QVERIFY(controller().selected_call().has_value());
+        QCOMPARE(controller().selected_call()->call, std::size_t{0});
+        QCOMPARE(count(EventKind::plan_started), 1L);
+        QCOMPARE(count(EventKind::tensor_initialised), 0L);
+    }
+
+    void picking_the_alloc_graph_shows_the_reserves_plan_then_the_placement() {
+        QVERIFY(window_->open(GALLOCSIM_SEED_CAPTURE));
+        calls().setCurrentItem(calls().topLevelItem(1));
+        QVERIFY2(messages_.isEmpty(), qPrintable(messages_.join("\n")));
+        QCOMPARE(controller().selected_call()->call, std::size_t{1});
+        QCOMPARE(window_->capture_panel().note().text(),
+                 QString("Call 1: alloc_graph reused the plan of call 0 (reserve_n): its planning, then this call's placement."));
+        // One planning (the reserve's: a, b as leafs, mul in place on a), then alloc_graph
+        // places the three tensors without planning again.
+        const auto& events = controller().trace().events;
+        QCOMPARE(kind_of(events.front()), EventKind::plan_started);
+        QCOMPARE(count(EventKind::plan_started), 1L);
+        QCOMPARE(count(EventKind::leaf_allocated), 2L);
+        QCOMPARE(count(EventKind::in_place_reused), 1L);
+        QCOMPARE(count(EventKind::tensor_initialised), 3L);
+        QCOMPARE(kind_of(events.back()), EventKind::tensor_initialised);
+        // At the end mul shares a's offset 0 and b is at 32.
+        controller().to_last();
+        const SimState& state = controller().state();
+        const auto offset = [&](const char* name) {
+            const auto& placement = state.tensor(*controller().find_tensor(name)).placement;
+            return placement ? placement->offset : std::size_t{999};
+        };
+        QCOMPARE(offset("a"), std::size_t{0});
+        QCOMPARE(offset("b"), std::size_t{32});
+        QCOMPARE(offset("mul"), std::size_t{0});
+    }
+
+    void opening_a_graph_file_closes_the_capture() {
+        QVERIFY(window_->open(GALLOCSIM_SEED_CAPTURE));
+        QVERIFY(controller().load_example("seed"));
+        QVERIFY(controller().capture() == nullptr);
+        QCOMPARE(calls().topLevelItemCount(), 0);
+    }
+
+    void a_folder_without_sessions_is_refused() {
+        QVERIFY(!window_->open(QString(GALLOCSIM_SEED_CAPTURE) + "/graphs"));
+        QCOMPARE(messages_.size(), 1);
+        QVERIFY(messages_[0].contains("not a capture (it has no session-*.jsonl)"));
+        QCOMPARE(controller().graph_name(), QString("seed-mul"));  // what was shown stays
+    }
+};
+
+} // namespace gallocsim::gui
+
+QTEST_MAIN(gallocsim::gui::CapturePanelTest)
+#include "capture_panel_test.moc"

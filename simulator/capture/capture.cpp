@@ -1,0 +1,443 @@
+// libgallocsim_capture.so: loaded with LD_PRELOAD into a ggml program, it defines the graph
+// allocator's public functions, so the program's calls (and ggml-base's own calls, which go
+// through the PLT) come here first; each is forwarded to the real function and recorded as
+// a session per allocator in $GALLOCSIM_CAPTURE_DIR (docs/graph-format.md, "Captures").
+//
+// It must never change what the program does: recording reads, never writes, ggml state;
+// any failure to record prints one line and stops capturing, and the calls go on.
+
+#include "simulator/capture/ggml_api.hpp"
+#include "simulator/capture/graph_record.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+#include <utility>
+
+#define GALLOCSIM_EXPORT extern "C" __attribute__((visibility("default")))
+
+namespace gallocsim::capture {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+class WriteError : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+std::string errno_text() { return std::strerror(errno); }
+
+void write_all(int fd, const std::string& text, const fs::path& path) {
+    std::size_t written = 0;
+    while (written < text.size()) {
+        const ssize_t n = ::write(fd, text.data() + written, text.size() - written);
+        if (n < 0 && errno == EINTR) {
+            continue;
+        }
+        if (n <= 0) {
+            throw WriteError("cannot write " + path.string() + ": " + errno_text());
+        }
+        written += static_cast<std::size_t>(n);
+    }
+}
+
+ojson program_command_line() {
+    ojson args = ojson::array();
+    std::ifstream in("/proc/self/cmdline", std::ios::binary);
+    for (std::string arg; std::getline(in, arg, '\0');) {
+        args.push_back(arg);
+    }
+    return args;
+}
+
+ojson optional_string(const char* (*function)()) {
+    const char* text = function != nullptr ? function() : nullptr;
+    return text != nullptr ? ojson(text) : ojson(nullptr);
+}
+
+// One allocator's session file and what the capture knows of its buffers.
+struct Session {
+    int allocator = 0;
+    std::string file_name;  // session-N.jsonl
+    int fd = -1;
+    BufferLayout layout;
+    ChunkLists chunks;  // live chunk buffers allocated inside this allocator's calls
+    int calls = 0;
+
+    ~Session() {
+        if (fd >= 0) {
+            ::close(fd);
+        }
+    }
+};
+
+enum class Function { reserve, reserve_n, reserve_n_size, alloc_graph };
+
+const char* function_name(Function function) {
+    switch (function) {
+    case Function::reserve: return "ggml_gallocr_reserve";
+    case Function::reserve_n: return "ggml_gallocr_reserve_n";
+    case Function::reserve_n_size: return "ggml_gallocr_reserve_n_size";
+    case Function::alloc_graph: return "ggml_gallocr_alloc_graph";
+    }
+    return "";
+}
+
+// Nesting on this thread: ggml_gallocr_new calls _new_n, alloc_graph may call reserve, which
+// calls reserve_n; only the outermost call is recorded.
+thread_local int call_depth = 0;
+thread_local Session* current_session = nullptr;  // whose outermost call runs on this thread
+thread_local bool replanned = false;              // a reserve ran inside the current call
+
+class Capture {
+public:
+    std::recursive_mutex mutex;
+
+    Capture() {
+        const char* dir = std::getenv("GALLOCSIM_CAPTURE_DIR");
+        if (dir != nullptr && dir[0] != '\0') {
+            dir_ = dir;
+        }
+    }
+
+    // The graph allocator's real functions; without them no call could go on.
+    static const GgmlApi& real() {
+        const GgmlApi* api = program_ggml();
+        if (api == nullptr) {
+            std::fputs("gallocsim capture: no loaded library but this one defines ggml_gallocr_new_n\n", stderr);
+            std::abort();
+        }
+        return *api;
+    }
+
+    Session* session(ggml_gallocr_t galloc) {
+        auto it = sessions_.find(galloc);
+        return recording() && it != sessions_.end() ? it->second.get() : nullptr;
+    }
+
+    void allocator_created(ggml_gallocr_t galloc, const char* created_by, const ggml_backend_buffer_type_t* bufts, int count) {
+        const int number = allocators_++;
+        if (galloc == nullptr || !recording() || !ready()) {
+            return;
+        }
+        guarded([&] {
+            auto session = std::make_unique<Session>();
+            session->allocator = number;
+            session->layout = describe_buffers(real(), bufts, count);
+            open_session(*session);
+            const GgmlApi& ggml = real();
+            ojson header{{"format", "ggml-session/1"}, {"allocator", number}, {"created_by", created_by},
+                         {"ggml_version", optional_string(ggml.ggml_version)},
+                         {"ggml_commit", optional_string(ggml.ggml_commit)}, {"pid", ::getpid()},
+                         {"program", program_command_line()}, {"buffer_types", buffer_types_json(session->layout)},
+                         {"buffers", buffer_ids_json(session->layout)}};
+            write_all(session->fd, dump(header) + "\n", *dir_ / session->file_name);
+            sessions_[galloc] = std::move(session);
+        });
+    }
+
+    void allocator_freed(ggml_gallocr_t galloc) { sessions_.erase(galloc); }
+
+    void chunk_allocated(Session& session, ggml_backend_buffer_type_t buft, ggml_backend_buffer_t buffer) {
+        guarded([&] { session.chunks[buft].push_back({buffer, real().ggml_backend_buffer_get_size(buffer)}); });
+    }
+
+    void buffer_freed(ggml_backend_buffer_t buffer) {
+        for (auto& [galloc, session] : sessions_) {
+            for (auto& [buft, list] : session->chunks) {
+                std::erase_if(list, [&](const Chunk& chunk) { return chunk.buffer == buffer; });
+            }
+        }
+    }
+
+    // Records one outermost reserve/alloc_graph call around `forward`, which makes it.
+    template <class Forward>
+    auto record(Function function, ggml_gallocr_t galloc, ggml_cgraph* graph, const int* node_ids,
+                const int* leaf_ids, const std::size_t* sizes, Forward forward) {
+        Session* session = this->session(galloc);
+        std::optional<GraphRecord> before;
+        if (session != nullptr) {
+            guarded([&] { before.emplace(real(), graph, node_ids, leaf_ids); });
+        }
+        if (!before) {
+            return forward();
+        }
+        current_session = session;
+        replanned = false;
+        auto result = forward();
+        current_session = nullptr;
+        if (recording()) {
+            guarded([&] { write_call(*session, function, *before, galloc, returned_json(result), sizes); });
+        }
+        return result;
+    }
+
+private:
+    bool recording() const { return dir_.has_value() && !stopped_; }
+
+    // Capture needs the whole table; an older ggml is forwarded to but not recorded.
+    bool ready() {
+        if (!real().complete) {
+            stop("the program's ggml lacks a function the capture needs");
+            return false;
+        }
+        return true;
+    }
+
+    // Sessions stay open (a call in flight may still point at one); nothing more is written.
+    void stop(const std::string& why) {
+        if (!stopped_) {
+            std::fprintf(stderr, "gallocsim capture: %s; capture stopped\n", why.c_str());
+            stopped_ = true;
+        }
+    }
+
+    template <class Body>
+    void guarded(Body body) {
+        try {
+            body();
+        } catch (const std::exception& error) {
+            stop(error.what());
+        } catch (...) {
+            stop("unexpected error");
+        }
+    }
+
+    // session-N.jsonl with the first N free: O_EXCL, so two processes never share a file.
+    void open_session(Session& session) {
+        std::error_code error;
+        fs::create_directories(*dir_ / "graphs", error);
+        if (error) {
+            throw WriteError("cannot create " + (*dir_ / "graphs").string() + ": " + error.message());
+        }
+        for (;; ++next_session_) {
+            session.file_name = "session-" + std::to_string(next_session_) + ".jsonl";
+            const fs::path path = *dir_ / session.file_name;
+            session.fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+            if (session.fd >= 0) {
+                ++next_session_;
+                return;
+            }
+            if (errno != EEXIST) {
+                throw WriteError("cannot create " + path.string() + ": " + errno_text());
+            }
+        }
+    }
+
+    static ojson returned_json(bool result) { return result; }
+    static ojson returned_json(std::nullptr_t) { return nullptr; }
+
+    void write_call(Session& session, Function function, const GraphRecord& graph, ggml_gallocr_t galloc,
+                    const ojson& returned, const std::size_t* sizes) {
+        const GgmlApi& ggml = real();
+        const BufferLayout& layout = session.layout;
+        const bool placed = function == Function::alloc_graph && returned == true;
+        const auto rules = graph.alloc_size_rules(layout, placed ? graph.placed_types(layout) : graph.planned_types(layout));
+        const std::string graph_path = write_graph(graph.graph_json(layout, rules), session);
+
+        ojson line{{"call", session.calls++}, {"function", function_name(function)}, {"graph", graph_path},
+                   {"nodes", graph.node_count()}, {"leafs", graph.leaf_count()}, {"returned", returned}};
+        if (function == Function::alloc_graph) {
+            line["replanned"] = replanned;
+        }
+        if (sizes != nullptr) {
+            line["sizes"] = std::vector<std::size_t>(sizes, sizes + layout.type_of_id.size());
+        }
+        ojson examples = ojson::object();
+        for (std::size_t type = 0; type < rules.size(); ++type) {
+            line["alloc_size"].push_back(rules[type].rule);
+            if (!rules[type].example.is_null()) {
+                examples[layout.types[type].name] = rules[type].example;
+            }
+        }
+        if (!examples.empty()) {
+            line["alloc_size_example"] = examples;
+        }
+        ojson chunk_sizes = ojson::array();
+        for (std::size_t id = 0; id < layout.type_of_id.size(); ++id) {
+            line["buffer_sizes"].push_back(ggml.ggml_gallocr_get_buffer_size(galloc, static_cast<int>(id)));
+            const int type = layout.type_of_id[id];
+            ojson sizes_of_chunks = ojson::array();
+            if (layout.first_id(type) == static_cast<int>(id)) {
+                auto list = session.chunks.find(layout.types[static_cast<std::size_t>(type)].buft);
+                for (const Chunk& chunk : list != session.chunks.end() ? list->second : std::vector<Chunk>{}) {
+                    sizes_of_chunks.push_back(chunk.size);
+                }
+            }
+            chunk_sizes.push_back(std::move(sizes_of_chunks));
+        }
+        line["chunk_sizes"] = std::move(chunk_sizes);
+        if (placed) {
+            line["tensors"] = graph.places(layout, session.chunks);
+        }
+        write_all(session.fd, dump(line) + "\n", *dir_ / session.file_name);
+    }
+
+    // graphs/HASH.json, named by the hash of the graph without name and `captured`; written
+    // once (to a temporary name first, so a reader never sees half a file).
+    std::string write_graph(ojson document, const Session& session) {
+        const std::string hash = content_hash(dump(document));
+        const std::string relative = "graphs/" + hash + ".json";
+        const fs::path path = *dir_ / relative;
+        if (graphs_written_.contains(hash) || fs::exists(path)) {
+            return relative;
+        }
+        const GgmlApi& ggml = real();
+        ojson file{{"format", "ggml-graph/1"}, {"name", hash}};
+        file.update(document);
+        file["captured"] = {{"session", session.file_name}, {"ggml_version", optional_string(ggml.ggml_version)},
+                            {"ggml_commit", optional_string(ggml.ggml_commit)}};
+        const fs::path temporary = path.string() + ".tmp" + std::to_string(::getpid());
+        const int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+        if (fd < 0) {
+            throw WriteError("cannot create " + temporary.string() + ": " + errno_text());
+        }
+        try {
+            write_all(fd, graph_file_text(file), temporary);
+        } catch (...) {
+            ::close(fd);
+            throw;
+        }
+        ::close(fd);
+        if (std::rename(temporary.c_str(), path.c_str()) != 0) {
+            throw WriteError("cannot rename " + temporary.string() + ": " + errno_text());
+        }
+        graphs_written_.insert(hash);
+        return relative;
+    }
+
+    std::optional<fs::path> dir_;
+    bool stopped_ = false;
+    int allocators_ = 0;
+    int next_session_ = 0;
+    std::unordered_map<ggml_gallocr_t, std::unique_ptr<Session>> sessions_;
+    std::unordered_set<std::string> graphs_written_;
+};
+
+// Never destroyed: ggml frees buffers from static destructors, after ours would have run.
+Capture& capture() {
+    static Capture* instance = new Capture();
+    return *instance;
+}
+
+// One interposed call: holds the capture's lock (the scheduler may call from several
+// threads) and counts the nesting on this thread.
+class CallScope {
+public:
+    CallScope() : lock_(capture().mutex) { ++call_depth; }
+    ~CallScope() { --call_depth; }
+    CallScope(const CallScope&) = delete;
+    CallScope& operator=(const CallScope&) = delete;
+    bool outermost() const { return call_depth == 1; }
+
+private:
+    std::unique_lock<std::recursive_mutex> lock_;
+};
+
+template <class Forward>
+auto intercept(Function function, ggml_gallocr_t galloc, ggml_cgraph* graph, const int* node_ids,
+               const int* leaf_ids, const std::size_t* sizes, Forward forward) {
+    CallScope scope;
+    if (!scope.outermost()) {
+        if (function != Function::alloc_graph) {
+            replanned = true;  // alloc_graph planned again (needs_realloc said yes)
+        }
+        return forward();
+    }
+    return capture().record(function, galloc, graph, node_ids, leaf_ids, sizes, forward);
+}
+
+const GgmlApi& real() { return Capture::real(); }
+
+} // namespace
+} // namespace gallocsim::capture
+
+using gallocsim::capture::capture;
+using gallocsim::capture::CallScope;
+using gallocsim::capture::Function;
+using gallocsim::capture::intercept;
+using gallocsim::capture::real;
+
+GALLOCSIM_EXPORT ggml_gallocr_t ggml_gallocr_new_n(ggml_backend_buffer_type_t* bufts, int n_bufs) {
+    CallScope scope;
+    ggml_gallocr_t galloc = real().ggml_gallocr_new_n(bufts, n_bufs);
+    if (scope.outermost()) {
+        capture().allocator_created(galloc, "ggml_gallocr_new_n", bufts, n_bufs);
+    }
+    return galloc;
+}
+
+GALLOCSIM_EXPORT ggml_gallocr_t ggml_gallocr_new(ggml_backend_buffer_type_t buft) {
+    CallScope scope;
+    ggml_gallocr_t galloc = real().ggml_gallocr_new(buft);
+    if (scope.outermost()) {
+        capture().allocator_created(galloc, "ggml_gallocr_new", &buft, 1);
+    }
+    return galloc;
+}
+
+GALLOCSIM_EXPORT void ggml_gallocr_free(ggml_gallocr_t galloc) {
+    CallScope scope;
+    real().ggml_gallocr_free(galloc);
+    capture().allocator_freed(galloc);
+}
+
+GALLOCSIM_EXPORT bool ggml_gallocr_reserve(ggml_gallocr_t galloc, ggml_cgraph* graph) {
+    return intercept(Function::reserve, galloc, graph, nullptr, nullptr, nullptr,
+                     [&] { return real().ggml_gallocr_reserve(galloc, graph); });
+}
+
+GALLOCSIM_EXPORT bool ggml_gallocr_reserve_n(ggml_gallocr_t galloc, ggml_cgraph* graph, const int* node_buffer_ids,
+                                             const int* leaf_buffer_ids) {
+    return intercept(Function::reserve_n, galloc, graph, node_buffer_ids, leaf_buffer_ids, nullptr,
+                     [&] { return real().ggml_gallocr_reserve_n(galloc, graph, node_buffer_ids, leaf_buffer_ids); });
+}
+
+GALLOCSIM_EXPORT void ggml_gallocr_reserve_n_size(ggml_gallocr_t galloc, ggml_cgraph* graph, const int* node_buffer_ids,
+                                                  const int* leaf_buffer_ids, size_t* sizes) {
+    intercept(Function::reserve_n_size, galloc, graph, node_buffer_ids, leaf_buffer_ids, sizes, [&] {
+        real().ggml_gallocr_reserve_n_size(galloc, graph, node_buffer_ids, leaf_buffer_ids, sizes);
+        return nullptr;
+    });
+}
+
+GALLOCSIM_EXPORT bool ggml_gallocr_alloc_graph(ggml_gallocr_t galloc, ggml_cgraph* graph) {
+    return intercept(Function::alloc_graph, galloc, graph, nullptr, nullptr, nullptr,
+                     [&] { return real().ggml_gallocr_alloc_graph(galloc, graph); });
+}
+
+// Only to learn an allocator's chunks: the buffers allocated inside its calls, in order.
+// The thread that runs an allocator's call holds the lock already; other threads' buffers
+// (weights, KV caches) are none of the capture's business.
+GALLOCSIM_EXPORT ggml_backend_buffer_t ggml_backend_buft_alloc_buffer(ggml_backend_buffer_type_t buft, size_t size) {
+    ggml_backend_buffer_t buffer = real().ggml_backend_buft_alloc_buffer(buft, size);
+    if (buffer != nullptr && gallocsim::capture::current_session != nullptr) {
+        capture().chunk_allocated(*gallocsim::capture::current_session, buft, buffer);
+    }
+    return buffer;
+}
+
+// A freed chunk leaves its list (reserve_n_size frees chunks it does not replace), so a
+// list only ever holds live buffers.
+GALLOCSIM_EXPORT void ggml_backend_buffer_free(ggml_backend_buffer_t buffer) {
+    if (buffer != nullptr) {
+        std::lock_guard lock(capture().mutex);
+        capture().buffer_freed(buffer);
+    }
+    real().ggml_backend_buffer_free(buffer);
+}

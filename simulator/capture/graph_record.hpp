@@ -1,0 +1,99 @@
+#pragma once
+// What one graph-allocator call saw and did, in the shapes of docs/graph-format.md: the
+// graph as a ggml-graph/1 document (taken before the call), and after it the buffer
+// sizes, chunk sizes, places and the alloc-size rule each buffer type followed.
+
+#include "simulator/capture/ggml_api.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <cstddef>
+#include <map>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace gallocsim::capture {
+
+using ojson = nlohmann::ordered_json;
+
+// An allocator's buffer ids (ggml_gallocr_new_n's array) and its distinct buffer types.
+struct BufferLayout {
+    struct Type {
+        ggml_backend_buffer_type_t buft;
+        std::string name;  // made unique if two types share a name
+        std::size_t alignment;
+        std::size_t max_size;
+    };
+    std::vector<Type> types;       // in order of first use by a buffer id
+    std::vector<int> type_of_id;   // buffer id -> index into types
+
+    int first_id(int type) const;  // the lowest buffer id of a type: where its places are reported
+    int type_index(ggml_backend_buffer_type_t buft) const;  // -1 if not one of ours
+};
+BufferLayout describe_buffers(const GgmlApi& ggml, const ggml_backend_buffer_type_t* bufts, int count);
+ojson buffer_types_json(const BufferLayout& layout);  // as in session line 1: max_size null for SIZE_MAX
+ojson buffer_ids_json(const BufferLayout& layout);
+
+// The chunks (backend buffers) an allocator holds per buffer type, in chunk order.
+struct Chunk {
+    ggml_backend_buffer_t buffer;
+    std::size_t size;
+};
+using ChunkLists = std::map<ggml_backend_buffer_type_t, std::vector<Chunk>>;
+
+// How a buffer type's get_alloc_size behaved on the tensors it holds in one call.
+struct AllocSizeFinding {
+    std::string rule = "nbytes";  // nbytes, cuda or unknown
+    ojson example;                // for unknown: {tensor, nbytes, alloc_size}
+};
+
+// The graph of one call, taken before the call (whether a tensor has memory is what the
+// call changes). Tensors are listed leafs first, then nodes, each after its view root and
+// sources; their names are made unique (see docs/graph-format.md, "Tensor names").
+class GraphRecord {
+public:
+    GraphRecord(const GgmlApi& ggml, ggml_cgraph* graph, const int* node_buffer_ids, const int* leaf_buffer_ids);
+
+    int node_count() const { return static_cast<int>(nodes_.size()); }
+    int leaf_count() const { return static_cast<int>(leafs_.size()); }
+
+    // Per tensor, the buffer type it is planned in (-1: none), by the buffer ids passed:
+    // a leaf by its leaf id; any other tensor by the first node, in order, that it is or
+    // that uses it as a source, as the allocator assigns them.
+    std::vector<int> planned_types(const BufferLayout& layout) const;
+    // Per tensor, the buffer type alloc_graph put it in (-1: none or not ours).
+    std::vector<int> placed_types(const BufferLayout& layout) const;
+    // Per buffer type, the get_alloc_size rule its tensors (non-views without memory) followed.
+    std::vector<AllocSizeFinding> alloc_size_rules(const BufferLayout& layout, const std::vector<int>& type_of_tensor) const;
+    // After alloc_graph: {name: {buffer, chunk, offset}} for every tensor placed in one of the chunks.
+    ojson places(const BufferLayout& layout, const ChunkLists& chunks) const;
+    // The ggml-graph/1 document, without name and `captured`.
+    ojson graph_json(const BufferLayout& layout, const std::vector<AllocSizeFinding>& rules) const;
+
+private:
+    void collect(ggml_cgraph* graph);
+    void name_tensors();
+    ojson tensor_json(std::size_t index) const;
+    std::size_t index_of(const ggml_tensor* tensor) const { return index_.at(tensor); }
+    std::size_t cuda_alloc_size(const ggml_tensor* tensor) const;
+
+    const GgmlApi& ggml_;
+    std::vector<const ggml_tensor*> tensors_;
+    std::unordered_map<const ggml_tensor*, std::size_t> index_;
+    std::vector<std::string> names_;
+    std::vector<bool> had_memory_;
+    std::vector<std::size_t> leafs_, nodes_;  // indices into tensors_
+    std::vector<int> node_buffer_ids_, leaf_buffer_ids_;  // empty when the call passed none
+};
+
+// Compact JSON; bytes that are not UTF-8 (in an original name) become U+FFFD, never an error.
+std::string dump(const ojson& value);
+
+// A stable 64-bit hash of a document's text (FNV-1a), as 16 hex digits: graph file names.
+std::string content_hash(const std::string& text);
+
+// One line per tensor and per buffer type, the rest of the document on lines of its own.
+std::string graph_file_text(const ojson& document);
+
+} // namespace gallocsim::capture

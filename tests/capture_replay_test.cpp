@@ -1,0 +1,339 @@
+// Captures (ggml-session/1): reading sessions, replaying them call by call on one allocator,
+// and `gallocsim conform` on capture folders, cut-short ones included. The seed capture's
+// values are reasoned in tests/data/captures/seed/README.md (and below where a test uses them).
+
+#include "simulator/capture_replay.hpp"
+#include "simulator/capture_session.hpp"
+#include "simulator/commands.hpp"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cctype>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace gallocsim {
+namespace {
+
+namespace fs = std::filesystem;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+const fs::path kCaptures = fs::path(GALLOCSIM_TEST_DATA_DIR) / "captures";
+const fs::path kSeed = kCaptures / "seed";
+
+std::string read(const fs::path& path) {
+    std::ifstream in(path);
+    std::ostringstream text;
+    text << in.rdbuf();
+    return text.str();
+}
+
+void write(const fs::path& path, const std::string& text) {
+    std::ofstream(path, std::ios::trunc) << text;
+}
+
+// A copy of the seed capture to break, removed afterwards.
+class BrokenSeed : public ::testing::Test {
+protected:
+    void SetUp() override {
+        folder_ = fs::temp_directory_path() /
+                  ("gallocsim-capture-" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
+        fs::remove_all(folder_);
+        fs::copy(kSeed, folder_, fs::copy_options::recursive);
+    }
+    void TearDown() override { fs::remove_all(folder_); }
+
+    fs::path session0() const { return folder_ / "session-0.jsonl"; }
+    void replace_in_session0(const std::string& from, const std::string& to) {
+        std::string text = read(session0());
+        const auto at = text.find(from);
+        ASSERT_NE(at, std::string::npos) << from;
+        text.replace(at, from.size(), to);
+        write(session0(), text);
+    }
+
+    struct Conformed {
+        int exit_code;
+        std::string out;
+        std::string last_line;
+    };
+    Conformed conform() const {
+        std::ostringstream out, err;
+        const int code = cli::conform({.paths = {folder_.string()}}, out, err);
+        std::string text = out.str();
+        const auto end = text.find_last_not_of('\n');
+        const auto start = text.rfind('\n', end);
+        return {code, text, text.substr(start == std::string::npos ? 0 : start + 1, end - (start == std::string::npos ? 0 : start + 1) + 1)};
+    }
+
+    fs::path folder_;
+};
+
+TEST(CaptureSession, ReadsTheSeedHeaderAndCalls) {
+    const Capture capture = load_capture(kSeed);
+    ASSERT_EQ(capture.sessions.size(), 2u);
+    EXPECT_TRUE(capture.errors.empty());
+    const CaptureSession& session = capture.sessions[0];
+    EXPECT_EQ(session.allocator, 0);
+    EXPECT_EQ(session.created_by, "ggml_gallocr_new");
+    EXPECT_FALSE(session.ggml_version.has_value());
+    ASSERT_EQ(session.buffer_types.size(), 1u);
+    EXPECT_EQ(session.buffer_types[0].name, "CPU");
+    EXPECT_EQ(session.buffer_types[0].alignment, 32u);
+    EXPECT_EQ(session.buffer_types[0].alloc_size, AllocSizeRule::nbytes);
+    ASSERT_EQ(session.calls.size(), 4u);
+    const CapturedCall& reserve = session.calls[0];
+    EXPECT_EQ(reserve.function, CapturedFunction::reserve_n);
+    EXPECT_EQ(reserve.line, 2);
+    EXPECT_EQ(reserve.nodes, 1u);
+    EXPECT_EQ(reserve.leafs, 2u);
+    EXPECT_EQ(reserve.returned, true);
+    EXPECT_FALSE(reserve.replanned.has_value());
+    EXPECT_THAT(reserve.buffer_sizes, ElementsAre(64u));
+    const CapturedCall& alloc = session.calls[1];
+    EXPECT_EQ(alloc.function, CapturedFunction::alloc_graph);
+    EXPECT_EQ(alloc.replanned, false);
+    ASSERT_TRUE(alloc.tensors.has_value());
+    EXPECT_EQ(alloc.tensors->size(), 3u);
+    EXPECT_TRUE(session.truncated.empty());
+    EXPECT_EQ(capture.sessions[1].calls[0].sizes, std::vector<std::size_t>{64});
+    EXPECT_FALSE(capture.sessions[1].calls[0].returned.has_value());
+}
+
+TEST(CaptureSession, CaptureFoldersAreTheOnesWithSessions) {
+    EXPECT_TRUE(is_capture_dir(kSeed));
+    EXPECT_FALSE(is_capture_dir(kSeed / "graphs"));
+    EXPECT_FALSE(is_capture_dir(kSeed / "session-0.jsonl"));
+}
+
+TEST(CaptureSession, CudaWhereAnyCallSawIt) {
+    // A call whose tensors all have ggml_nbytes cannot tell CUDA from CPU; one that saw the
+    // padding decides.
+    const std::string text =
+        R"({"format": "ggml-session/1", "allocator": 0, "created_by": "ggml_gallocr_new", "buffer_types": [{"name": "CUDA0", "alignment": 128}]})"
+        "\n"
+        R"({"call": 0, "function": "ggml_gallocr_reserve", "graph": "g.json", "nodes": 1, "leafs": 0, "returned": true, "alloc_size": ["nbytes"], "buffer_sizes": [0], "chunk_sizes": [[]]})"
+        "\n"
+        R"({"call": 1, "function": "ggml_gallocr_reserve", "graph": "g.json", "nodes": 1, "leafs": 0, "returned": true, "alloc_size": ["cuda"], "buffer_sizes": [0], "chunk_sizes": [[]]})"
+        "\n";
+    const CaptureSession session = parse_capture_session(text, "s.jsonl", ".");
+    EXPECT_EQ(session.buffer_types[0].alloc_size, AllocSizeRule::cuda);
+}
+
+TEST(CaptureSession, ErrorsNameFileLinePathAndProblem) {
+    const std::string header =
+        R"({"format": "ggml-session/1", "allocator": 0, "created_by": "ggml_gallocr_new", "buffer_types": [{"name": "CPU", "alignment": 32}]})"
+        "\n";
+    auto error_of = [&](const std::string& call) {
+        try {
+            parse_capture_session(header + call + "\n{\"call\": 1}\n", "s.jsonl", ".");
+        } catch (const GraphFileError& error) {
+            return std::string(error.what());
+        }
+        return std::string("no error");
+    };
+    EXPECT_EQ(error_of(R"({"call": 0, "function": "ggml_gallocr_reserve", "graph": "g.json", "nodes": 1, "leafs": 0, "returned": true, "alloc_size": ["nbytes"], "buffer_sizes": [0, 0], "chunk_sizes": [[]]})"),
+              "s.jsonl: line 2: $.buffer_sizes: has 2 entries, the allocator has 1 buffer id");
+    EXPECT_EQ(error_of(R"({"call": 0, "function": "ggml_gallocr_free", "graph": "g.json"})"),
+              "s.jsonl: line 2: $.function: unknown function \"ggml_gallocr_free\" (expected ggml_gallocr_reserve, "
+              "_reserve_n, _reserve_n_size or _alloc_graph)");
+    EXPECT_EQ(error_of(R"({"call": 0, "function": "ggml_gallocr_reserve", "graph": "../g.json"})"),
+              "s.jsonl: line 2: $.graph: must be a path inside the capture folder, got \"../g.json\"");
+    // The header's buffer types are checked as a graph file's, with the same paths.
+    try {
+        parse_capture_session(R"({"format": "ggml-session/1", "allocator": 0, "created_by": "ggml_gallocr_new", "buffer_types": [{"name": "CPU", "alignment": 24}]})",
+                              "s.jsonl", ".");
+        FAIL() << "no error";
+    } catch (const GraphFileError& error) {
+        EXPECT_STREQ(error.what(), "s.jsonl: line 1: $.buffer_types[0].alignment: must be a power of two, got 24");
+    }
+}
+
+TEST(CaptureReplay, SeedReproducesEveryCall) {
+    const Capture capture = load_capture(kSeed);
+    const auto replays = replay_session(capture.sessions[0]);
+    ASSERT_EQ(replays.size(), 4u);
+    for (const CallReplay& replay : replays) {
+        EXPECT_EQ(replay.outcome, CallOutcome::passed) << replay.index << ": " << replay.error;
+        EXPECT_TRUE(replay.differences.empty());
+    }
+    // Calls 1 and 2 keep call 0's plan; call 3's graph outgrows it and re-plans.
+    EXPECT_TRUE(replays[0].replanned);
+    EXPECT_FALSE(replays[1].replanned);
+    EXPECT_EQ(replays[1].plan_call, 0u);
+    EXPECT_FALSE(replays[2].replanned);
+    EXPECT_EQ(replays[2].plan_call, 0u);
+    EXPECT_TRUE(replays[3].replanned);
+    EXPECT_EQ(replays[3].plan_call, 3u);
+}
+
+TEST(CaptureReplay, AllocatorIsBuiltFromTheSessionHeader) {
+    const Capture capture = load_capture(kSeed);
+    const SessionAllocator made = make_session_allocator(capture.sessions[0]);
+    ASSERT_EQ(made.allocator->buffer_count(), 1);
+    EXPECT_EQ(made.allocator->buffer_type(0).name(), "CPU");
+    EXPECT_EQ(made.allocator->buffer_type(0).alignment(), 32u);
+}
+
+TEST(CaptureReplay, TraceOfAnAllocGraphThatKeptThePlanShowsTheReserveFirst) {
+    const Capture capture = load_capture(kSeed);
+    const CallTrace traced = trace_call(capture.sessions[0], 1);
+    EXPECT_EQ(traced.plan_call, 0u);
+    EXPECT_EQ(traced.note, "alloc_graph reused the plan of call 0 (reserve_n): its planning, then this call's placement");
+    // The reserve's planning (a plan started, leafs allocated), then alloc_graph's placement.
+    ASSERT_FALSE(traced.trace.events.empty());
+    EXPECT_EQ(kind_of(traced.trace.events.front()), EventKind::plan_started);
+    EXPECT_EQ(kind_of(traced.trace.events.back()), EventKind::tensor_initialised);
+    const auto plans = std::ranges::count_if(traced.trace.events, [](const TraceEvent& e) {
+        return kind_of(e) == EventKind::plan_started;
+    });
+    EXPECT_EQ(plans, 1);  // alloc_graph did not plan again
+    EXPECT_TRUE(traced.trace.error.empty());
+}
+
+TEST(CaptureReplay, TraceOfAReplanningAllocGraphIsItsOwn) {
+    const Capture capture = load_capture(kSeed);
+    const CallTrace traced = trace_call(capture.sessions[0], 3);
+    EXPECT_EQ(traced.plan_call, 3u);
+    EXPECT_EQ(traced.note, "alloc_graph re-planned the graph");
+    EXPECT_EQ(traced.file.name, "seed-mul-16");
+}
+
+TEST(CaptureReplay, KeptPlanOfAnotherGraphIsSaidSo) {
+    const Capture capture = load_capture(kSeed);
+    const CallTrace traced = trace_call(capture.sessions[0], 2);
+    EXPECT_EQ(traced.plan_call, 0u);
+    EXPECT_THAT(traced.note, HasSubstr("reused the plan of call 0 (reserve_n), made on another graph (graphs/seed.json)"));
+    EXPECT_EQ(traced.file.name, "seed-mul");
+}
+
+TEST(CaptureConform, SeedPassesCallByCall) {
+    std::ostringstream out, err;
+    EXPECT_EQ(cli::conform({.paths = {kSeed.string()}, .verbose = true}, out, err), 0);
+    EXPECT_THAT(out.str(), HasSubstr("PASS " + (kSeed / "session-0.jsonl").string() +
+                                     " call 1 (ggml_gallocr_alloc_graph, graphs/seed.json)\n"));
+    // Four calls in session 0 and two in session 1, each one pass.
+    EXPECT_THAT(out.str(), ::testing::EndsWith("6 passed, 0 failed\n"));
+}
+
+TEST_F(BrokenSeed, OneWrongOffsetIsExactlyOneMismatch) {
+    // Call 1 says b went to 64; the plan put it at 32.
+    replace_in_session0(R"("b": {"buffer": 0, "chunk": 0, "offset": 32}, "mul": {"buffer": 0, "chunk": 0, "offset": 0}}}
+{"call": 2)",
+                        R"("b": {"buffer": 0, "chunk": 0, "offset": 64}, "mul": {"buffer": 0, "chunk": 0, "offset": 0}}}
+{"call": 2)");
+    const Conformed result = conform();
+    EXPECT_EQ(result.exit_code, 1);
+    EXPECT_THAT(result.out, HasSubstr("FAIL " + session0().string() + " call 1 (ggml_gallocr_alloc_graph, graphs/seed.json)\n"
+                                      "  tensor 'b' offset: expected 64, got 32\n"));
+    EXPECT_EQ(result.last_line, "5 passed, 1 failed");
+}
+
+TEST_F(BrokenSeed, CutLastLineKeepsTheCallsBefore) {
+    std::string text = read(session0());
+    text.resize(text.rfind("\"tensors\""));  // the program stopped in the middle of call 3's line
+    write(session0(), text);
+    const CaptureSession session = load_capture_session(session0(), folder_);
+    EXPECT_EQ(session.calls.size(), 3u);
+    EXPECT_EQ(session.truncated,
+              "line 5 is not complete JSON (the program stopped while writing it): call 3 and any calls after it are missing");
+    const Conformed result = conform();
+    EXPECT_THAT(result.out, HasSubstr("FAIL " + session0().string() + ": " + session.truncated + "\n"));
+    EXPECT_EQ(result.last_line, "5 passed, 1 failed");  // calls 0-2 and session 1's two, then the missing part
+}
+
+TEST_F(BrokenSeed, MissingGraphFileStopsTheSessionThere) {
+    fs::remove(folder_ / "graphs" / "seed-f16.json");
+    const Conformed result = conform();
+    EXPECT_THAT(result.out, HasSubstr("FAIL " + session0().string() + " call 2 (ggml_gallocr_alloc_graph, graphs/seed-f16.json)\n  " +
+                                      session0().string() + ": line 4: $.graph: graphs/seed-f16.json is missing from the capture\n"));
+    // Call 3 depends on what call 2 left; it is not replayed.
+    EXPECT_THAT(result.out, HasSubstr("SKIP " + session0().string() + " call 3 (ggml_gallocr_alloc_graph, graphs/seed-16.json): "
+                                      "not replayed: the graph of call 2 could not be loaded\n"));
+    EXPECT_EQ(result.last_line, "4 passed, 1 failed, 1 skipped");
+}
+
+TEST_F(BrokenSeed, CutGraphFileIsSaidToBeCut) {
+    const fs::path graph = folder_ / "graphs" / "seed-16.json";
+    std::string text = read(graph);
+    text.resize(100);
+    write(graph, text);
+    const Conformed result = conform();
+    EXPECT_THAT(result.out, HasSubstr(session0().string() + ": line 5: $.graph: graphs/seed-16.json is cut short (100 bytes, "
+                                      "and its JSON does not end)\n"));
+    EXPECT_EQ(result.last_line, "5 passed, 1 failed");
+}
+
+TEST_F(BrokenSeed, NodeCountThatDoesNotMatchTheGraph) {
+    replace_in_session0(R"({"call": 0, "function": "ggml_gallocr_reserve_n", "graph": "graphs/seed.json", "nodes": 1)",
+                        R"({"call": 0, "function": "ggml_gallocr_reserve_n", "graph": "graphs/seed.json", "nodes": 3)");
+    const Conformed result = conform();
+    EXPECT_THAT(result.out, HasSubstr(session0().string() + ": line 2: $.nodes: the call planned 3 nodes, graphs/seed.json has 1 node\n"));
+    EXPECT_EQ(result.last_line, "2 passed, 1 failed, 3 skipped");
+}
+
+TEST_F(BrokenSeed, UnknownAllocSizeIsNotReplayable) {
+    replace_in_session0(R"("replanned": false, "alloc_size": ["nbytes"], "buffer_sizes": [64], "chunk_sizes": [[64]], "tensors": {"a": {"buffer": 0, "chunk": 0, "offset": 0}, "b": {"buffer": 0, "chunk": 0, "offset": 32}, "mul": {"buffer": 0, "chunk": 0, "offset": 0}}}
+{"call": 2)",
+                        R"("replanned": false, "alloc_size": ["unknown"], "alloc_size_example": {"tensor": "a", "nbytes": 4, "alloc_size": 8}, "buffer_sizes": [64], "chunk_sizes": [[64]], "tensors": {"a": {"buffer": 0, "chunk": 0, "offset": 0}, "b": {"buffer": 0, "chunk": 0, "offset": 32}, "mul": {"buffer": 0, "chunk": 0, "offset": 0}}}
+{"call": 2)");
+    const Conformed result = conform();
+    EXPECT_THAT(result.out, HasSubstr("call 1 (ggml_gallocr_alloc_graph, graphs/seed.json): not replayable: buffer type 'CPU' "
+                                      "sized tensors by a rule the format cannot name ({\"alloc_size\":8,\"nbytes\":4,\"tensor\":\"a\"})\n"));
+    EXPECT_EQ(result.last_line, "3 passed, 0 failed, 3 skipped");
+}
+
+TEST(CaptureConform, GoldenCorpusAndCaptureTogether) {
+    const fs::path golden = fs::path(GALLOCSIM_SHARED_DIR) / "golden";
+    if (!fs::is_directory(golden)) {
+        GTEST_SKIP() << golden << " not found";
+    }
+    std::ostringstream out, err;
+    EXPECT_EQ(cli::conform({.paths = {golden.string(), kSeed.string()}}, out, err), 0);
+    EXPECT_THAT(out.str(), ::testing::EndsWith("206 passed, 0 failed\n"));
+}
+
+// Every capture kept under tests/data/captures (hand-written, and sessions captured from real
+// programs) replays with every call reproduced.
+class EveryCapture : public ::testing::TestWithParam<fs::path> {};
+
+std::vector<fs::path> capture_folders() {
+    std::vector<fs::path> folders;
+    for (const auto& entry : fs::directory_iterator(kCaptures)) {
+        if (is_capture_dir(entry.path())) {
+            folders.push_back(entry.path());
+        }
+    }
+    std::ranges::sort(folders);
+    return folders;
+}
+
+TEST_P(EveryCapture, ReplaysEveryCall) {
+    const Capture capture = load_capture(GetParam());
+    EXPECT_TRUE(capture.errors.empty()) << capture.errors.front();
+    ASSERT_FALSE(capture.sessions.empty());
+    for (const CaptureSession& session : capture.sessions) {
+        EXPECT_TRUE(session.truncated.empty()) << session.label() << ": " << session.truncated;
+        for (const CallReplay& replay : replay_session(session)) {
+            EXPECT_EQ(replay.outcome, CallOutcome::passed)
+                << session.label() << " call " << replay.index << ": " << replay.error
+                << (replay.differences.empty() ? "" : "\n  " + replay.differences.front());
+        }
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(Captures, EveryCapture, ::testing::ValuesIn(capture_folders()),
+                         [](const ::testing::TestParamInfo<fs::path>& param) {
+                             std::string name = param.param.filename().string();
+                             std::ranges::replace_if(name, [](char c) { return !std::isalnum(static_cast<unsigned char>(c)); }, '_');
+                             return name;
+                         });
+
+} // namespace
+} // namespace gallocsim

@@ -11,6 +11,19 @@
 
 #include <iostream>
 
+namespace {
+
+// "K" (a call of session 0) or "S:K", both counted from 0, as the Capture dock lists them.
+bool select_call(gallocsim::gui::SimulationController& controller, const QString& text) {
+    const QStringList parts = text.split(':');
+    bool session_ok = true, call_ok = false;
+    const qulonglong session = parts.size() == 2 ? parts[0].toULongLong(&session_ok) : 0;
+    const qulonglong call = parts.back().toULongLong(&call_ok);
+    return parts.size() <= 2 && session_ok && call_ok && controller.select_call(session, call);
+}
+
+} // namespace
+
 int main(int argc, char** argv) {
     QApplication app(argc, argv);
     QApplication::setOrganizationName("gallocsim");
@@ -27,7 +40,8 @@ int main(int argc, char** argv) {
     const QCommandLineOption screenshot_option("screenshot", "save the window as a PNG and exit", "png");
     const QCommandLineOption size_option("size", "window size for --screenshot (default 1440x900)", "WxH", "1440x900");
     const QCommandLineOption raise_option("raise", "bring a dock to the front: timeline, state or statistics", "dock");
-    parser.addOptions({example_option, step_option, screenshot_option, size_option, raise_option});
+    const QCommandLineOption call_option("call", "in a capture folder, pick this call: K (session 0) or S:K", "call");
+    parser.addOptions({example_option, step_option, screenshot_option, size_option, raise_option, call_option});
     parser.process(app);
 
     const bool headless = parser.isSet(screenshot_option);
@@ -44,6 +58,11 @@ int main(int argc, char** argv) {
         loaded = window.open(parser.positionalArguments().front());
     } else {
         loaded = controller.load_example(parser.value(example_option).isEmpty() ? "seed" : parser.value(example_option));
+    }
+    if (loaded && parser.isSet(call_option) && !select_call(controller, parser.value(call_option))) {
+        std::cerr << "gallocsim-gui: --call " << parser.value(call_option).toStdString()
+                  << ": no such call in this capture (give K or S:K, counted from 0)\n";
+        return 2;
     }
     if (parser.isSet(step_option)) {
         controller.jump(parser.value(step_option).toULongLong());

@@ -34,7 +34,7 @@ struct GgmlApi {
 // The program's ggml, found on first use: first the objects after this library in the global
 // lookup order (dlsym RTLD_NEXT), then every loaded object, because a library dlopen'ed with
 // RTLD_LOCAL (Python's ctypes) is invisible to RTLD_NEXT. nullptr when no loaded object
-// but this library defines the graph allocator. Not thread-safe: callers hold the capture's lock.
+// but this library defines the graph allocator. Resolved once (a thread-safe static).
 const GgmlApi* program_ggml();
 
 } // namespace gallocsim::capture

@@ -6,9 +6,12 @@
 //   measure two buffer ids of the CPU type; reserve_n, reserve_n_size of a larger graph (which
 //           frees the chunk it would outgrow), reserve_n and alloc_graph of that graph
 //   threads four threads, each with its own allocator, 25 reserve + alloc_graph each
+//   rules   buffer types of the probe's own whose get_alloc_size follows ggml-cuda's rule
+//           (PADDED) and no rule the format names (ODD); reserve_n only
 //   none    builds a graph but never calls the graph allocator
 // and exits with EXIT_CODE (default 0), or 1 if a call fails.
 #include <ggml-alloc.h>
+#include <ggml-backend-impl.h>  // to define buffer types of our own, from the ggml tree
 #include <ggml-backend.h>
 #include <ggml.h>
 
@@ -54,6 +57,50 @@ ggml_cgraph* names_graph(ggml_context* ctx) {
     ggml_build_forward_expand(graph, copy);
     ggml_set_name(product, "");  // after: ggml_build_forward_expand names unnamed nodes node_N
     return graph;
+}
+
+// Buffer types whose memory is the CPU's but whose get_alloc_size is their own.
+size_t padded_alloc_size(ggml_backend_buffer_type_t, const ggml_tensor* tensor) {
+    size_t size = ggml_nbytes(tensor);  // ggml-cuda's: quantized rows padded to 512 elements
+    if (ggml_is_quantized(tensor->type) && tensor->ne[0] % 512 != 0) {
+        size += ggml_row_size(tensor->type, 512 - tensor->ne[0] % 512);
+    }
+    return size;
+}
+size_t odd_alloc_size(ggml_backend_buffer_type_t, const ggml_tensor* tensor) { return ggml_nbytes(tensor) + 100; }
+
+ggml_backend_buffer_type custom_type(const char* (*name)(ggml_backend_buffer_type_t),
+                                     size_t (*alloc_size)(ggml_backend_buffer_type_t, const ggml_tensor*)) {
+    ggml_backend_buffer_type_i iface{};
+    iface.get_name = name;
+    iface.alloc_buffer = [](ggml_backend_buffer_type_t, size_t size) {
+        return ggml_backend_buft_alloc_buffer(ggml_backend_cpu_buffer_type(), size);
+    };
+    iface.get_alignment = [](ggml_backend_buffer_type_t) { return size_t{32}; };
+    iface.get_alloc_size = alloc_size;
+    return {iface, nullptr, nullptr};
+}
+
+// w (q4_0, 32 elements: 18 bytes, 288 by ggml-cuda's rule) in PADDED; x (f32, 32) and
+// y = w·x in ODD.
+bool run_rules(ggml_context* ctx) {
+    ggml_backend_buffer_type padded = custom_type([](ggml_backend_buffer_type_t) { return "PADDED"; }, padded_alloc_size);
+    ggml_backend_buffer_type odd = custom_type([](ggml_backend_buffer_type_t) { return "ODD"; }, odd_alloc_size);
+    ggml_tensor* w = ggml_new_tensor_1d(ctx, GGML_TYPE_Q4_0, 32);
+    ggml_set_name(w, "w");
+    ggml_set_input(w);
+    ggml_tensor* y = ggml_mul_mat(ctx, w, input(ctx, "x", 32));
+    ggml_set_name(y, "y");
+    ggml_set_output(y);
+    ggml_cgraph* graph = ggml_new_graph_custom(ctx, 16, false);
+    ggml_build_forward_expand(graph, y);
+    ggml_backend_buffer_type_t bufts[] = {&padded, &odd};
+    ggml_gallocr_t galloc = ggml_gallocr_new_n(bufts, 2);
+    const int leaf_ids[] = {0, 1};
+    const int node_ids[] = {1};
+    const bool ok = ggml_gallocr_reserve_n(galloc, graph, node_ids, leaf_ids);
+    ggml_gallocr_free(galloc);
+    return ok;
 }
 
 bool run(std::string_view mode) {
@@ -102,6 +149,8 @@ bool run(std::string_view mode) {
             thread.join();
         }
         ok = all_ok;
+    } else if (mode == "rules") {
+        ok = run_rules(ctx);
     } else if (mode == "none") {
         seed_graph(ctx);
     } else {
@@ -116,7 +165,7 @@ bool run(std::string_view mode) {
 
 int main(int argc, char** argv) {
     if (argc < 2) {
-        std::fprintf(stderr, "usage: capture_probe seed|names|replan|measure|threads|none [EXIT_CODE]\n");
+        std::fprintf(stderr, "usage: capture_probe seed|names|replan|measure|threads|rules|none [EXIT_CODE]\n");
         return 1;
     }
     if (!run(argv[1])) {

@@ -228,6 +228,25 @@ TEST_F(CaptureTest, CallsFromSeveralThreadsMakeWholeSessions) {
     EXPECT_FALSE(fs::exists(dir() / "session-4.jsonl"));
 }
 
+// The alloc-size rule is asked of each buffer type, never assumed: PADDED answers 288 for
+// w (18 bytes of q4_0, plus 480 missing row elements = 15 blocks of 18 bytes: ggml-cuda's
+// rule); ODD answers nbytes + 100, which no named rule gives: x (32 f32 = 128 bytes, the
+// first tensor ODD holds) is the example, 228.
+TEST_F(CaptureTest, AllocSizeRulesAreDetectedNotGuessed) {
+    REQUIRE_CAPTURE();
+    const ProgramRun run = capture(probe("rules"));
+    ASSERT_EQ(run.exit_code, 0) << run.err;
+    const auto lines = session_lines(dir() / "session-0.jsonl");
+    ASSERT_EQ(lines.size(), 2u);
+    EXPECT_EQ(lines[0]["buffers"], json::parse(R"(["PADDED", "ODD"])"));
+    EXPECT_EQ(lines[1]["alloc_size"], json::parse(R"(["cuda", "unknown"])"));
+    EXPECT_EQ(lines[1]["alloc_size_example"],
+              json::parse(R"({"ODD": {"tensor": "x", "nbytes": 128, "alloc_size": 228}})"));
+    const json graph = graph_of(lines[1]);
+    EXPECT_EQ(graph["buffer_types"], json::parse(R"([{"name": "PADDED", "alignment": 32, "alloc_size": "cuda"},
+                                                     {"name": "ODD", "alignment": 32}])"));
+}
+
 // ggml loaded with RTLD_LOCAL (as Python's ctypes loads it): RTLD_NEXT cannot see it, and the
 // capture must find it among the loaded objects. ggml_backend_sched's first alloc_graph on a
 // new allocator plans by itself.

@@ -403,6 +403,11 @@ Trace record_trace(GraphFile& file, TraceTensors tensors, const AllocatorProfile
     PlanRun run = run_plan(file, &recorder, profile);
     Trace trace = recorder.take(run.error);
     trace.profile = &profile;
+    if (!profile.chunks) {
+        for (TraceBuffer& buffer : trace.buffers) {
+            buffer.max_size = kSizeMax;  // before chunks, planning ignored it
+        }
+    }
     return trace;
 }
 

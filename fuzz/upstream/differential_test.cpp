@@ -23,10 +23,15 @@
 namespace gallocsim::upstream {
 namespace {
 
+struct Verdict;
+
 // How many inputs were compared, and why the others were not.
 struct Tally {
     std::size_t compared = 0;
     std::map<std::string, std::size_t> skipped;
+    std::map<std::string, std::size_t> gaps;  // compared, with a known difference taken out
+
+    void count(const Verdict& verdict);
 
     void print(std::string_view inputs) const {
         std::size_t total = compared;
@@ -37,6 +42,9 @@ struct Tally {
                   << ", " << compared << " compared with gallocsim's " << linked_version().profile << " plan\n";
         for (const auto& [why, n] : skipped) {
             std::cout << "  skipped " << n << ": " << why << "\n";
+        }
+        for (const auto& [what, n] : gaps) {
+            std::cout << "  compared " << n << " apart from a " << what << "\n";
         }
     }
 };
@@ -51,12 +59,24 @@ std::string joined(const std::vector<std::string>& lines) {
 
 struct Verdict {
     std::string skipped;  // why the input was not compared; empty when it was
+    std::string gap;      // a known difference taken out before comparing
     std::vector<std::string> differences;
     std::optional<PlanRecord> upstream;
 };
 
+void Tally::count(const Verdict& verdict) {
+    if (!verdict.skipped.empty()) {
+        ++skipped[verdict.skipped];
+        return;
+    }
+    ++compared;
+    if (!verdict.gap.empty()) {
+        ++gaps[verdict.gap];
+    }
+}
+
 PlanRun plan_with_gallocsim(GraphFile& file) {
-    return run_plan(file);
+    return run_plan(file, nullptr, matching_profile());
 }
 
 bool has_zero_size_chunk(const PlanRecord& plan) {
@@ -66,6 +86,16 @@ bool has_zero_size_chunk(const PlanRecord& plan) {
 bool names_itself(const Tensor& t) {
     return std::ranges::find(t.src, &t) != t.src.end();
 }
+
+// Known differences between gallocsim's ggml-f54604ef profile and the real 2024 library,
+// counted apart (fuzz/README.md): there ggml_backend_buft_alloc_buffer asks the buffer type
+// even for 0 bytes, so a buffer type with nothing planned still holds one 0-byte buffer
+// (gallocsim: none), and a 0-byte buffer has a base address (gallocsim: none, so a tensor
+// placed twice in it fails where 2024 ggml goes on).
+constexpr std::string_view kSeedEmptyBufferGap =
+    "known gap (seed era): a buffer type with nothing planned holds one 0-byte buffer upstream, none in gallocsim";
+constexpr std::string_view kSeedZeroByteGap =
+    "known gap (seed era): a 0-byte buffer has a base upstream; gallocsim's alloc_graph refuses a tensor placed twice in it";
 
 // Inputs the real library would abort on (GGML_ASSERT), or that fall on a documented
 // divergence (docs/divergences.md), are skipped. gallocsim's own run says which: it
@@ -88,6 +118,9 @@ std::optional<std::string> skip_or_fail(const GraphFile& file, const PlanRun& ou
         return std::nullopt;
     }
     if (!ours.plan.alloc_graph) {
+        if (linked_version().seed_era && ours.error.find("(upstream aborts here)") != std::string::npos) {
+            return std::string(kSeedZeroByteGap);
+        }
         if (ours.error.find("(upstream aborts here)") != std::string::npos) {
             return "a tensor placed twice in a zero-byte chunk (upstream: GGML_ASSERT in ggml_backend_tensor_alloc)";
         }
@@ -103,6 +136,19 @@ std::optional<std::string> skip_or_fail(const GraphFile& file, const PlanRun& ou
         }
     }
     return std::nullopt;
+}
+
+// The first gap above: upstream's [0] where gallocsim has [] for a buffer id. True when it
+// was there (and is now taken out of `upstream`).
+bool drop_seed_empty_buffers(PlanRecord& upstream, const PlanRecord& ours) {
+    bool dropped = false;
+    for (std::size_t id = 0; id < upstream.chunk_sizes.size() && id < ours.chunk_sizes.size(); ++id) {
+        if (upstream.chunk_sizes[id] == std::vector<std::size_t>{0} && ours.chunk_sizes[id].empty()) {
+            upstream.chunk_sizes[id].clear();
+            dropped = true;
+        }
+    }
+    return dropped;
 }
 
 Verdict judge(GraphFile& file) {
@@ -123,14 +169,20 @@ Verdict judge(GraphFile& file) {
         return verdict;
     }
     verdict.differences = compare_plans(*verdict.upstream, ours.plan);
+    if (linked_version().seed_era && !verdict.differences.empty()) {
+        PlanRecord without_gap = *verdict.upstream;
+        if (drop_seed_empty_buffers(without_gap, ours.plan) && compare_plans(without_gap, ours.plan).empty()) {
+            verdict.differences.clear();
+            verdict.gap = kSeedEmptyBufferGap;
+        }
+    }
     return verdict;
 }
 
-// The 2024 ggml has no FILL and no SET_ROWS, and splits no buffer into chunks. Generated
-// graphs for it get SCALE for FILL (both unary ops that may run in place in every
-// version) and CPY for SET_ROWS (both write into a view of their destination, which is
-// the result), and no max size.
-void fit_to_seed_era(GraphFile& file) {
+// The 2024 ggml has no FILL and no SET_ROWS: graphs for it (generated and golden) get
+// SCALE for FILL (both unary ops that may run in place) and CPY for SET_ROWS (both write
+// into a view of their destination, which is the result). Both sides plan the same graph.
+void use_seed_era_ops(GraphFile& file) {
     for (Tensor& t : file.context.tensors()) {
         if (t.op == Op::FILL) {
             t.op = Op::SCALE;
@@ -138,6 +190,11 @@ void fit_to_seed_era(GraphFile& file) {
             t.op = Op::CPY;
         }
     }
+}
+
+// It splits no buffer into chunks either: generated graphs for it have no max size.
+void fit_to_seed_era(GraphFile& file) {
+    use_seed_era_ops(file);
     for (BufferTypeSpec& spec : file.buffer_types) {
         spec.max_size.reset();
     }
@@ -161,12 +218,14 @@ TEST(Upstream, GoldenFilesPlanAsTheRealLibrary) {
     for (const auto& path : paths) {
         SCOPED_TRACE(path.filename().string());
         GraphFile file = load_graph_file(path);
+        if (linked_version().seed_era) {
+            use_seed_era_ops(file);
+        }
         const Verdict verdict = judge(file);
+        tally.count(verdict);
         if (!verdict.skipped.empty()) {
-            ++tally.skipped[verdict.skipped];
             continue;
         }
-        ++tally.compared;
         EXPECT_TRUE(verdict.differences.empty()) << "gallocsim against the real library:\n  "
                                                  << joined(verdict.differences);
         if (verdict.upstream && file.expected && file.expected->source == linked_version().source) {
@@ -193,14 +252,11 @@ TEST(Upstream, GeneratedGraphsPlanAsTheRealLibrary) {
         if (!failed && ++seen % 50000 == 0) {
             std::cerr << "  " << seen << " graphs\n";
         }
-        if (!verdict.skipped.empty()) {
-            if (!failed) {
-                ++tally.skipped[verdict.skipped];
-            }
-            return;
-        }
         if (!failed) {
-            ++tally.compared;
+            tally.count(verdict);
+        }
+        if (!verdict.skipped.empty()) {
+            return;
         }
         if (!verdict.differences.empty()) {
             failed = true;

@@ -50,7 +50,7 @@ public:
     }
     bool run() {
         file_.reset_memory();
-        GraphAllocator allocator(ids_);
+        GraphAllocator allocator(ids_, matching_profile());
         return allocator.reserve_n(file_.graph, file_.node_buffer_ids, file_.leaf_buffer_ids) &&
                allocator.alloc_graph(file_.graph);
     }

@@ -27,6 +27,20 @@ const UpstreamVersion& linked_version() {
     return version;
 }
 
+const AllocatorProfile& matching_profile() {
+    static const AllocatorProfile& profile = [] () -> const AllocatorProfile& {
+        const AllocatorProfile* named = find_profile(linked_version().profile);
+        // The build names both; they must agree, or files saved with this source would
+        // replay under another profile.
+        if (named == nullptr || profile_for_source(linked_version().source) != named) {
+            throw std::logic_error("no gallocsim profile " + std::string(linked_version().profile) +
+                                   " recognising the source " + std::string(linked_version().source));
+        }
+        return *named;
+    }();
+    return profile;
+}
+
 std::string library_path() {
     Dl_info info{};
     if (dladdr(reinterpret_cast<void*>(&ggml_gallocr_new_n), &info) == 0 || info.dli_fname == nullptr) {

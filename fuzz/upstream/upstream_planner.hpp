@@ -8,6 +8,7 @@
 // own sdist and linked with its own libggml-base.so (fuzz/upstream/CMakeLists.txt), so
 // this header knows no ggml type: which version it is comes from linked_version().
 
+#include "reference/profile.hpp"
 #include "simulator/graph_file.hpp"
 
 #include <memory>
@@ -25,6 +26,9 @@ struct UpstreamVersion {
 };
 
 const UpstreamVersion& linked_version();
+
+// gallocsim's profile for the linked version (reference/profile.hpp).
+const AllocatorProfile& matching_profile();
 
 // The file the linked library was loaded from.
 std::string library_path();

@@ -192,6 +192,21 @@ void use_seed_era_ops(GraphFile& file) {
     }
 }
 
+// The generators make no CLAMP, the op whose in-place rule llama.cpp 0c1e570 changed (PR
+// #27644: in place there, not before). In graphs with an odd number of tensors FILL, a unary
+// op that runs in place in every version that has it, becomes CLAMP, so that each version's
+// CLAMP rule meets the real one about as often as FILL does.
+void clamp_instead_of_fill(GraphFile& file) {
+    if (file.context.size() % 2 == 0) {
+        return;
+    }
+    for (Tensor& t : file.context.tensors()) {
+        if (t.op == Op::FILL) {
+            t.op = Op::CLAMP;
+        }
+    }
+}
+
 // It splits no buffer into chunks either: generated graphs for it have no max size.
 void fit_to_seed_era(GraphFile& file) {
     use_seed_era_ops(file);
@@ -245,6 +260,7 @@ TEST(Upstream, GeneratedGraphsPlanAsTheRealLibrary) {
     std::size_t seen = 0;
     const bool passed = rc::check(name, [&] {
         GraphFile file = fuzz::build_graph(*fuzz::recipes());
+        clamp_instead_of_fill(file);
         if (linked_version().seed_era) {
             fit_to_seed_era(file);
         }

@@ -218,10 +218,12 @@ def upstream_section():
     for build in builds:
         kind, flags = cxx_flags(build)
         data = benchmark(UPSTREAM_BENCH, build=build)
-        runs.append((f"{kind} ({flags})", {b["run_name"]: b for b in medians_in_order(data)}, data["context"]))
+        medians = [b for b in data["benchmarks"] if b.get("aggregate_name", "median") == "median"]
+        medians.sort(key=lambda b: (b["run_name"].split("/")[1], b["nodes"]))  # golden, llama, capture; by size
+        runs.append((f"{kind} ({flags})", {b["run_name"]: b for b in medians}, data["context"]))
     out += ["`fuzz/upstream/upstream_bench_ggml-d99724f2`: gallocsim's bare planner against the real "
             "`libggml-base.so` of ggml d99724f2 as pip builds it from PyPI (ggml-python 0.0.45, "
-            f"`{runs[0][2].get('upstream', '')}`), in one process on the same graphs. scikit-build-core builds it "
+            f"`{os.path.relpath(runs[0][2].get('upstream', '').split(', ', 1)[-1], ROOT)}`), in one process on the same graphs. scikit-build-core builds it "
             "with CMake's default build type, Release (`-O3 -DNDEBUG`; the library holds none of ggml-alloc.c's "
             "`assert` texts, so NDEBUG was set). Each iteration plans the graph once with each side (a fresh "
             "allocator, reserve_n, alloc_graph, freeing), alternating which goes first; the fastest run of each side, "

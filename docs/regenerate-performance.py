@@ -292,8 +292,14 @@ def main():
         section = upstream_section()
         section.insert(2, f"Measured on {now}, on {machine()}.")
         section.insert(3, "")
+        text = replace_upstream_section(text, section)
+        # The notes close the file as they are now.
+        notes = os.path.join(ROOT, "docs", "performance-notes.md")
+        if os.path.exists(notes) and "\n## Measured by hand\n" in text:
+            with open(notes) as f:
+                text = text[:text.index("\n## Measured by hand\n") + 1] + f.read().rstrip() + "\n"
         with open(performance, "w") as f:
-            f.write(replace_upstream_section(text, section))
+            f.write(text)
         return
     now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     lines = ["# Performance", "",

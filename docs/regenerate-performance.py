@@ -6,10 +6,13 @@ Run from the repository root after `cmake --build --preset default`:
     python3 docs/regenerate-performance.py [--quick]
 
 It runs `gallocsim compare` on the built-in examples and the golden corpus (plan quality),
-and the Google Benchmark targets planner_bench and executor_bench (speed), then writes
-docs/performance.md with the machine and date of every figure. --quick runs fewer benchmark
-repetitions. Figures measured outside this script (upstream ggml's C allocator timed against
-gallocsim, GPU runs) live in docs/performance-notes.md and are included as they are.
+and the Google Benchmark targets planner_bench and executor_bench (speed), and
+upstream_bench_ggml-d99724f2 (gallocsim against the real libggml from PyPI, when
+.ci/install-upstream has run; with gallocsim built RelWithDebInfo in build/default and, when
+build/release exists, Release), then writes docs/performance.md with the machine and date of
+every figure. --quick runs fewer benchmark repetitions. --upstream-only measures and rewrites
+only the section on the real library, keeping the rest of the file. Figures measured outside
+this script (GPU runs) live in docs/performance-notes.md and are included as they are.
 """
 import datetime
 import glob
@@ -107,8 +110,8 @@ def quality_section():
     return out
 
 
-def benchmark(target, filter_=".*", env=None):
-    exe = os.path.join(BUILD, target)
+def benchmark(target, filter_=".*", env=None, build=BUILD):
+    exe = os.path.join(build, target)
     if not os.path.exists(exe):
         return None
     # Repetitions run interleaved at random, so a burst of load on a shared machine spreads
@@ -185,6 +188,73 @@ def speed_section():
     return out
 
 
+UPSTREAM_HEADING = "## Against the real upstream library"
+UPSTREAM_BENCH = "fuzz/upstream/upstream_bench_ggml-d99724f2"
+
+
+def cxx_flags(build):
+    """The build type of a build folder and its C++ flags for that type, from its CMake cache."""
+    cache = {}
+    try:
+        with open(os.path.join(build, "CMakeCache.txt")) as f:
+            for line in f:
+                m = re.match(r"^(CMAKE_BUILD_TYPE|CMAKE_CXX_FLAGS_[A-Z]+):\w+=(.*)$", line.strip())
+                if m:
+                    cache[m.group(1)] = m.group(2)
+    except OSError:
+        return None
+    kind = cache.get("CMAKE_BUILD_TYPE", "")
+    return kind, cache.get(f"CMAKE_CXX_FLAGS_{kind.upper()}", "")
+
+
+def upstream_section():
+    out = [UPSTREAM_HEADING, ""]
+    builds = [b for b in (BUILD, os.path.join(ROOT, "build", "release"))
+              if os.path.exists(os.path.join(b, UPSTREAM_BENCH))]
+    if not builds:
+        return out + ["upstream_bench_ggml-d99724f2 was not built (the real library is installed by "
+                      "`.ci/install-upstream` before configuring)."]
+    runs = []
+    for build in builds:
+        kind, flags = cxx_flags(build)
+        data = benchmark(UPSTREAM_BENCH, build=build)
+        medians = [b for b in data["benchmarks"] if b.get("aggregate_name", "median") == "median"]
+        medians.sort(key=lambda b: (b["run_name"].split("/")[1], b["nodes"]))  # golden, llama, capture; by size
+        runs.append((f"{kind} ({flags})", {b["run_name"]: b for b in medians}, data["context"]))
+    out += ["`fuzz/upstream/upstream_bench_ggml-d99724f2`: gallocsim's bare planner against the real "
+            "`libggml-base.so` of ggml d99724f2 as pip builds it from PyPI (ggml-python 0.0.45, "
+            f"`{os.path.relpath(runs[0][2].get('upstream', '').split(', ', 1)[-1], ROOT)}`), in one process on the same graphs. scikit-build-core builds it "
+            "with CMake's default build type, Release (`-O3 -DNDEBUG`; the library holds none of ggml-alloc.c's "
+            "`assert` texts, so NDEBUG was set). Each iteration plans the graph once with each side (a fresh "
+            "allocator, reserve_n, alloc_graph, freeing), alternating which goes first; the fastest run of each side, "
+            "median over the repetitions. ratio = gallocsim / upstream (below 1: gallocsim is faster). Golden files: "
+            "the three with the most nodes; llama: `simulator/examples.hpp` llama-style graphs as in planner_bench; "
+            "capture: graphs under tests/data/captures/ (when there).", ""]
+    header = "| graph | nodes |" + "".join(f" upstream | gallocsim {kind} | ratio |" for kind, _, _ in runs)
+    out += [header, "|---|---|" + "---|---|---|" * len(runs)]
+    for name, b in runs[0][1].items():
+        row = f"| {name.removeprefix('AgainstUpstream/')} | {int(b['nodes']):,} |"
+        for _, medians, _ in runs:
+            m = medians.get(name)
+            row += (f" {fmt_time(m['upstream_us'] * 1e3)} | {fmt_time(m['gallocsim_us'] * 1e3)} | {m['ratio']:.2f} |"
+                    if m else " | | |")
+        out.append(row)
+    return out
+
+
+def replace_upstream_section(text, section):
+    """The performance file with its upstream section replaced (or put before the notes)."""
+    lines = text.rstrip("\n").split("\n")
+    if UPSTREAM_HEADING in lines:
+        start = lines.index(UPSTREAM_HEADING)
+        end = next((i for i in range(start + 1, len(lines)) if lines[i].startswith("## ")), len(lines))
+    else:
+        # Where the full run puts it: after the planner's speed.
+        start = end = next((i for i, line in enumerate(lines) if line in ("## Execution (CPU)", "## Measured by hand")),
+                           len(lines))
+    return "\n".join(lines[:start] + section + [""] + lines[end:]) + "\n"
+
+
 def executor_section():
     out = ["## Execution (CPU)", ""]
     data = benchmark("simulator/executor/executor_bench")
@@ -214,11 +284,29 @@ def gui_section():
 
 
 def main():
+    performance = os.path.join(ROOT, "docs", "performance.md")
+    if "--upstream-only" in sys.argv:
+        with open(performance) as f:
+            text = f.read()
+        now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+        section = upstream_section()
+        section.insert(2, f"Measured on {now}, on {machine()}.")
+        section.insert(3, "")
+        text = replace_upstream_section(text, section)
+        # The notes close the file as they are now.
+        notes = os.path.join(ROOT, "docs", "performance-notes.md")
+        if os.path.exists(notes) and "\n## Measured by hand\n" in text:
+            with open(notes) as f:
+                text = text[:text.index("\n## Measured by hand\n") + 1] + f.read().rstrip() + "\n"
+        with open(performance, "w") as f:
+            f.write(text)
+        return
     now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     lines = ["# Performance", "",
              f"Generated by `docs/regenerate-performance.py` on {now}, on {machine()}. "
              "Times are CPU times; on a shared machine compare ratios, not absolute figures.", ""]
-    lines += quality_section() + [""] + speed_section() + [""] + executor_section() + [""] + gui_section() + [""]
+    lines += quality_section() + [""] + speed_section() + [""] + upstream_section() + [""] + executor_section() + \
+        [""] + gui_section() + [""]
     notes = os.path.join(ROOT, "docs", "performance-notes.md")
     if os.path.exists(notes):
         with open(notes) as f:

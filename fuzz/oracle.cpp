@@ -1,5 +1,7 @@
 #include "fuzz/oracle.hpp"
 
+#include "reference/profile.hpp"
+
 #include <algorithm>
 #include <cstdint>
 #include <map>
@@ -32,7 +34,7 @@ std::string show(const PlacedBytes& p, const Lifetimes& lifetimes) {
 // `child` ran in place over `parent`: it reads the parent, its op may write over its
 // operands, it starts at the parent's address, and the parent's last step is the child's first.
 bool in_place_over(const PlacedBytes& child, const PlacedBytes& parent, const Lifetimes& lifetimes) {
-    return reads(*child.tensor, *parent.tensor) && can_inplace(child.tensor->op) && child.offset == parent.offset &&
+    return reads(*child.tensor, *parent.tensor) && newest_profile().can_inplace(child.tensor->op) && child.offset == parent.offset &&
            lifetimes.at(*parent.tensor).death == lifetimes.at(*child.tensor).birth;
 }
 

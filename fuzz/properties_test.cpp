@@ -35,7 +35,7 @@ public:
 // Did some node run in place (at the address of a source it may overwrite)?
 bool has_in_place_node(const Graph& graph) {
     return std::ranges::any_of(graph.nodes, [](const Tensor* node) {
-        return placed_by_allocator(*node) && node->buffer != nullptr && can_inplace(node->op) &&
+        return placed_by_allocator(*node) && node->buffer != nullptr && newest_profile().can_inplace(node->op) &&
                std::ranges::any_of(node->src, [&](const Tensor* src) {
                    return src != nullptr && src != node && placed_by_allocator(*src) && src->data == node->data &&
                           src->buffer == node->buffer;

@@ -67,9 +67,10 @@ void VirtualBuffer::reset() {
 
 // --- GraphAllocator: construction and queries ---------------------------------------
 
-GraphAllocator::GraphAllocator(BufferType& type) : GraphAllocator(std::span<BufferType* const>(std::array{&type})) {}
+GraphAllocator::GraphAllocator(BufferType& type, const AllocatorProfile& profile)
+    : GraphAllocator(std::span<BufferType* const>(std::array{&type}), profile) {}
 
-GraphAllocator::GraphAllocator(std::span<BufferType* const> types) {
+GraphAllocator::GraphAllocator(std::span<BufferType* const> types, const AllocatorProfile& profile) : profile_(&profile) {
     if (types.empty()) {
         throw std::invalid_argument("a graph allocator needs at least one buffer type");
     }
@@ -83,7 +84,9 @@ GraphAllocator::GraphAllocator(std::span<BufferType* const> types) {
             slots_.push_back(slots_[static_cast<std::size_t>(earlier - types_.begin())]);
         } else {
             slots_.push_back({static_cast<int>(allocators_.size())});
-            allocators_.emplace_back(type->alignment(), type->max_size());
+            // Before chunks, the one block of a buffer type's plan was as large as a measure
+            // allocator's (SIZE_MAX/2): the max size played no part in planning.
+            allocators_.emplace_back(type->alignment(), profile.chunks ? type->max_size() : kSizeMax);
             buffers_.emplace_back();
         }
         types_.push_back(type);
@@ -149,9 +152,9 @@ bool GraphAllocator::fail(std::string message) {
 
 // --- Planning -----------------------------------------------------------------------
 
-bool GraphAllocator::is_allocated(const Tensor& tensor, const HashNode& record) {
+bool GraphAllocator::is_allocated(const Tensor& tensor, const HashNode& record) const {
     return tensor.data != nullptr  // data set externally
-        || tensor.buffer != nullptr  // on an external buffer, not yet allocated
+        || (tensor.buffer != nullptr && profile_->external_buffer_is_allocated)  // on an external buffer, not yet allocated
         || record.allocated;         // the allocator holds memory for it
 }
 
@@ -178,6 +181,11 @@ bool GraphAllocator::reserve_n(const Graph& graph, std::span<const int> node_ids
 
 std::optional<std::vector<std::size_t>> GraphAllocator::reserve_n_size(const Graph& graph, std::span<const int> node_ids,
                                                                        std::span<const int> leaf_ids) {
+    if (!profile_->has_reserve_n_size) {
+        fail("ggml_gallocr_reserve_n_size does not exist in " + std::string(profile_->name) +
+             " (it came with ggml 0a2b6b20, llama.cpp #16653)");
+        return std::nullopt;
+    }
     if (!plan(graph, node_ids, leaf_ids, /*measure_only=*/true)) {
         return std::nullopt;
     }
@@ -281,7 +289,7 @@ void GraphAllocator::allocate_tensor(const Tensor* tensor, int buffer_id, Alloca
         return;
     }
     record.allocated = true;
-    if (can_inplace(tensor->op) && try_inplace(tensor, record)) {
+    if (profile_->can_inplace(tensor->op) && try_inplace(tensor, record)) {
         return;
     }
     const std::size_t size = types_[static_cast<std::size_t>(buffer_id)]->alloc_size(*tensor);
@@ -345,7 +353,9 @@ bool GraphAllocator::try_inplace(const Tensor* node, PlanRecord& record) {
         parent_record.allocated = false;  // so that releasing the parent does not free the node's memory
         emit<event::InPlaceReused>(node, parent, owner != parent ? owner : nullptr, record.buffer_id, record.address,
                                   record.alloc_size);
-        free_extra_space(*node, record, *owner, *owner_record);
+        if (profile_->free_extra_space) {
+            free_extra_space(*node, record, *owner, *owner_record);
+        }
         return true;
     }
     return false;
@@ -514,8 +524,40 @@ bool GraphAllocator::needs_realloc(const Graph& graph) const {
     return false;
 }
 
+// A tensor that had external data when planned (no place) and has none now, met by
+// needs_realloc before anything that answers yes: upstream before 1e04f6ae (#13222) asks a
+// null buffer type for its size there and crashes.
+static const Tensor* lost_external_data(const Graph& graph, std::span<const NodeAlloc> nodes,
+                                        const GraphAllocator& allocator, const std::vector<BufferType*>& types) {
+    if (nodes.size() != graph.nodes.size()) {
+        return nullptr;  // needs_realloc stops at the count first
+    }
+    for (std::size_t i = 0; i < graph.nodes.size(); ++i) {
+        for (int j = -1; j < kMaxSrc; ++j) {
+            const Tensor* tensor = j < 0 ? graph.nodes[i] : graph.nodes[i]->src[static_cast<std::size_t>(j)];
+            const TensorAlloc place = j < 0 ? nodes[i].dst : allocator.source_alloc(i, j);
+            if (tensor == nullptr) {
+                continue;
+            }
+            if (tensor->data == nullptr && tensor->view_src == nullptr && place.buffer_id < 0) {
+                return tensor;
+            }
+            if (!still_fits(types, *tensor, place)) {
+                return nullptr;  // needs_realloc answers yes here, before the crash
+            }
+        }
+    }
+    return nullptr;
+}
+
 bool GraphAllocator::alloc_graph(Graph& graph) {
     last_error_.clear();
+    if (!profile_->replans_when_data_dropped && leaf_allocs_.size() == graph.leafs.size()) {
+        if (const Tensor* lost = lost_external_data(graph, node_allocs_, *this, types_)) {
+            return fail("tensor " + lost->name + " had external data when the graph was planned and has none now: " +
+                        std::string(profile_->name) + " crashes here (later versions plan again, 1e04f6ae, #13222)");
+        }
+    }
     // Upstream trusts the buffers to exist; after reserve_n_size or a failed reserve they
     // do not, so a missing buffer counts as needing a new plan here.
     const bool graph_empty = graph.nodes.empty() && graph.leafs.empty();

@@ -6,6 +6,7 @@
 #include "reference/buffer.hpp"
 #include "reference/dynamic_allocator.hpp"
 #include "reference/observer.hpp"
+#include "reference/profile.hpp"
 #include "reference/tensor.hpp"
 #include "reference/tensor_map.hpp"
 
@@ -73,8 +74,10 @@ struct Placement {
 
 class GraphAllocator {
 public:
-    explicit GraphAllocator(BufferType& type);                     // ggml_gallocr_new
-    explicit GraphAllocator(std::span<BufferType* const> types);   // ggml_gallocr_new_n
+    // ggml_gallocr_new / ggml_gallocr_new_n, planning by the rules of `profile`'s version
+    // (kept by reference: profiles are static data).
+    explicit GraphAllocator(BufferType& type, const AllocatorProfile& profile = newest_profile());
+    explicit GraphAllocator(std::span<BufferType* const> types, const AllocatorProfile& profile = newest_profile());
     GraphAllocator(const GraphAllocator&) = delete;
     GraphAllocator& operator=(const GraphAllocator&) = delete;
 
@@ -83,7 +86,8 @@ public:
     bool reserve(const Graph& graph) { return reserve_n(graph, {}, {}); }
     bool reserve_n(const Graph& graph, std::span<const int> node_buffer_ids, std::span<const int> leaf_buffer_ids);
 
-    // Plans only: the bytes each buffer id would need; allocates nothing.
+    // Plans only: the bytes each buffer id would need; allocates nothing. Fails (nullopt,
+    // last_error) under a profile whose upstream has no reserve_n_size.
     std::optional<std::vector<std::size_t>> reserve_n_size(const Graph& graph, std::span<const int> node_buffer_ids,
                                                            std::span<const int> leaf_buffer_ids);
 
@@ -101,6 +105,7 @@ public:
     // The first buffer id that uses the same allocator (and buffer) as `buffer_id`.
     int canonical_buffer_id(int buffer_id) const;
 
+    const AllocatorProfile& profile() const { return *profile_; }
     const std::string& last_error() const { return last_error_; }
     void set_observer(AllocationObserver* observer) { observer_ = observer; }
 
@@ -128,7 +133,7 @@ private:
 
     PlanRecord& node_of(const Tensor* tensor) { return hash_[tensor]; }
     std::size_t alloc_size_of(const Tensor& tensor, PlanRecord& record);
-    static bool is_allocated(const Tensor& tensor, const HashNode& record);
+    bool is_allocated(const Tensor& tensor, const HashNode& record) const;
     const TensorAlloc& source_place(const NodeAlloc& node, int j) const {
         static constexpr TensorAlloc kNoPlace{};
         const auto index = static_cast<std::uint32_t>(j);
@@ -164,6 +169,7 @@ private:
         }
     }
 
+    const AllocatorProfile* profile_;
     std::vector<BufferType*> types_;
     std::vector<Slot> slots_;                          // per buffer id
     std::vector<DynamicAllocator> allocators_;         // per distinct buffer type

@@ -1,6 +1,6 @@
 #pragma once
 // ggml's operations, by the names graph files use (GGML_OP_* without the prefix), and
-// the one property of an op that the allocator needs: whether it may run in place.
+// their order. Whether an op may run in place is a property of the ggml version (profile.hpp).
 
 #include <cstdint>
 #include <optional>
@@ -42,18 +42,7 @@ std::optional<Op> parse_op(std::string_view name);
 std::string_view unary_op_name(UnaryOp op);
 std::optional<UnaryOp> parse_unary_op(std::string_view name);
 
-// ggml_op_can_inplace: ops whose kernels may write their result over their first
-// operands, so the allocator may give the result a parent's memory.
-constexpr bool can_inplace(Op op) {
-    switch (op) {
-    case Op::FILL: case Op::SCALE: case Op::DIAG_MASK_ZERO: case Op::DIAG_MASK_INF:
-    case Op::ADD: case Op::ADD_ID: case Op::ADD1: case Op::SUB: case Op::MUL: case Op::DIV:
-    case Op::SQR: case Op::SQRT: case Op::LOG: case Op::UNARY: case Op::ROPE: case Op::ROPE_BACK:
-    case Op::SILU_BACK: case Op::RMS_NORM: case Op::RMS_NORM_BACK: case Op::SOFT_MAX: case Op::SOFT_MAX_BACK:
-        return true;
-    default:
-        return false;
-    }
-}
+// Which ops may run in place depends on the ggml version: see AllocatorProfile::can_inplace
+// (reference/profile.hpp).
 
 } // namespace gallocsim

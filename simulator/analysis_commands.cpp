@@ -175,7 +175,8 @@ BufferOverrides buffer_overrides(const BufferFlags& f) {
 int compare(const CompareOptions& options, std::ostream& out, std::ostream& err) {
     return guarded(err, [&] {
         GraphFile file = load_graph_input(options.graph);
-        const Comparison comparison = compare_planners(file, limits_for(options.time_limit));
+        const Comparison comparison =
+            compare_planners(file, limits_for(options.time_limit), chosen_profile(options.graph.ggml_version));
         out << (file.name.empty() ? options.graph.input : file.name) << ": " << file.graph.nodes.size() << " nodes, "
             << file.graph.leafs.size() << " leafs\n";
         if (!comparison.ggml_error.empty()) {
@@ -219,15 +220,31 @@ int diff(const DiffOptions& options, std::ostream& out, std::ostream& err) {
         }
         after_input.buffers = options.after_buffers;
         GraphFile after = load_graph_input(after_input);
-        const PlanRun run_before = run_plan(before);
-        const PlanRun run_after = run_plan(after);
+        if (options.ggml_versions.size() > 2) {
+            throw GraphFileError("--ggml-version: at most two (plan A's, then plan B's), got " +
+                                 std::to_string(options.ggml_versions.size()));
+        }
+        const std::string version_a = options.ggml_versions.empty() ? std::string() : options.ggml_versions.front();
+        const AllocatorProfile& profile_a = chosen_profile(version_a);
+        const AllocatorProfile& profile_b = chosen_profile(options.ggml_versions.size() == 2 ? options.ggml_versions[1] : version_a);
+        const GgmlPlan ggml_before = run_ggml_plan(before, profile_a);
+        const GgmlPlan ggml_after = run_ggml_plan(after, profile_b);
+        const PlanRun& run_before = ggml_before.run;
+        const PlanRun& run_after = ggml_after.run;
         for (const auto& [label, run] : {std::pair{"A", &run_before}, std::pair{"B", &run_after}}) {
             if (!run->error.empty()) {
                 out << label << ": ggml's plan failed: " << run->error << "\n";
             }
         }
         const PlanDiff d = diff_plans(run_before.plan, run_after.plan);
-        out << "A: " << options.before.input << "\nB: " << after_input.input;
+        out << "A: " << options.before.input;
+        if (&profile_a != &profile_b) {
+            out << ", ggml version " << profile_a.name;
+        }
+        out << "\nB: " << after_input.input;
+        if (&profile_a != &profile_b) {
+            out << ", ggml version " << profile_b.name;
+        }
         const BufferOverrides changed = buffer_overrides(options.after_buffers);
         if (changed.alignment) {
             out << ", alignment " << *changed.alignment;
@@ -268,6 +285,14 @@ int diff(const DiffOptions& options, std::ostream& out, std::ostream& err) {
                     << place_text(m.after) << "\n";
             }
         }
+        if (&profile_a != &profile_b) {
+            const auto rules = version_rule_changes(before, ggml_before, ggml_after);
+            out << "\nrules that differ between " << profile_a.name << " and " << profile_b.name << " and changed this plan:"
+                << (rules.empty() ? " none" : "") << "\n";
+            for (const std::string& line : rules) {
+                out << "- " << line << "\n";
+            }
+        }
         return run_before.error.empty() && run_after.error.empty() ? 0 : 1;
     });
 }
@@ -275,7 +300,7 @@ int diff(const DiffOptions& options, std::ostream& out, std::ostream& err) {
 int render(const RenderOptions& options, std::ostream& out, std::ostream& err) {
     return guarded(err, [&]() -> int {
         GraphFile file = load_graph_input(options.graph);
-        const GgmlPlan ggml = run_ggml_plan(file);
+        const GgmlPlan ggml = run_ggml_plan(file, chosen_profile(options.graph.ggml_version));
         const GraphLifetimes lifetimes = compute_lifetimes(file);
         PlanPicture picture;
         if (options.planner == "ggml") {
@@ -347,7 +372,7 @@ int export_minimalloc(const ExportMiniMallocOptions& options, std::ostream& out,
             return write_text(to_minimalloc_csv(problem), options.output, out, err);
         }
         // ggml's offsets, with the type's chunks laid end to end as one arena.
-        const GgmlPlan ggml = run_ggml_plan(file);
+        const GgmlPlan ggml = run_ggml_plan(file, chosen_profile(options.graph.ggml_version));
         if (!ggml.run.error.empty()) {
             err << options.graph.input << ": ggml's plan failed: " << ggml.run.error << " (use --no-offsets)\n";
             return 1;

@@ -11,6 +11,7 @@
 #include <iosfwd>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace gallocsim::cli {
 
@@ -28,6 +29,9 @@ struct DiffOptions {
     GraphInput before;
     std::string after;      // empty: the same input as before, with after_buffers applied
     BufferFlags after_buffers;
+    // --ggml-version, up to twice: the first plans A (and B when there is no second), the
+    // second plans B. None: both the newest.
+    std::vector<std::string> ggml_versions{};
 };
 int diff(const DiffOptions& options, std::ostream& out, std::ostream& err);
 

@@ -14,9 +14,12 @@ public:
     void on_event(const Event& event) override {
         if (const auto* reused = std::get_if<event::InPlaceReused>(&event)) {
             pairs.emplace_back(reused->node->name, reused->parent->name);
+        } else if (const auto* extra = std::get_if<event::ExtraSpaceFreed>(&event)) {
+            extra_space += extra->decision.size;
         }
     }
     std::vector<std::pair<std::string, std::string>> pairs;
+    std::size_t extra_space = 0;
 };
 
 const BufferTypeSpec& spec_of_buffer(const GraphFile& file, int buffer_id) {
@@ -25,12 +28,13 @@ const BufferTypeSpec& spec_of_buffer(const GraphFile& file, int buffer_id) {
 
 } // namespace
 
-GgmlPlan run_ggml_plan(GraphFile& file) {
+GgmlPlan run_ggml_plan(GraphFile& file, const AllocatorProfile& profile) {
     InPlaceRecorder recorder;
     GgmlPlan plan;
-    plan.run = run_plan(file, &recorder);
+    plan.run = run_plan(file, &recorder, profile);
     plan.run.allocator->set_observer(nullptr);
     plan.in_place = std::move(recorder.pairs);
+    plan.extra_space_freed = recorder.extra_space;
     return plan;
 }
 
@@ -57,7 +61,9 @@ PlanToCheck ggml_plan_to_check(const GraphFile& file, const GraphLifetimes& life
         CheckedBuffer buffer;
         buffer.name = spec.name;
         buffer.alignment = spec.alignment;
-        buffer.max_size = std::min(spec.max_size.value_or(SIZE_MAX), SIZE_MAX / 2);  // ggml clamps it so
+        // ggml clamps it so; before chunks it played no part in planning.
+        buffer.max_size = plan.run.allocator->profile().chunks ? std::min(spec.max_size.value_or(SIZE_MAX), SIZE_MAX / 2)
+                                                               : SIZE_MAX / 2;
         if (static_cast<std::size_t>(id) < plan.run.plan.chunk_sizes.size()) {
             buffer.chunk_sizes = plan.run.plan.chunk_sizes[static_cast<std::size_t>(id)];
         }
@@ -84,9 +90,9 @@ PlanToCheck ggml_plan_to_check(const GraphFile& file, const GraphLifetimes& life
     return check;
 }
 
-Comparison compare_planners(GraphFile& file, const ExactLimits& limits) {
+Comparison compare_planners(GraphFile& file, const ExactLimits& limits, const AllocatorProfile& profile) {
     Comparison comparison;
-    const GgmlPlan ggml = run_ggml_plan(file);
+    const GgmlPlan ggml = run_ggml_plan(file, profile);
     const GraphLifetimes lifetimes = compute_lifetimes(file);
     comparison.ggml_error = ggml.run.error;
     if (comparison.ggml_error.empty()) {
@@ -170,6 +176,78 @@ PlanDiff diff_plans(const PlanRecord& before, const PlanRecord& after) {
         }
     }
     return diff;
+}
+
+namespace {
+
+using InPlacePairs = std::vector<std::pair<std::string, std::string>>;
+
+// In-place pairs of plan `with` that plan `without` lacks, each with the rule that explains it.
+void in_place_changes(const GraphFile& file, const GgmlPlan& with, const GgmlPlan& without,
+                      std::vector<std::string>& lines) {
+    const AllocatorProfile& has = with.run.allocator->profile();
+    const AllocatorProfile& lacks = without.run.allocator->profile();
+    for (const auto& pair : with.in_place) {
+        if (std::ranges::find(without.in_place, pair) != without.in_place.end()) {
+            continue;
+        }
+        const auto& [node, parent] = pair;
+        const Tensor* tensor = file.context.find(node);
+        const std::string op = tensor ? std::string(op_name(tensor->op)) : "its op";
+        if (tensor && has.can_inplace(tensor->op) && !lacks.can_inplace(tensor->op)) {
+            lines.push_back(op + " may run in place under " + std::string(has.name) + ", not under " +
+                            std::string(lacks.name) + ": " + node + " reuses its parent " + parent + "'s memory");
+        } else {
+            lines.push_back(node + " reuses its parent " + parent + "'s memory under " + std::string(has.name) +
+                            " only: " + op + " may run in place under both, but under " + std::string(lacks.name) +
+                            " the parent was not free for it (a consequence of the changes above)");
+        }
+    }
+}
+
+std::string chunk_count_text(const std::vector<std::size_t>& chunks) {
+    return chunks.size() == 1 ? "one buffer" : std::to_string(chunks.size()) + " chunks";
+}
+
+} // namespace
+
+std::vector<std::string> version_rule_changes(const GraphFile& file, const GgmlPlan& a, const GgmlPlan& b) {
+    std::vector<std::string> lines;
+    const AllocatorProfile& pa = a.run.allocator->profile();
+    const AllocatorProfile& pb = b.run.allocator->profile();
+    if (&pa == &pb) {
+        return lines;
+    }
+    in_place_changes(file, a, b, lines);
+    in_place_changes(file, b, a, lines);
+    if (pa.chunks != pb.chunks) {
+        const AllocatorProfile& chunked = pa.chunks ? pa : pb;
+        const AllocatorProfile& whole = pa.chunks ? pb : pa;
+        const auto& with = (pa.chunks ? a : b).run.plan.chunk_sizes;
+        const auto& without = (pa.chunks ? b : a).run.plan.chunk_sizes;
+        for (std::size_t id = 0; id < with.size() && id < without.size(); ++id) {
+            if (with[id].size() == without[id].size()) {
+                continue;
+            }
+            const auto& spec = file.buffer_types[static_cast<std::size_t>(file.buffers[id])];
+            lines.push_back("buffer " + std::to_string(id) + " (" + spec.name + "): under " + std::string(chunked.name) +
+                            " the plan is split into chunks of at most max_size " +
+                            std::to_string(spec.max_size.value_or(SIZE_MAX)) + " (" + chunk_count_text(with[id]) +
+                            ", ggml 254ea3e5, llama.cpp #15815, placed by the reuse factor of #16788); " +
+                            std::string(whole.name) + " ignores max_size and plans " + chunk_count_text(without[id]));
+        }
+    }
+    if (pa.free_extra_space != pb.free_extra_space) {
+        const GgmlPlan& freeing = pa.free_extra_space ? a : b;
+        if (freeing.extra_space_freed > 0) {
+            lines.push_back("free_extra_space (ggml 9dea367c and 3129a944, llama.cpp #16679 and #17884): under " +
+                            std::string(freeing.run.allocator->profile().name) + " in-place nodes gave back " +
+                            std::to_string(freeing.extra_space_freed) + " bytes past their end; " +
+                            std::string((pa.free_extra_space ? pb : pa).name) +
+                            " keeps them taken, and frees only the node's size when the node is freed");
+        }
+    }
+    return lines;
 }
 
 } // namespace gallocsim

@@ -18,9 +18,10 @@ namespace gallocsim {
 struct GgmlPlan {
     PlanRun run;
     std::vector<std::pair<std::string, std::string>> in_place;  // (node, parent whose memory it took)
+    std::size_t extra_space_freed = 0;  // bytes in-place nodes gave back past their end (free_extra_space)
 };
 
-GgmlPlan run_ggml_plan(GraphFile& file);
+GgmlPlan run_ggml_plan(GraphFile& file, const AllocatorProfile& profile = newest_profile());
 
 // ggml's placements of the tensors that have lifetimes, their alloc sizes in the buffer
 // they ended up in, each buffer's alignment, max size and chunks, and the in-place pairs
@@ -48,7 +49,8 @@ struct Comparison {
     std::string ggml_error;  // when reserve or alloc_graph failed
 };
 
-Comparison compare_planners(GraphFile& file, const ExactLimits& limits = {});
+Comparison compare_planners(GraphFile& file, const ExactLimits& limits = {},
+                            const AllocatorProfile& profile = newest_profile());
 
 // Settings applied to every buffer type of a file (to plan it as if on another backend).
 struct BufferOverrides {
@@ -77,5 +79,11 @@ struct PlanDiff {
 };
 
 PlanDiff diff_plans(const PlanRecord& before, const PlanRecord& after);
+
+// Why two plans of one graph under two ggml versions differ: one line per rule of the
+// profiles that differs and made a difference on this graph (an op that may run in place
+// under one only, chunks, free_extra_space), naming the tensors it moved. Empty when both
+// plans used the same profile or no differing rule fired.
+std::vector<std::string> version_rule_changes(const GraphFile& file, const GgmlPlan& a, const GgmlPlan& b);
 
 } // namespace gallocsim

@@ -134,6 +134,17 @@ GraphFile load_graph_input(const GraphInput& input) {
     return file;
 }
 
+const AllocatorProfile& chosen_profile(const std::string& ggml_version) {
+    if (ggml_version.empty()) {
+        return newest_profile();
+    }
+    if (const AllocatorProfile* profile = find_profile(ggml_version)) {
+        return *profile;
+    }
+    throw GraphFileError("--ggml-version " + ggml_version + ": unknown version; known: " +
+                         std::string(known_profile_names()));
+}
+
 GraphFile load_input(const std::string& input) {
     return load_graph_input({.input = input});
 }
@@ -150,7 +161,7 @@ std::string graph_label(const GraphFile& file, const std::string& input) {
 }
 
 int print_measured(GraphFile& file, const PlanOptions& options, std::ostream& out, std::ostream& err) {
-    const MeasuredPlan measured = measure_plan(file);
+    const MeasuredPlan measured = measure_plan(file, chosen_profile(options.graph.ggml_version));
     if (!measured.sizes) {
         err << options.graph.input << ": " << measured.error << "\n";
         return 1;
@@ -179,7 +190,7 @@ int plan_after_reserve(GraphFile& file, const PlanOptions& options, std::ostream
     reserve_input.input = options.reserve_with;
     reserve_input.model = {};
     GraphFile reserved = load_graph_input(reserve_input);
-    const ReservedPlanRun result = run_plan_after_reserve(reserved, file);
+    const ReservedPlanRun result = run_plan_after_reserve(reserved, file, chosen_profile(options.graph.ggml_version));
     const PlanRun& run = result.run;
     if (!run.plan.reserve) {
         err << options.reserve_with << ": " << run.error << "\n";
@@ -223,7 +234,7 @@ int plan(const PlanOptions& options, std::ostream& out, std::ostream& err) {
         if (!options.reserve_with.empty()) {
             return plan_after_reserve(file, options, out, err);
         }
-        PlanRun run = run_plan(file);
+        PlanRun run = run_plan(file, nullptr, chosen_profile(options.graph.ggml_version));
         if (options.json) {
             out << plan_record_to_json(run.plan) << "\n";
         } else {
@@ -240,7 +251,35 @@ int plan(const PlanOptions& options, std::ostream& out, std::ostream& err) {
     }
 }
 
+namespace {
+
+// The profile a file is checked under: the one asked for, else the one its source names.
+const AllocatorProfile& conform_profile(const GraphFile& file, const fs::path& path, const ConformOptions& options) {
+    if (!options.ggml_version.empty()) {
+        return chosen_profile(options.ggml_version);
+    }
+    if (const AllocatorProfile* profile = profile_for_source(file.expected->source)) {
+        return *profile;
+    }
+    std::string sources;
+    for (const AllocatorProfile& profile : allocator_profiles()) {
+        sources += (sources.empty() ? "\"" : ", \"") + std::string(profile.sources.front()) + "\" (" +
+                   std::string(profile.name) + ")";
+    }
+    throw GraphFileError(path.string() + ": expected.source \"" + file.expected->source +
+                         "\" is no ggml version gallocsim knows (" + sources +
+                         "); choose one with --ggml-version");
+}
+
+} // namespace
+
 int conform(const ConformOptions& options, std::ostream& out, std::ostream& err) {
+    try {
+        chosen_profile(options.ggml_version);  // an unknown --ggml-version fails before any file is read
+    } catch (const GraphFileError& error) {
+        err << error.what() << "\n";
+        return 2;
+    }
     bool paths_ok = true;
     const auto [files, captures] = collect_inputs(options.paths, err, paths_ok);
     ConformTally tally;
@@ -255,7 +294,8 @@ int conform(const ConformOptions& options, std::ostream& out, std::ostream& err)
                 }
                 continue;
             }
-            PlanRun run = run_plan(file);
+            const AllocatorProfile& profile = conform_profile(file, path, options);
+            PlanRun run = run_plan(file, nullptr, profile);
             const auto differences = compare_plans(*file.expected, run.plan);
             if (differences.empty()) {
                 ++passed;
@@ -265,7 +305,7 @@ int conform(const ConformOptions& options, std::ostream& out, std::ostream& err)
                 continue;
             }
             ++failed;
-            out << "FAIL " << path.string() << "\n";
+            out << "FAIL " << path.string() << " (planned as " << profile.name << ")\n";
             if (!run.error.empty()) {
                 out << "  " << run.error << "\n";
             }

@@ -10,6 +10,7 @@
 #include <vector>
 
 namespace gallocsim {
+struct AllocatorProfile;
 struct GraphFile;
 }
 
@@ -37,7 +38,12 @@ struct GraphInput {
     std::string input;
     ModelFlags model{};
     BufferFlags buffers{};
+    std::string ggml_version{};  // --ggml-version: a profile name; empty: the newest
 };
+
+// The profile --ggml-version names (the newest when empty). Throws GraphFileError naming
+// the known versions for any other.
+const AllocatorProfile& chosen_profile(const std::string& ggml_version);
 
 // A path that names an existing file is loaded; anything else must be an example name.
 // Example flags are refused for files; buffer flags apply to both. Throws GraphFileError.
@@ -57,6 +63,10 @@ int plan(const PlanOptions& options, std::ostream& out, std::ostream& err);
 struct ConformOptions {
     std::vector<std::string> paths;  // graph files, folders of them, capture folders
     bool verbose = false;            // also list each passing file and captured call
+    // Plan every file (and replay every capture) by this profile; empty: graph files by the one
+    // their `expected.source` names (an unknown source fails that file), captures by the ggml
+    // version their program reported.
+    std::string ggml_version{};
 };
 int conform(const ConformOptions& options, std::ostream& out, std::ostream& err);
 

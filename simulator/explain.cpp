@@ -76,7 +76,7 @@ public:
         if (before_.tensor(e.node).life == TensorLife::live) {
             return text + "It already has memory: it was allocated early, as a graph input.";
         }
-        if (can_inplace(node.op)) {
+        if (trace_.profile->can_inplace(node.op)) {
             return text + std::string(op_name(node.op)) + " can run in place, so " + node.name +
                    " first tries to take over the memory of a parent it is the last to read.";
         }

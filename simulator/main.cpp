@@ -3,6 +3,8 @@
 #include "simulator/capture_command.hpp"
 #include "simulator/commands.hpp"
 
+#include "reference/profile.hpp"
+
 #include <CLI/CLI.hpp>
 
 #include <exception>
@@ -34,8 +36,12 @@ void add_buffer_flags(CLI::App* command, gallocsim::cli::BufferFlags& flags, con
     command->add_option("--alloc-size", flags.alloc_size, "alloc size rule of every buffer type: nbytes or cuda")->group(group);
 }
 
+const std::string kVersionHelp = "plan by the rules of this ggml version (" +
+                                 std::string(gallocsim::known_profile_names()) + "; default: the newest)";
+
 void add_graph_input(CLI::App* command, gallocsim::cli::GraphInput& input) {
     command->add_option("input", input.input, "graph file, or example name (see `gallocsim examples`)")->required();
+    command->add_option("--ggml-version", input.ggml_version, kVersionHelp);
     add_model_flags(command, input.model);
     add_buffer_flags(command, input.buffers, "Buffer options");
 }
@@ -61,6 +67,9 @@ int main(int argc, char** argv) {
     auto* conform_cmd = app.add_subcommand("conform", "check that plans equal each file's `expected` plan (from upstream ggml), or replay captures call by call");
     conform_cmd->add_option("paths", conform.paths, "graph files, folders of them, or capture folders")->required();
     conform_cmd->add_flag("-v,--verbose", conform.verbose, "list passing files and calls too");
+    conform_cmd->add_option("--ggml-version", conform.ggml_version,
+                            "plan every file by this ggml version (default: the one each file's expected.source names, "
+                            "or for a capture the ggml version its program reported)");
 
     std::string example_name, example_output;
     gallocsim::cli::ModelFlags example_flags;
@@ -78,6 +87,9 @@ int main(int argc, char** argv) {
     auto* diff_cmd = app.add_subcommand("diff", "two plans of a graph: which tensors moved, how the sizes changed");
     diff_cmd->add_option("a", diff.before.input, "graph file, or example name: plan A")->required();
     diff_cmd->add_option("b", diff.after, "graph file or example: plan B (default: A again, with the buffer options)");
+    diff_cmd->add_option("--ggml-version", diff.ggml_versions,
+                         "ggml version of plan A; given twice, the second is plan B's (" +
+                             std::string(gallocsim::known_profile_names()) + "; default: the newest)");
     add_model_flags(diff_cmd, diff.before.model);
     add_buffer_flags(diff_cmd, diff.after_buffers, "Buffer options (plan B only)");
 

@@ -24,12 +24,12 @@ std::vector<std::unique_ptr<TestBufferType>> make_buffer_types(std::span<const B
 
 namespace {
 
-std::unique_ptr<GraphAllocator> make_allocator(const GraphFile& file, const PlanRun& run) {
+std::unique_ptr<GraphAllocator> make_allocator(const GraphFile& file, const PlanRun& run, const AllocatorProfile& profile) {
     std::vector<BufferType*> ids;
     for (int type : file.buffers) {
         ids.push_back(run.types[static_cast<std::size_t>(type)].get());
     }
-    return std::make_unique<GraphAllocator>(ids);
+    return std::make_unique<GraphAllocator>(ids, profile);
 }
 
 // needs_realloc's per-tensor question, with the numbers: does the reserved place still hold it?
@@ -71,11 +71,11 @@ PlanRecord record_plan(const GraphFile& file, const GraphAllocator& allocator, b
     return plan;
 }
 
-PlanRun run_plan(GraphFile& file, AllocationObserver* observer) {
+PlanRun run_plan(GraphFile& file, AllocationObserver* observer, const AllocatorProfile& profile) {
     PlanRun run;
     file.reset_memory();
     run.types = make_buffer_types(file);
-    run.allocator = make_allocator(file, run);
+    run.allocator = make_allocator(file, run, profile);
     run.allocator->set_observer(observer);
     const bool reserved = run.allocator->reserve_n(file.graph, file.node_buffer_ids, file.leaf_buffer_ids);
     if (!reserved) {
@@ -118,7 +118,7 @@ std::string realloc_reason(const GraphAllocator& allocator, const Graph& graph) 
     return {};
 }
 
-ReservedPlanRun run_plan_after_reserve(GraphFile& reserved, GraphFile& file) {
+ReservedPlanRun run_plan_after_reserve(GraphFile& reserved, GraphFile& file, const AllocatorProfile& profile) {
     if (reserved.buffer_types != file.buffer_types || reserved.buffers != file.buffers) {
         throw GraphFileError("'" + reserved.name + "' and '" + file.name +
                              "' have different buffer types or buffer ids; one allocator cannot serve both");
@@ -128,7 +128,7 @@ ReservedPlanRun run_plan_after_reserve(GraphFile& reserved, GraphFile& file) {
     reserved.reset_memory();
     file.reset_memory();
     run.types = make_buffer_types(file);
-    run.allocator = make_allocator(file, run);
+    run.allocator = make_allocator(file, run, profile);
     if (!run.allocator->reserve_n(reserved.graph, reserved.node_buffer_ids, reserved.leaf_buffer_ids)) {
         run.error = run.allocator->last_error();
         run.plan = record_plan(file, *run.allocator, false, false);
@@ -149,11 +149,11 @@ ReservedPlanRun run_plan_after_reserve(GraphFile& reserved, GraphFile& file) {
     return result;
 }
 
-MeasuredPlan measure_plan(GraphFile& file) {
+MeasuredPlan measure_plan(GraphFile& file, const AllocatorProfile& profile) {
     file.reset_memory();
     PlanRun run;
     run.types = make_buffer_types(file);
-    run.allocator = make_allocator(file, run);
+    run.allocator = make_allocator(file, run, profile);
     MeasuredPlan measured;
     measured.sizes = run.allocator->reserve_n_size(file.graph, file.node_buffer_ids, file.leaf_buffer_ids);
     if (!measured.sizes) {

@@ -26,7 +26,9 @@ struct PlanRun {
 };
 
 // Clears any memory from a previous run first, so a file can be planned repeatedly.
-PlanRun run_plan(GraphFile& file, AllocationObserver* observer = nullptr);
+// Plans by the rules of `profile` (the newest ggml unless told).
+PlanRun run_plan(GraphFile& file, AllocationObserver* observer = nullptr,
+                 const AllocatorProfile& profile = newest_profile());
 
 // ggml_backend_sched's pattern: reserve_n on one graph (the largest the program will run),
 // then alloc_graph on another graph with the same allocator. alloc_graph keeps the reserved
@@ -39,7 +41,8 @@ struct ReservedPlanRun {
     std::string realloc_reason;  // why needs_realloc said yes
 };
 // Throws GraphFileError when the files' buffer types or buffer ids differ.
-ReservedPlanRun run_plan_after_reserve(GraphFile& reserved, GraphFile& file);
+ReservedPlanRun run_plan_after_reserve(GraphFile& reserved, GraphFile& file,
+                                       const AllocatorProfile& profile = newest_profile());
 
 // Why alloc_graph would not keep the allocator's last plan for `graph` (needs_realloc's
 // reasons, first one found); empty when the plan still fits.
@@ -51,7 +54,7 @@ struct MeasuredPlan {
     std::vector<int> canonical_ids;                 // per buffer id, the lowest id with its buffer type
     std::string error;                              // when planning failed
 };
-MeasuredPlan measure_plan(GraphFile& file);
+MeasuredPlan measure_plan(GraphFile& file, const AllocatorProfile& profile = newest_profile());
 
 // Builds the record of where alloc_graph put things, from the allocator's state.
 PlanRecord record_plan(const GraphFile& file, const GraphAllocator& allocator, bool reserved, bool allocated);

@@ -23,7 +23,7 @@ constexpr std::size_t kUnbounded = SIZE_MAX / 2;
 
 Trace load_trace(const GraphInput& input) {
     GraphFile file = load_graph_input(input);
-    return record_trace(file);
+    return record_trace(file, chosen_profile(input.ggml_version));
 }
 
 // "node 3 of 9, mul" in the node loop, else the stage.

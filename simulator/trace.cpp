@@ -394,14 +394,21 @@ void TraceRecorder::on(const event::TensorInitialised& e) {
                                   static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(e.data))});
 }
 
-Trace record_trace(GraphFile& file) {
-    return record_trace(file, describe_tensors(file));
+Trace record_trace(GraphFile& file, const AllocatorProfile& profile) {
+    return record_trace(file, describe_tensors(file), profile);
 }
 
-Trace record_trace(GraphFile& file, TraceTensors tensors) {
+Trace record_trace(GraphFile& file, TraceTensors tensors, const AllocatorProfile& profile) {
     TraceRecorder recorder(file, std::move(tensors));
-    PlanRun run = run_plan(file, &recorder);
-    return recorder.take(run.error);
+    PlanRun run = run_plan(file, &recorder, profile);
+    Trace trace = recorder.take(run.error);
+    trace.profile = &profile;
+    if (!profile.chunks) {
+        for (TraceBuffer& buffer : trace.buffers) {
+            buffer.max_size = kSizeMax;  // before chunks, planning ignored it
+        }
+    }
+    return trace;
 }
 
 } // namespace gallocsim

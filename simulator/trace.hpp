@@ -11,6 +11,7 @@
 
 #include "reference/dynamic_allocator.hpp"
 #include "reference/observer.hpp"
+#include "reference/profile.hpp"
 #include "reference/tensor.hpp"
 #include "simulator/graph_file.hpp"
 
@@ -290,6 +291,7 @@ struct Trace {
     std::vector<BlockCandidate> candidate_pool;
     std::vector<std::size_t> chunk_size_pool;
     std::string error;  // why reserve_n or alloc_graph failed; empty when both succeeded
+    const AllocatorProfile* profile = &newest_profile();  // the ggml version whose rules made it
 
     std::size_t size() const { return events.size(); }
     const TraceTensor& tensor(TensorId id) const { return tensors.at(static_cast<std::size_t>(id)); }
@@ -347,8 +349,8 @@ private:
 };
 
 // Runs the file as run_plan does (reserve_n, alloc_graph) and returns what happened.
-Trace record_trace(GraphFile& file);
+Trace record_trace(GraphFile& file, const AllocatorProfile& profile = newest_profile());
 // The same, reusing the description of the file's tensors from an earlier trace of it.
-Trace record_trace(GraphFile& file, TraceTensors tensors);
+Trace record_trace(GraphFile& file, TraceTensors tensors, const AllocatorProfile& profile = newest_profile());
 
 } // namespace gallocsim

@@ -150,7 +150,7 @@ TEST_F(GraphAllocatorTest, OpThatCannotRunInPlaceGetsNewMemory) {
     GraphAllocator allocator(type);
     plan(allocator);
 
-    EXPECT_FALSE(can_inplace(Op::CONT));
+    EXPECT_FALSE(newest_profile().can_inplace(Op::CONT));
     EXPECT_EQ(places(allocator), (Places{{"a", {0, 0, 0}}, {"c", {0, 0, 16}}}));
     EXPECT_EQ(reuses(), Reuses{});
     EXPECT_EQ(rejections(), Rejections{});

@@ -155,7 +155,7 @@ bool SimulationController::select_call(std::size_t session, std::size_t call) {
     std::unique_ptr<Loaded> loaded;
     CallTrace traced;
     try {
-        traced = trace_call(chosen, call);
+        traced = trace_call(chosen, call, session_profile(chosen) ? *session_profile(chosen) : newest_profile());
         loaded = std::make_unique<Loaded>(std::move(traced.file), std::move(traced.trace), from);
     } catch (const std::exception& error) {
         return fail(tr("Cannot replay the call"), QString::fromUtf8(error.what()));

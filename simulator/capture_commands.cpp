@@ -37,9 +37,25 @@ void report_call(const CaptureSession& session, const CallReplay& replay, bool v
     }
 }
 
+// The version a session is replayed under: the one asked for, else the one its program reported.
+const AllocatorProfile* replay_profile(const CaptureSession& session, const AllocatorProfile* forced, std::string& why_none) {
+    if (forced != nullptr) {
+        return forced;
+    }
+    if (const AllocatorProfile* profile = session_profile(session)) {
+        return profile;
+    }
+    why_none = session.file.string() + ": the program's ggml " +
+               (session.ggml_version ? "reports version \"" + *session.ggml_version + "\", which has no profile"
+                                     : std::string("reports no version")) +
+               " (known: " + std::string(known_profile_names()) + "); choose one with --ggml-version";
+    return nullptr;
+}
+
 } // namespace
 
-void conform_capture(const std::filesystem::path& folder, bool verbose, ConformTally& tally, std::ostream& out) {
+void conform_capture(const std::filesystem::path& folder, const AllocatorProfile* forced, bool verbose, ConformTally& tally,
+                     std::ostream& out) {
     Capture capture;
     try {
         capture = load_capture(folder);
@@ -53,7 +69,15 @@ void conform_capture(const std::filesystem::path& folder, bool verbose, ConformT
         out << "FAIL " << error << "\n";
     }
     for (const CaptureSession& session : capture.sessions) {
-        for (const CallReplay& replay : replay_session(session)) {
+        std::string why_none;
+        const AllocatorProfile* profile = replay_profile(session, forced, why_none);
+        if (profile == nullptr) {
+            ++tally.failed;
+            tally.skipped += static_cast<int>(session.calls.size());
+            out << "FAIL " << why_none << "\n";
+            continue;
+        }
+        for (const CallReplay& replay : replay_session(session, *profile)) {
             report_call(session, replay, verbose, tally, out);
         }
         // A cut-short session is not all the program did: what is missing counts as a failure.

@@ -2,6 +2,8 @@
 // `gallocsim conform DIR` on a capture folder: every session replayed call by call, each
 // call a pass or a failure printed as golden-file mismatches are.
 
+#include "reference/profile.hpp"
+
 #include <filesystem>
 #include <iosfwd>
 
@@ -14,7 +16,10 @@ struct ConformTally {
 };
 
 // Adds one pass or failure per call (and a failure per unreadable or cut-short session);
-// calls after one that cannot be replayed are skipped, with the reason.
-void conform_capture(const std::filesystem::path& folder, bool verbose, ConformTally& tally, std::ostream& out);
+// calls after one that cannot be replayed are skipped, with the reason. Each session is
+// replayed under `forced` when given, else under the ggml version its program reported (a
+// version with no profile fails the session).
+void conform_capture(const std::filesystem::path& folder, const AllocatorProfile* forced, bool verbose, ConformTally& tally,
+                     std::ostream& out);
 
 } // namespace gallocsim::cli

@@ -52,19 +52,23 @@ void add_difference(std::vector<std::string>& differences, std::optional<std::st
 
 } // namespace
 
-SessionAllocator make_session_allocator(const CaptureSession& session) {
+const AllocatorProfile* session_profile(const CaptureSession& session) {
+    return session.ggml_version ? profile_for_ggml_version(*session.ggml_version) : nullptr;
+}
+
+SessionAllocator make_session_allocator(const CaptureSession& session, const AllocatorProfile& profile) {
     SessionAllocator made;
     made.types = make_buffer_types(session.buffer_types);
     std::vector<BufferType*> ids;
     for (int type : session.buffers) {
         ids.push_back(made.types[static_cast<std::size_t>(type)].get());
     }
-    made.allocator = std::make_unique<GraphAllocator>(ids);
+    made.allocator = std::make_unique<GraphAllocator>(ids, profile);
     return made;
 }
 
-SessionReplayer::SessionReplayer(const CaptureSession& session)
-    : session_(&session), allocator_(make_session_allocator(session)) {}
+SessionReplayer::SessionReplayer(const CaptureSession& session, const AllocatorProfile& profile)
+    : session_(&session), allocator_(make_session_allocator(session, profile)) {}
 
 CallReplay SessionReplayer::replay_next(AllocationObserver* observer, GraphFile* graph) {
     const std::size_t index = next_++;
@@ -158,8 +162,8 @@ std::vector<CallReplay> SessionReplayer::remaining() const {
     return rest;
 }
 
-std::vector<CallReplay> replay_session(const CaptureSession& session) {
-    SessionReplayer replayer(session);
+std::vector<CallReplay> replay_session(const CaptureSession& session, const AllocatorProfile& profile) {
+    SessionReplayer replayer(session, profile);
     std::vector<CallReplay> replays;
     while (!replayer.done()) {
         replays.push_back(replayer.replay_next());
@@ -194,13 +198,13 @@ void replay_until(SessionReplayer& replayer, const CaptureSession& session, std:
 
 } // namespace
 
-CallTrace trace_call(const CaptureSession& session, std::size_t index) {
+CallTrace trace_call(const CaptureSession& session, std::size_t index, const AllocatorProfile& profile) {
     if (index >= session.calls.size()) {
         throw GraphFileError(session.label() + ": there is no call " + std::to_string(index) + " (the session has " +
                              std::to_string(session.calls.size()) + ")");
     }
     // First pass: which call made the plan this call uses (only a replay can tell).
-    SessionReplayer scout(session);
+    SessionReplayer scout(session, profile);
     replay_until(scout, session, index);
     const CallReplay target = scout.replay_next();
     if (scout.stopped()) {
@@ -213,7 +217,7 @@ CallTrace trace_call(const CaptureSession& session, std::size_t index) {
     CallTrace traced;
     traced.file = load_call_graph(session, call);
     traced.plan_call = plan_call;
-    SessionReplayer replayer(session);
+    SessionReplayer replayer(session, profile);
     replay_until(replayer, session, plan_call);
     if (plan_call == index) {
         TraceRecorder recorder(traced.file);

@@ -6,6 +6,7 @@
 // reserve_n_size wrote, every chunk and buffer size, and where every tensor went.
 
 #include "reference/graph_allocator.hpp"
+#include "reference/profile.hpp"
 #include "simulator/capture_session.hpp"
 #include "simulator/trace.hpp"
 
@@ -22,9 +23,11 @@ struct SessionAllocator {
     std::vector<std::unique_ptr<TestBufferType>> types;
     std::unique_ptr<GraphAllocator> allocator;
 };
-// The one place a session's allocator is made: the allocator profile for the session's
-// ggml_version belongs here.
-SessionAllocator make_session_allocator(const CaptureSession& session);
+// The allocator version the session's program ran: the profile for the ggml version it
+// reported; nullptr when it reported none, or one gallocsim has no profile for.
+const AllocatorProfile* session_profile(const CaptureSession& session);
+// The one place a session's allocator is made.
+SessionAllocator make_session_allocator(const CaptureSession& session, const AllocatorProfile& profile);
 
 enum class CallOutcome {
     passed,        // every observed value reproduced
@@ -46,7 +49,7 @@ struct CallReplay {
 // planned graph's tensors (its planning records) between calls.
 class SessionReplayer {
 public:
-    explicit SessionReplayer(const CaptureSession& session);
+    SessionReplayer(const CaptureSession& session, const AllocatorProfile& profile);
 
     bool done() const { return next_ >= session_->calls.size() || stopped_; }
     // A call could not be replayed (its graph, or its alloc-size rule): the rest cannot be either.
@@ -75,7 +78,7 @@ private:
 };
 
 // Replays every call of the session in order.
-std::vector<CallReplay> replay_session(const CaptureSession& session);
+std::vector<CallReplay> replay_session(const CaptureSession& session, const AllocatorProfile& profile);
 
 // One call as the program saw it, recorded for stepping: the calls before it replayed
 // untraced; when it is an alloc_graph that kept the plan of an earlier call on the same
@@ -87,7 +90,7 @@ struct CallTrace {
     std::string note;           // "alloc_graph reused the plan of call 2 (reserve_n)", ...
 };
 // Throws GraphFileError when the call cannot be reached (a call before it cannot be replayed).
-CallTrace trace_call(const CaptureSession& session, std::size_t index);
+CallTrace trace_call(const CaptureSession& session, std::size_t index, const AllocatorProfile& profile);
 
 // A short label of a call: "call 3: alloc_graph, 68 nodes, re-planned".
 std::string describe_call(const CapturedCall& call);

@@ -318,7 +318,8 @@ int conform(const ConformOptions& options, std::ostream& out, std::ostream& err)
         }
     }
     for (const fs::path& folder : captures) {
-        conform_capture(folder, options.verbose, tally, out);
+        conform_capture(folder, options.ggml_version.empty() ? nullptr : &chosen_profile(options.ggml_version),
+                        options.verbose, tally, out);
     }
     out << passed << " passed, " << failed << " failed";
     if (skipped > 0) {

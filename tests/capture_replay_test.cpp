@@ -63,9 +63,9 @@ protected:
         std::string out;
         std::string last_line;
     };
-    Conformed conform() const {
+    Conformed conform(const std::string& ggml_version = {}) const {
         std::ostringstream out, err;
-        const int code = cli::conform({.paths = {folder_.string()}}, out, err);
+        const int code = cli::conform({.paths = {folder_.string()}, .ggml_version = ggml_version}, out, err);
         std::string text = out.str();
         const auto end = text.find_last_not_of('\n');
         const auto start = text.rfind('\n', end);
@@ -82,7 +82,7 @@ TEST(CaptureSession, ReadsTheSeedHeaderAndCalls) {
     const CaptureSession& session = capture.sessions[0];
     EXPECT_EQ(session.allocator, 0);
     EXPECT_EQ(session.created_by, "ggml_gallocr_new");
-    EXPECT_FALSE(session.ggml_version.has_value());
+    EXPECT_EQ(session.ggml_version, "0.21.0");  // the seed capture is written as ggml 0.21.0 would record it
     ASSERT_EQ(session.buffer_types.size(), 1u);
     EXPECT_EQ(session.buffer_types[0].name, "CPU");
     EXPECT_EQ(session.buffer_types[0].alignment, 32u);
@@ -157,7 +157,7 @@ TEST(CaptureSession, ErrorsNameFileLinePathAndProblem) {
 
 TEST(CaptureReplay, SeedReproducesEveryCall) {
     const Capture capture = load_capture(kSeed);
-    const auto replays = replay_session(capture.sessions[0]);
+    const auto replays = replay_session(capture.sessions[0], baseline_profile());
     ASSERT_EQ(replays.size(), 4u);
     for (const CallReplay& replay : replays) {
         EXPECT_EQ(replay.outcome, CallOutcome::passed) << replay.index << ": " << replay.error;
@@ -175,7 +175,7 @@ TEST(CaptureReplay, SeedReproducesEveryCall) {
 
 TEST(CaptureReplay, AllocatorIsBuiltFromTheSessionHeader) {
     const Capture capture = load_capture(kSeed);
-    const SessionAllocator made = make_session_allocator(capture.sessions[0]);
+    const SessionAllocator made = make_session_allocator(capture.sessions[0], baseline_profile());
     ASSERT_EQ(made.allocator->buffer_count(), 1);
     EXPECT_EQ(made.allocator->buffer_type(0).name(), "CPU");
     EXPECT_EQ(made.allocator->buffer_type(0).alignment(), 32u);
@@ -183,7 +183,7 @@ TEST(CaptureReplay, AllocatorIsBuiltFromTheSessionHeader) {
 
 TEST(CaptureReplay, TraceOfAnAllocGraphThatKeptThePlanShowsTheReserveFirst) {
     const Capture capture = load_capture(kSeed);
-    const CallTrace traced = trace_call(capture.sessions[0], 1);
+    const CallTrace traced = trace_call(capture.sessions[0], 1, baseline_profile());
     EXPECT_EQ(traced.plan_call, 0u);
     EXPECT_EQ(traced.note, "alloc_graph reused the plan of call 0 (reserve_n): its planning, then this call's placement");
     // The reserve's planning (a plan started, leafs allocated), then alloc_graph's placement.
@@ -199,7 +199,7 @@ TEST(CaptureReplay, TraceOfAnAllocGraphThatKeptThePlanShowsTheReserveFirst) {
 
 TEST(CaptureReplay, TraceOfAReplanningAllocGraphIsItsOwn) {
     const Capture capture = load_capture(kSeed);
-    const CallTrace traced = trace_call(capture.sessions[0], 3);
+    const CallTrace traced = trace_call(capture.sessions[0], 3, baseline_profile());
     EXPECT_EQ(traced.plan_call, 3u);
     EXPECT_EQ(traced.note, "alloc_graph re-planned the graph");
     EXPECT_EQ(traced.file.name, "seed-mul-16");
@@ -207,7 +207,7 @@ TEST(CaptureReplay, TraceOfAReplanningAllocGraphIsItsOwn) {
 
 TEST(CaptureReplay, KeptPlanOfAnotherGraphIsSaidSo) {
     const Capture capture = load_capture(kSeed);
-    const CallTrace traced = trace_call(capture.sessions[0], 2);
+    const CallTrace traced = trace_call(capture.sessions[0], 2, baseline_profile());
     EXPECT_EQ(traced.plan_call, 0u);
     EXPECT_THAT(traced.note, HasSubstr("reused the plan of call 0 (reserve_n), made on another graph (graphs/seed.json)"));
     EXPECT_EQ(traced.file.name, "seed-mul");
@@ -289,6 +289,31 @@ TEST_F(BrokenSeed, UnknownAllocSizeIsNotReplayable) {
     EXPECT_EQ(result.last_line, "3 passed, 0 failed, 3 skipped");
 }
 
+TEST_F(BrokenSeed, VersionWithNoProfileFailsTheSessionUnlessOneIsChosen) {
+    // ggml 0.1.0 is no release whose ggml-alloc.c gallocsim reproduces: session 0 is not
+    // replayed (1 failure, its 4 calls skipped); session 1 (ggml 0.21.0) still passes its 2.
+    replace_in_session0(R"("ggml_version": "0.21.0")", R"("ggml_version": "0.1.0")");
+    const Conformed result = conform();
+    EXPECT_EQ(result.exit_code, 1);
+    EXPECT_THAT(result.out, HasSubstr("FAIL " + session0().string() + ": the program's ggml reports version \"0.1.0\", "
+                                      "which has no profile (known: " + std::string(known_profile_names()) +
+                                      "); choose one with --ggml-version\n"));
+    EXPECT_EQ(result.last_line, "2 passed, 1 failed, 4 skipped");
+    // Chosen by hand, every call replays (the seed graphs have no op whose rule differs).
+    EXPECT_EQ(conform("ggml-d99724f2").last_line, "6 passed, 0 failed");
+}
+
+TEST(CaptureReplay, ProgramVersionPicksTheProfile) {
+    // The seed capture says ggml 0.21.0 (whose ggml-alloc.c is d99724f2's); the llama capture
+    // was made by llama-cpp-python 0.3.36, whose ggml reports 0.25.3 (llama.cpp 0c1e570).
+    const Capture seed = load_capture(kSeed);
+    ASSERT_NE(session_profile(seed.sessions[0]), nullptr);
+    EXPECT_EQ(session_profile(seed.sessions[0])->name, "ggml-d99724f2");
+    const Capture llama = load_capture(kCaptures / "tiny-llama");
+    ASSERT_NE(session_profile(llama.sessions[0]), nullptr);
+    EXPECT_EQ(session_profile(llama.sessions[0])->name, "llama.cpp-0c1e570");
+}
+
 TEST(CaptureConform, GoldenCorpusAndCaptureTogether) {
     const fs::path golden = fs::path(GALLOCSIM_SHARED_DIR) / "golden";
     if (!fs::is_directory(golden)) {
@@ -320,7 +345,10 @@ TEST_P(EveryCapture, ReplaysEveryCall) {
     ASSERT_FALSE(capture.sessions.empty());
     for (const CaptureSession& session : capture.sessions) {
         EXPECT_TRUE(session.truncated.empty()) << session.label() << ": " << session.truncated;
-        for (const CallReplay& replay : replay_session(session)) {
+        // The version the program reported picks the allocator, as `conform` does.
+        const AllocatorProfile* profile = session_profile(session);
+        ASSERT_NE(profile, nullptr) << session.label() << ": no profile for its ggml version";
+        for (const CallReplay& replay : replay_session(session, *profile)) {
             EXPECT_EQ(replay.outcome, CallOutcome::passed)
                 << session.label() << " call " << replay.index << ": " << replay.error
                 << (replay.differences.empty() ? "" : "\n  " + replay.differences.front());

@@ -188,7 +188,9 @@ public:
     }
 
 private:
-    bool recording() const { return dir_.has_value() && !stopped_; }
+    // A child forked without exec inherits the sessions; its lines would interleave with the
+    // parent's, so only the process that opened them writes.
+    bool recording() const { return dir_.has_value() && !stopped_ && ::getpid() == pid_; }
 
     // Capture needs the whole table; an older ggml is forwarded to but not recorded.
     bool ready() {
@@ -322,6 +324,7 @@ private:
     }
 
     std::optional<fs::path> dir_;
+    pid_t pid_ = ::getpid();
     bool stopped_ = false;
     int allocators_ = 0;
     int next_session_ = 0;

@@ -314,6 +314,18 @@ TEST(CaptureReplay, ProgramVersionPicksTheProfile) {
     EXPECT_EQ(session_profile(llama.sessions[0])->name, "llama.cpp-0c1e570");
 }
 
+TEST(CaptureConform, ClampInPlaceMakesTheVersionMatter) {
+    // tiny-olmo's graphs clamp q, k and v; under llama.cpp 0c1e570 each CLAMP takes its parent's
+    // memory, under d99724f2 it gets new memory, so the places the program got cannot all be
+    // reproduced by the older rule (its 4 alloc_graph calls place every tensor).
+    const std::string olmo = (kCaptures / "tiny-olmo").string();
+    std::ostringstream by_version, older, err;
+    EXPECT_EQ(cli::conform({.paths = {olmo}}, by_version, err), 0);
+    EXPECT_THAT(by_version.str(), ::testing::EndsWith("7 passed, 0 failed\n"));
+    EXPECT_EQ(cli::conform({.paths = {olmo}, .ggml_version = "ggml-d99724f2"}, older, err), 1);
+    EXPECT_THAT(older.str(), HasSubstr("call 3 (ggml_gallocr_alloc_graph"));
+}
+
 TEST(CaptureConform, GoldenCorpusAndCaptureTogether) {
     const fs::path golden = fs::path(GALLOCSIM_SHARED_DIR) / "golden";
     if (!fs::is_directory(golden)) {

@@ -1,6 +1,6 @@
 #include "simulator/capture_command.hpp"
 
-#include <nlohmann/json.hpp>
+#include "simulator/capture_session.hpp"
 
 #include <fcntl.h>
 #include <spawn.h>
@@ -11,7 +11,6 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <ostream>
 #include <set>
 #include <system_error>
@@ -36,11 +35,6 @@ std::vector<fs::path> library_candidates() {
     return {exe.parent_path() / kLibrary, (exe.parent_path() / ".." / "lib" / kLibrary).lexically_normal()};
 }
 
-bool is_session_file(const fs::path& path) {
-    const std::string name = path.filename().string();
-    return name.starts_with("session-") && name.ends_with(".jsonl");
-}
-
 // The folder exists afterwards, holds no earlier capture, and takes a new file.
 std::string prepare_folder(const fs::path& dir) {
     std::error_code error;
@@ -48,11 +42,8 @@ std::string prepare_folder(const fs::path& dir) {
     if (error) {
         return "cannot create " + dir.string() + ": " + error.message();
     }
-    for (const auto& entry : fs::directory_iterator(dir, error)) {
-        if (is_session_file(entry.path())) {
-            return dir.string() + " already holds a capture (" + entry.path().filename().string() +
-                   "); choose an empty or new folder";
-        }
+    if (is_capture_dir(dir)) {
+        return dir.string() + " already holds a capture; choose an empty or new folder";
     }
     const fs::path probe = dir / ".gallocsim-write-test";
     const int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
@@ -120,8 +111,8 @@ void print_summary(const CaptureSummary& summary, const fs::path& dir, std::ostr
         out << " (" << summary.largest_buffer_where << ")";
     }
     out << "\n";
-    if (summary.unreadable_lines > 0) {
-        out << summary.unreadable_lines << " unreadable line(s): the program stopped while writing\n";
+    for (const std::string& problem : summary.problems) {
+        out << "incomplete: " << problem << "\n";
     }
 }
 
@@ -130,46 +121,33 @@ void print_summary(const CaptureSummary& summary, const fs::path& dir, std::ostr
 // Kept small and in one place: the sessions' full reader (for replay) lives elsewhere.
 CaptureSummary summarize_capture(const fs::path& dir) {
     CaptureSummary summary;
-    std::error_code error;
-    for (const auto& entry : fs::directory_iterator(dir, error)) {
-        if (is_session_file(entry.path())) {
-            summary.sessions.push_back(entry.path().filename().string());
-        }
+    Capture capture;
+    try {
+        capture = load_capture(dir);
+    } catch (const GraphFileError& error) {
+        summary.problems.push_back(error.what());
+        return summary;
     }
-    // session-2 before session-10
-    std::ranges::sort(summary.sessions, {}, [](const std::string& name) { return std::atoi(name.c_str() + 8); });
+    summary.problems = capture.errors;
     std::set<std::string> graphs;
-    for (const std::string& session : summary.sessions) {
-        std::ifstream in(dir / session);
-        std::vector<std::string> buffer_names;
-        bool header = true;
-        for (std::string text; std::getline(in, text);) {
-            const auto line = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
-            if (!line.is_object()) {
-                ++summary.unreadable_lines;
-                continue;
+    for (const CaptureSession& session : capture.sessions) {
+        summary.sessions.push_back(session.label());
+        if (!session.truncated.empty()) {
+            summary.problems.push_back(session.label() + ": " + session.truncated);
+        }
+        for (const CapturedCall& call : session.calls) {
+            ++summary.calls[std::string(captured_function_name(call.function))];
+            summary.replanned += call.replanned.value_or(false) ? 1 : 0;
+            if (graphs.insert(call.graph).second) {
+                summary.min_nodes = graphs.size() == 1 ? call.nodes : std::min(summary.min_nodes, call.nodes);
+                summary.max_nodes = std::max(summary.max_nodes, call.nodes);
             }
-            if (header) {
-                header = false;
-                for (const auto& name : line.value("buffers", nlohmann::json::array())) {
-                    buffer_names.push_back(name.is_string() ? name.get<std::string>() : "?");
-                }
-                continue;
-            }
-            const std::string function = line.value("function", "?");
-            ++summary.calls[function];
-            summary.replanned += line.value("replanned", false) ? 1 : 0;
-            const auto nodes = line.value("nodes", std::size_t{0});
-            if (graphs.insert(line.value("graph", "")).second) {
-                summary.min_nodes = graphs.size() == 1 ? nodes : std::min(summary.min_nodes, nodes);
-                summary.max_nodes = std::max(summary.max_nodes, nodes);
-            }
-            const auto sizes = line.value("buffer_sizes", std::vector<std::size_t>{});
-            for (std::size_t id = 0; id < sizes.size(); ++id) {
-                if (sizes[id] > summary.largest_buffer) {
-                    summary.largest_buffer = sizes[id];
-                    summary.largest_buffer_where = (id < buffer_names.size() ? buffer_names[id] : "?") + ", " +
-                                                   session + " call " + std::to_string(line.value("call", 0));
+            for (std::size_t id = 0; id < call.buffer_sizes.size(); ++id) {
+                if (call.buffer_sizes[id] > summary.largest_buffer) {
+                    summary.largest_buffer = call.buffer_sizes[id];
+                    const int type = session.buffers.at(id);
+                    summary.largest_buffer_where = session.buffer_types.at(static_cast<std::size_t>(type)).name + ", " +
+                                                   session.label() + " call " + std::to_string(call.number);
                 }
             }
         }

@@ -19,8 +19,8 @@ struct CaptureOptions {
 // message on `err` when the program could not be run.
 int capture(const CaptureOptions& options, std::ostream& out, std::ostream& err);
 
-// What a capture folder holds, read from its sessions' lines (a truncated last line is
-// counted, not an error).
+// What a capture folder holds, read with the sessions' reader (a session cut short or
+// unreadable is listed in `problems`, not an error).
 struct CaptureSummary {
     std::vector<std::string> sessions;          // file names, in order
     std::map<std::string, std::size_t> calls;   // by function
@@ -29,7 +29,7 @@ struct CaptureSummary {
     std::size_t min_nodes = 0, max_nodes = 0;
     std::size_t largest_buffer = 0;
     std::string largest_buffer_where;           // "CPU, session-0.jsonl call 2"
-    std::size_t unreadable_lines = 0;
+    std::vector<std::string> problems;          // sessions cut short or unreadable, one line each
 };
 CaptureSummary summarize_capture(const std::filesystem::path& dir);
 

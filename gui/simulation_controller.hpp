@@ -65,6 +65,10 @@ public:
     bool load_graph(GraphFile file, const QString& source);
     // Re-plans the graph with other buffer type settings (alignment, max size).
     bool set_buffer_types(const std::vector<BufferTypeSpec>& types);
+    // The ggml version whose rules plan every graph (the newest at first); setting it
+    // re-plans the shown graph, keeping breakpoints, selection and position.
+    const AllocatorProfile& profile() const { return *profile_; }
+    bool set_profile(const AllocatorProfile& profile);
 
     // --- The cursor -------------------------------------------------------------------
     std::size_t event_count() const { return has_graph() ? cursor().size() : 0; }
@@ -125,6 +129,7 @@ Q_SIGNALS:
     void speed_changed(int events_per_second, bool unlimited);
     void breakpoints_changed();
     void selection_changed(std::optional<TensorId> tensor);
+    void profile_changed();
     void error_occurred(const QString& title, const QString& message);
     void status_message(const QString& message);
 
@@ -151,6 +156,7 @@ private:
     bool fail(const QString& title, const QString& message);
 
     std::unique_ptr<Loaded> loaded_;
+    const AllocatorProfile* profile_ = &newest_profile();
     SimState before_;
     QTimer timer_;
     int speed_ = kDefaultSpeed;

@@ -455,5 +455,33 @@ TEST_F(ProfileCommands, DiffNamesTheRuleThatMovedATensor) {
     EXPECT_NE(three_err.str().find("at most two"), std::string::npos) << three_err.str();
 }
 
+// The chunk graph of MaxSizeSplitsIntoChunksOnlySinceChunksCame, written without max_size:
+// with two versions, --max-size 96 applies to both plans. n moves from 0:96 to chunk 1 at 0,
+// m from 0:128 to chunk 1 at 32; a, b and k stay (see that test for the steps).
+TEST_F(ProfileCommands, DiffOfTwoVersionsAppliesBufferOptionsToBothAndNamesChunks) {
+    const std::filesystem::path path = dir / "chunks.json";
+    std::ofstream(path) << R"({"format": "ggml-graph/1", "buffer_types": [{"name": "CPU", "alignment": 32}],
+      "tensors": [{"name": "a", "type": "f32", "ne": [8]}, {"name": "b", "type": "f32", "ne": [16]},
+                  {"name": "n", "type": "f32", "ne": [8], "op": "NORM", "src": ["a"]},
+                  {"name": "m", "type": "f32", "ne": [16], "op": "NORM", "src": ["b"]},
+                  {"name": "k", "type": "f32", "ne": [24], "op": "CONCAT", "src": ["n", "m"], "flags": ["output"]}],
+      "leafs": ["a", "b"], "nodes": ["n", "m", "k"]})";
+    cli::DiffOptions options;
+    options.before.input = path.string();
+    options.after_buffers.max_size = 96;
+    options.ggml_versions = {"ggml-f54604ef", "ggml-d99724f2"};
+    std::ostringstream out, err;
+    EXPECT_EQ(cli::diff(options, out, err), 0) << err.str();
+    const std::string text = out.str();
+    for (const char* line : {", ggml version ggml-f54604ef, max_size 96\nB: ", ", ggml version ggml-d99724f2, max_size 96\n",
+                             "buffer 0 (CPU): 192 -> 192 bytes (+0, +0.0%), chunks [192] -> [96, 96]\n",
+                             "2 tensors moved, 3 unchanged\n",
+                             "- buffer 0 (CPU): under ggml-d99724f2 the plan is split into chunks of at most max_size 96 (2 chunks, "
+                             "ggml 254ea3e5, llama.cpp #15815, placed by the reuse factor of #16788); ggml-f54604ef ignores "
+                             "max_size and plans one buffer\n"}) {
+        EXPECT_NE(text.find(line), std::string::npos) << line << "\n" << text;
+    }
+}
+
 } // namespace
 } // namespace gallocsim

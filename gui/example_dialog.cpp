@@ -31,6 +31,7 @@ const std::map<std::string, std::pair<Count, const char*>> kCounts{
 const std::map<std::string, std::pair<bool ExampleOptions::*, const char*>> kSwitches{
     {"--inplace", {&ExampleOptions::inplace, QT_TRANSLATE_NOOP("ExampleDialog", "in-place ops (views)")}},
     {"--mask", {&ExampleOptions::mask, QT_TRANSLATE_NOOP("ExampleDialog", "attention mask input")}},
+    {"--clamp", {&ExampleOptions::clamp, QT_TRANSLATE_NOOP("ExampleDialog", "clamped Q, K, V (olmo's clamp_kqv)")}},
 };
 
 QComboBox* choices(const QStringList& names) {

@@ -40,8 +40,9 @@ int main(int argc, char** argv) {
     const QCommandLineOption screenshot_option("screenshot", "save the window as a PNG and exit", "png");
     const QCommandLineOption size_option("size", "window size for --screenshot (default 1440x900)", "WxH", "1440x900");
     const QCommandLineOption raise_option("raise", "bring a dock to the front: timeline, state or statistics", "dock");
+    const QCommandLineOption version_option("ggml-version", "plan by the rules of this ggml version (default: the newest)", "name");
     const QCommandLineOption call_option("call", "in a capture folder, pick this call: K (session 0) or S:K", "call");
-    parser.addOptions({example_option, step_option, screenshot_option, size_option, raise_option, call_option});
+    parser.addOptions({example_option, step_option, screenshot_option, size_option, raise_option, version_option, call_option});
     parser.process(app);
 
     const bool headless = parser.isSet(screenshot_option);
@@ -53,6 +54,15 @@ int main(int argc, char** argv) {
         });
     }
     auto& controller = window.controller();
+    if (parser.isSet(version_option)) {
+        const gallocsim::AllocatorProfile* profile = gallocsim::find_profile(parser.value(version_option).toStdString());
+        if (profile == nullptr) {
+            std::cerr << "gallocsim-gui: --ggml-version " << parser.value(version_option).toStdString()
+                      << ": unknown version; known: " << gallocsim::known_profile_names() << "\n";
+            return 2;
+        }
+        controller.set_profile(*profile);
+    }
     bool loaded = false;
     if (!parser.positionalArguments().isEmpty()) {
         loaded = window.open(parser.positionalArguments().front());

@@ -17,6 +17,7 @@
 #include <QApplication>
 #include <QCheckBox>
 #include <QCloseEvent>
+#include <QComboBox>
 #include <QCompleter>
 #include <QDockWidget>
 #include <QDragEnterEvent>
@@ -253,6 +254,17 @@ void MainWindow::build_toolbars() {
     view->addAction(settings_action_);
     breakpoint_action_->setIconText(tr("Breakpoint"));
     settings_action_->setIconText(tr("Buffer types…"));
+    view->addSeparator();
+    view->addWidget(new QLabel(tr(" ggml version ")));
+    ggml_version_ = new QComboBox;
+    ggml_version_->setObjectName("ggml_version");
+    for (const AllocatorProfile& profile : allocator_profiles()) {
+        ggml_version_->addItem(qstr(profile.name));
+        ggml_version_->setItemData(ggml_version_->count() - 1, qstr(profile.upstream), Qt::ToolTipRole);
+    }
+    ggml_version_->setToolTip(tr("Plan by the rules of this ggml version's allocator (docs/versions.md); "
+                                 "changing it plans the graph again"));
+    view->addWidget(ggml_version_);
     fit_action_->setIconText(tr("Fit"));
 }
 
@@ -307,6 +319,17 @@ void MainWindow::connect_views() {
     });
     connect(speed_, qOverload<int>(&QSpinBox::valueChanged), controller_, &SimulationController::set_speed);
     connect(unlimited_, &QCheckBox::toggled, controller_, &SimulationController::set_unlimited);
+    connect(ggml_version_, &QComboBox::currentTextChanged, this, [this](const QString& name) {
+        const AllocatorProfile* profile = find_profile(name.toStdString());
+        if (profile != nullptr && !controller_->set_profile(*profile)) {
+            const QSignalBlocker block(ggml_version_);  // refused: show the version still planning
+            ggml_version_->setCurrentText(qstr(controller_->profile().name));
+        }
+    });
+    connect(controller_, &SimulationController::profile_changed, this, [this] {
+        const QSignalBlocker block(ggml_version_);
+        ggml_version_->setCurrentText(qstr(controller_->profile().name));
+    });
     connect(search_, &QLineEdit::returnPressed, this, &MainWindow::search);
 
     for (CanvasView* view : std::initializer_list<CanvasView*>{graph_view_, memory_map_, timeline_}) {

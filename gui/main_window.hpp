@@ -15,6 +15,7 @@
 
 class QAction;
 class QCheckBox;
+class QComboBox;
 class QLabel;
 class QLineEdit;
 class QMenu;
@@ -108,6 +109,7 @@ private:
     QLabel* step_label_ = nullptr;
     QSpinBox* speed_ = nullptr;
     QCheckBox* unlimited_ = nullptr;
+    QComboBox* ggml_version_ = nullptr;  // the allocator profile that plans
     QLineEdit* search_ = nullptr;
     QMenu* recent_menu_ = nullptr;
     QMenu* examples_menu_ = nullptr;

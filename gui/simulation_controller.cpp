@@ -61,7 +61,7 @@ const Comparison& SimulationController::comparison() {
         ExactLimits limits;
         limits.time_limit = std::chrono::milliseconds(250);
         limits.node_limit = 2'000'000;
-        loaded_->comparison = compare_planners(loaded_->file, limits);
+        loaded_->comparison = compare_planners(loaded_->file, limits, *profile_);
     }
     return *loaded_->comparison;
 }
@@ -78,7 +78,7 @@ bool SimulationController::install(GraphFile file, QString from, std::size_t sta
     std::unique_ptr<Loaded> loaded;
     try {
         // The same graph under other settings keeps its tensors: their description is shared.
-        Trace recorded = same_graph && loaded_ ? record_trace(file, trace().tensors) : record_trace(file);
+        Trace recorded = same_graph && loaded_ ? record_trace(file, trace().tensors, *profile_) : record_trace(file, *profile_);
         loaded = std::make_unique<Loaded>(std::move(file), std::move(recorded), from);
     } catch (const std::exception& error) {
         return fail(tr("Cannot plan the graph"), tr("%1: %2").arg(from, QString::fromUtf8(error.what())));
@@ -208,6 +208,29 @@ bool SimulationController::load_example(const QString& name, const ExampleOption
     } catch (const std::exception& error) {
         return fail(tr("Cannot build the example"), QString::fromUtf8(error.what()));
     }
+}
+
+bool SimulationController::set_profile(const AllocatorProfile& profile) {
+    if (&profile == profile_) {
+        return true;
+    }
+    const AllocatorProfile* previous = profile_;
+    profile_ = &profile;
+    if (has_graph()) {
+        try {
+            GraphFile copy = parse_graph_file(graph_file_to_json(file()), source().toStdString());
+            if (!install(std::move(copy), source(), position(), true)) {
+                profile_ = previous;
+                return false;
+            }
+        } catch (const std::exception& error) {
+            profile_ = previous;
+            return fail(tr("Cannot plan the graph"), QString::fromUtf8(error.what()));
+        }
+    }
+    Q_EMIT profile_changed();
+    Q_EMIT status_message(tr("Planning by the rules of %1").arg(qstr(profile_->name)));
+    return true;
 }
 
 bool SimulationController::set_buffer_types(const std::vector<BufferTypeSpec>& types) {
@@ -451,6 +474,7 @@ QJsonObject SimulationController::session() const {
     session["source"] = source();
     session["graph"] = QJsonDocument::fromJson(QByteArray::fromStdString(graph_file_to_json(file()))).object();
     session["position"] = static_cast<qint64>(position());
+    session["ggml_version"] = qstr(profile_->name);
     QJsonArray tensors, kinds;
     for (TensorId tensor : tensor_breakpoints_) {
         tensors.append(qstr(trace().tensor(tensor).name));
@@ -483,6 +507,14 @@ bool SimulationController::restore_session(const QJsonObject& session, const QSt
     } catch (const std::exception& error) {
         return fail(title, QString::fromUtf8(error.what()));
     }
+    const AllocatorProfile* profile = profile_;
+    if (const QJsonValue version = session.value("ggml_version"); !version.isUndefined()) {
+        profile = find_profile(version.toString().toStdString());
+        if (!version.isString() || profile == nullptr) {
+            return fail(title, tr("%1: $.ggml_version: no ggml version \"%2\" (known: %3)")
+                                   .arg(origin, version.toString(), qstr(known_profile_names())));
+        }
+    }
     const QJsonValue position_value = session.value("position");
     if (!position_value.isUndefined() && (!position_value.isDouble() || position_value.toDouble() < 0)) {
         return fail(title, tr("%1: $.position: should be a number of steps, 0 or more").arg(origin));
@@ -504,8 +536,14 @@ bool SimulationController::restore_session(const QJsonObject& session, const QSt
         }
         kinds.push_back(*kind);
     }
+    const AllocatorProfile* previous = profile_;
+    profile_ = profile;
     if (!install(std::move(file), session.value("source").toString(origin), static_cast<std::size_t>(position_value.toDouble(0)), false)) {
+        profile_ = previous;
         return false;
+    }
+    if (profile_ != previous) {
+        Q_EMIT profile_changed();
     }
     for (const std::string& name : tensor_names) {
         tensor_breakpoints_.insert(*trace().find(name));

@@ -66,6 +66,10 @@ public:
     bool load_graph(GraphFile file, const QString& source);
     // Re-plans the graph with other buffer type settings (alignment, max size).
     bool set_buffer_types(const std::vector<BufferTypeSpec>& types);
+    // The ggml version whose rules plan every graph (the newest at first); setting it
+    // re-plans the shown graph, keeping breakpoints, selection and position.
+    const AllocatorProfile& profile() const { return *profile_; }
+    bool set_profile(const AllocatorProfile& profile);
 
     // --- Captures (a folder of sessions, docs/graph-format.md) ---------------------------
     // Opens the folder and shows its first call; open_file on a folder does the same.
@@ -142,6 +146,7 @@ Q_SIGNALS:
     void speed_changed(int events_per_second, bool unlimited);
     void breakpoints_changed();
     void selection_changed(std::optional<TensorId> tensor);
+    void profile_changed();
     void error_occurred(const QString& title, const QString& message);
     void capture_changed();       // another capture (or none)
     void selected_call_changed();  // another call of the capture shown (or none)
@@ -173,6 +178,7 @@ private:
     bool fail(const QString& title, const QString& message);
 
     std::unique_ptr<Loaded> loaded_;
+    const AllocatorProfile* profile_ = &newest_profile();
     SimState before_;
     QTimer timer_;
     int speed_ = kDefaultSpeed;

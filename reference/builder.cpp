@@ -77,6 +77,13 @@ Tensor& GraphBuilder::scale(Tensor& a, float factor) {
     return t;
 }
 
+Tensor& GraphBuilder::clamp(Tensor& a, float min, float max) {
+    Tensor& t = make(a.type, a.ne, Op::CLAMP, {&a}, {});
+    put_float(t, 0, min);
+    put_float(t, 1, max);
+    return t;
+}
+
 Tensor& GraphBuilder::fill(Tensor& a, float value) {
     Tensor& t = make(a.type, a.ne, Op::FILL, {&a}, {});
     put_float(t, 0, value);

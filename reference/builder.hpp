@@ -35,6 +35,7 @@ public:
     Tensor& unary(Tensor& a, UnaryOp kind);
     Tensor& scale(Tensor& a, float factor);
     Tensor& fill(Tensor& a, float value);
+    Tensor& clamp(Tensor& a, float min, float max);  // a new tensor, as ggml_clamp builds it since llama.cpp #27644
     Tensor& rms_norm(Tensor& a, float eps = 1e-6f);
     Tensor& soft_max(Tensor& a, Tensor* mask = nullptr, float scale = 1.0f);
     Tensor& rope(Tensor& a, Tensor& positions, int n_dims = 0);

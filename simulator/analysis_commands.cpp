@@ -146,6 +146,7 @@ ExampleOptions example_options(const ModelFlags& f) {
     o.outputs = f.outputs;
     o.inplace = f.inplace;
     o.mask = f.mask;
+    o.clamp = f.clamp;
     if (f.weights) {
         o.weights = parse_type(*f.weights);
         if (!o.weights) {
@@ -211,9 +212,34 @@ int compare(const CompareOptions& options, std::ostream& out, std::ostream& err)
     });
 }
 
+namespace {
+
+// ", alignment 64, max_size 4096": the buffer settings a plan was made with, beyond the file's.
+std::string overrides_text(const BufferOverrides& changed) {
+    std::string text;
+    if (changed.alignment) {
+        text += ", alignment " + std::to_string(*changed.alignment);
+    }
+    if (changed.max_size) {
+        text += ", max_size " + std::to_string(*changed.max_size);
+    }
+    if (changed.alloc_size) {
+        text += ", alloc_size " + std::string(alloc_size_rule_name(*changed.alloc_size));
+    }
+    return text;
+}
+
+} // namespace
+
 int diff(const DiffOptions& options, std::ostream& out, std::ostream& err) {
     return guarded(err, [&] {
-        GraphFile before = load_graph_input(options.before);
+        // Two versions compare the same graph under the same settings: the buffer options
+        // then apply to both plans.
+        GraphInput before_input = options.before;
+        if (options.ggml_versions.size() == 2) {
+            before_input.buffers = options.after_buffers;
+        }
+        GraphFile before = load_graph_input(before_input);
         GraphInput after_input = options.before;
         if (!options.after.empty()) {
             after_input.input = options.after;
@@ -237,24 +263,12 @@ int diff(const DiffOptions& options, std::ostream& out, std::ostream& err) {
             }
         }
         const PlanDiff d = diff_plans(run_before.plan, run_after.plan);
-        out << "A: " << options.before.input;
-        if (&profile_a != &profile_b) {
-            out << ", ggml version " << profile_a.name;
-        }
-        out << "\nB: " << after_input.input;
-        if (&profile_a != &profile_b) {
-            out << ", ggml version " << profile_b.name;
-        }
-        const BufferOverrides changed = buffer_overrides(options.after_buffers);
-        if (changed.alignment) {
-            out << ", alignment " << *changed.alignment;
-        }
-        if (changed.max_size) {
-            out << ", max_size " << *changed.max_size;
-        }
-        if (changed.alloc_size) {
-            out << ", alloc_size " << alloc_size_rule_name(*changed.alloc_size);
-        }
+        const std::string overrides = overrides_text(buffer_overrides(options.after_buffers));
+        const bool versions_differ = &profile_a != &profile_b;
+        out << "A: " << options.before.input << (versions_differ ? ", ggml version " + std::string(profile_a.name) : "")
+            << (options.ggml_versions.size() == 2 ? overrides : "");
+        out << "\nB: " << after_input.input << (versions_differ ? ", ggml version " + std::string(profile_b.name) : "")
+            << overrides;
         out << "\n\n";
         const std::size_t ids = std::max(d.sizes_before.size(), d.sizes_after.size());
         for (std::size_t id = 0; id < ids; ++id) {

@@ -28,7 +28,7 @@ int compare(const CompareOptions& options, std::ostream& out, std::ostream& err)
 struct DiffOptions {
     GraphInput before;
     std::string after;      // empty: the same input as before, with after_buffers applied
-    BufferFlags after_buffers;
+    BufferFlags after_buffers;  // plan B's; both plans' when ggml_versions has two
     // --ggml-version, up to twice: the first plans A (and B when there is no second), the
     // second plans B. None: both the newest.
     std::vector<std::string> ggml_versions{};

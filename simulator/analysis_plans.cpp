@@ -223,16 +223,17 @@ std::vector<std::string> version_rule_changes(const GraphFile& file, const GgmlP
     if (pa.chunks != pb.chunks) {
         const AllocatorProfile& chunked = pa.chunks ? pa : pb;
         const AllocatorProfile& whole = pa.chunks ? pb : pa;
-        const auto& with = (pa.chunks ? a : b).run.plan.chunk_sizes;
+        const GgmlPlan& chunked_plan = pa.chunks ? a : b;
+        const auto& with = chunked_plan.run.plan.chunk_sizes;
         const auto& without = (pa.chunks ? b : a).run.plan.chunk_sizes;
         for (std::size_t id = 0; id < with.size() && id < without.size(); ++id) {
             if (with[id].size() == without[id].size()) {
                 continue;
             }
-            const auto& spec = file.buffer_types[static_cast<std::size_t>(file.buffers[id])];
-            lines.push_back("buffer " + std::to_string(id) + " (" + spec.name + "): under " + std::string(chunked.name) +
-                            " the plan is split into chunks of at most max_size " +
-                            std::to_string(spec.max_size.value_or(SIZE_MAX)) + " (" + chunk_count_text(with[id]) +
+            const BufferType& type = chunked_plan.run.allocator->buffer_type(static_cast<int>(id));
+            lines.push_back("buffer " + std::to_string(id) + " (" + std::string(type.name()) + "): under " +
+                            std::string(chunked.name) + " the plan is split into chunks of at most max_size " +
+                            std::to_string(type.max_size()) + " (" + chunk_count_text(with[id]) +
                             ", ggml 254ea3e5, llama.cpp #15815, placed by the reuse factor of #16788); " +
                             std::string(whole.name) + " ignores max_size and plans " + chunk_count_text(without[id]));
         }

@@ -20,7 +20,7 @@ namespace {
 
 bool any_model_flag(const ModelFlags& f) {
     return f.layers || f.embd || f.heads || f.ff || f.tokens || f.vocab || f.outputs || f.weights || f.buffers ||
-           f.inplace || f.mask;
+           f.inplace || f.mask || f.clamp;
 }
 
 std::string tensor_kind(const GraphFile& file, const Tensor& tensor) {

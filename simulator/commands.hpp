@@ -23,6 +23,7 @@ struct ModelFlags {
     std::optional<std::string> buffers;  // cpu, cuda or split
     bool inplace = false;
     bool mask = false;
+    bool clamp = false;
 };
 
 // Buffer type settings that override the file's (all buffer types).

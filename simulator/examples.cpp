@@ -147,7 +147,7 @@ std::optional<BufferSetup> parse_buffer_setup(std::string_view name) {
 
 std::vector<ExampleInfo> list_examples() {
     std::vector<std::string> llama_options = kModelOptions;
-    llama_options.insert(llama_options.end(), {"--outputs", "--inplace", "--mask"});
+    llama_options.insert(llama_options.end(), {"--outputs", "--inplace", "--mask", "--clamp"});
     return {
         {"seed", "the seed walkthrough: inputs a, b (1 x f32), mul = a*b, one 32-aligned CPU buffer", {}},
         {"sched-issue", "inputs c, a2, b2 (1 x f32), ab = a2*b2, result = c*ab (not an output)", {}},
@@ -220,6 +220,7 @@ GraphFile llama_example(const LlamaParams& p) {
 
     std::ostringstream description;
     description << "llama-style transformer: " << (p.inplace ? "inplace=True, " : "") << (p.mask ? "mask=True, " : "")
+                << (p.clamp ? "clamp_kqv=8, " : "")
                 << "n_embd=" << p.embd << ", n_ff=" << p.ff << ", n_head=" << p.heads << ", n_layer=" << p.layers
                 << (p.outputs > 0 && p.outputs < p.tokens ? ", n_outputs=" + std::to_string(p.outputs) : "")
                 << ", n_tokens=" << p.tokens << ", n_vocab=" << p.vocab << ", wtype=" << type_name(p.weights)
@@ -250,9 +251,15 @@ GraphFile llama_example(const LlamaParams& p) {
 
         Tensor& norm = named(b.rms_norm(*inpL), name("norm"));
         Tensor& attn_norm = named(b.mul(norm, attn_norm_w), name("attn_norm"));
-        Tensor& q = named(b.mul_mat(wq, attn_norm), name("Qcur"));
-        Tensor& k = named(b.mul_mat(wk, attn_norm), name("Kcur"));
-        Tensor& v = named(b.mul_mat(wv, attn_norm), name("Vcur"));
+        // olmo's clamp_kqv: each projection clamped to [-8, 8], a new tensor each (llama.cpp
+        // 0c1e570 builds ggml_clamp so, and lets it run in place).
+        auto projection = [&](Tensor& w, const char* what) -> Tensor& {
+            Tensor& projected = named(b.mul_mat(w, attn_norm), name(what));
+            return p.clamp ? named(b.clamp(projected, -8.0f, 8.0f), projected.name + " (clamp)") : projected;
+        };
+        Tensor& q = projection(wq, "Qcur");
+        Tensor& k = projection(wk, "Kcur");
+        Tensor& v = projection(wv, "Vcur");
         const Shape heads_shape = shape(head_dim, p.heads, p.tokens);
         Tensor& q_heads = b.reshape(q, heads_shape);
         Tensor& k_heads = b.reshape(k, heads_shape);
@@ -442,7 +449,7 @@ void check_options(const ExampleInfo& info, const ExampleOptions& o) {
         {"--layers", o.layers.has_value()}, {"--embd", o.embd.has_value()},   {"--heads", o.heads.has_value()},
         {"--ff", o.ff.has_value()},         {"--tokens", o.tokens.has_value()}, {"--vocab", o.vocab.has_value()},
         {"--outputs", o.outputs.has_value()}, {"--weights", o.weights.has_value()}, {"--buffers", o.buffers.has_value()},
-        {"--inplace", o.inplace},           {"--mask", o.mask},
+        {"--inplace", o.inplace},           {"--mask", o.mask},       {"--clamp", o.clamp},
     };
     for (const auto& [flag, present] : given) {
         if (present && std::ranges::find(info.options, flag) == info.options.end()) {
@@ -480,7 +487,7 @@ GraphFile make_example(const std::string& name, const ExampleOptions& o) {
     LlamaParams p;
     return llama_example({o.layers.value_or(p.layers), o.embd.value_or(p.embd), o.heads.value_or(p.heads),
                           o.ff.value_or(p.ff), o.tokens.value_or(p.tokens), o.vocab.value_or(p.vocab),
-                          o.outputs.value_or(p.outputs), o.weights.value_or(p.weights), o.inplace, o.mask,
+                          o.outputs.value_or(p.outputs), o.weights.value_or(p.weights), o.inplace, o.mask, o.clamp,
                           o.buffers.value_or(p.buffers)});
 }
 

@@ -40,6 +40,7 @@ struct ExampleOptions {
     std::optional<BufferSetup> buffers;
     bool inplace = false;  // llama: rope, scale, soft_max, silu and the gate product in place (views)
     bool mask = false;     // llama: a kq_mask input given to soft_max
+    bool clamp = false;    // llama: Q, K and V clamped after their projections (olmo's clamp_kqv)
 };
 
 // llama.cpp's graph for a llama model, as the golden llama-*.json files have it:
@@ -59,6 +60,7 @@ struct LlamaParams {
     DataType weights = DataType::f32;
     bool inplace = false;
     bool mask = false;
+    bool clamp = false;
     BufferSetup buffers = BufferSetup::cpu;
 };
 

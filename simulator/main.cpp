@@ -28,6 +28,7 @@ void add_model_flags(CLI::App* command, gallocsim::cli::ModelFlags& flags) {
     command->add_option("--buffers", flags.buffers, "cpu, cuda or split (CUDA0 + CPU)")->group(group);
     command->add_flag("--inplace", flags.inplace, "llama: in-place rope, scale, soft_max, silu, gate product")->group(group);
     command->add_flag("--mask", flags.mask, "llama: a kq_mask input for soft_max")->group(group);
+    command->add_flag("--clamp", flags.clamp, "llama: Q, K and V clamped after their projections (olmo's clamp_kqv)")->group(group);
 }
 
 void add_buffer_flags(CLI::App* command, gallocsim::cli::BufferFlags& flags, const std::string& group) {
@@ -91,7 +92,7 @@ int main(int argc, char** argv) {
                          "ggml version of plan A; given twice, the second is plan B's (" +
                              std::string(gallocsim::known_profile_names()) + "; default: the newest)");
     add_model_flags(diff_cmd, diff.before.model);
-    add_buffer_flags(diff_cmd, diff.after_buffers, "Buffer options (plan B only)");
+    add_buffer_flags(diff_cmd, diff.after_buffers, "Buffer options (plan B only; both plans when --ggml-version is given twice)");
 
     gallocsim::cli::RenderOptions render;
     auto* render_cmd = app.add_subcommand("render", "draw a plan as SVG: tensors over steps, or the memory at one step");

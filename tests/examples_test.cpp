@@ -157,6 +157,37 @@ TEST(LlamaExample, OptionsShapeTheGraph) {
     EXPECT_EQ(tensor(file, "q-0").nb, (std::array<std::size_t, 4>{4, 512, 64, 8192}));
 }
 
+// --clamp: olmo's clamp_kqv, a CLAMP after each of the three projections, read where the
+// projection was. Each projection's only consumer is its clamp, so under llama.cpp-0c1e570
+// (CLAMP in place) the clamp takes the projection's bytes; under ggml-d99724f2 both are live
+// when the clamp is placed, so they cannot share.
+TEST(LlamaExample, ClampFollowsEachProjectionAndRunsInPlaceOnlyUnderLlamaCpp) {
+    ExampleOptions options;
+    options.clamp = true;
+    GraphFile file = make_example("llama", options);
+    EXPECT_EQ(file.graph.nodes.size(), 34u + 3);
+    EXPECT_NE(file.description.find("clamp_kqv=8"), std::string::npos) << file.description;
+    for (const char* projection : {"Qcur-0", "Kcur-0", "Vcur-0"}) {
+        const Tensor& clamped = tensor(file, std::string(projection) + " (clamp)");
+        EXPECT_EQ(clamped.op, Op::CLAMP);
+        EXPECT_EQ(clamped.src[0], &tensor(file, projection));
+    }
+    auto offsets = [&](const AllocatorProfile& profile, const std::string& name) {
+        const PlanRun run = run_plan(file, nullptr, profile);
+        std::map<std::string, std::size_t> at;
+        for (const auto& [tensor_name, place] : run.plan.tensors) {
+            at[tensor_name] = place.offset;
+        }
+        return std::pair{at.at(name), at.at(name + " (clamp)")};
+    };
+    for (const char* projection : {"Qcur-0", "Kcur-0", "Vcur-0"}) {
+        const auto [own, clamp_in_place] = offsets(newest_profile(), projection);
+        EXPECT_EQ(own, clamp_in_place) << projection;
+        const auto [before, clamp_apart] = offsets(*find_profile("ggml-d99724f2"), projection);
+        EXPECT_NE(before, clamp_apart) << projection;
+    }
+}
+
 // Three linear layers: 64 -> 256 -> 256 -> 64 over 8 rows, relu between, soft_max after.
 TEST(MlpExample, IsALinearChain) {
     const GraphFile file = make_example("mlp");

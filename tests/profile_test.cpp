@@ -1,12 +1,22 @@
 // Allocator version profiles (reference/profile.hpp): the names and how versions and graph
 // file sources map to them, and for each rule that differs between versions a small graph
 // planned under each profile, with the places worked out by hand from that version's code.
+#include "reference/builder.hpp"
+#include "reference/graph_allocator.hpp"
 #include "reference/profile.hpp"
+#include "simulator/analysis_commands.hpp"
+#include "simulator/commands.hpp"
 #include "simulator/graph_file.hpp"
 #include "simulator/plan.hpp"
+#include "tests/golden_files.hpp"
+#include "tests/test_support.hpp"
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -137,6 +147,340 @@ TEST(Profiles, ClampRunsInPlaceOnlyUnderLlamaCpp) {
     }
     // The default is the newest.
     EXPECT_EQ(run_plan(file).plan.tensors, in_place.places);
+}
+
+// Each op the in-place list gained after the seed era, alone: a (8 f32 = 32 bytes, an input
+// leaf) feeds only o = OP(a), an output, alignment 32. Where OP may run in place, o takes a's
+// bytes [0, 32) (buffer 32); where not, o goes next to a, [32, 64) (buffer 64).
+TEST(Profiles, OpsAddedToTheInPlaceListAfterTheSeedEra) {
+    for (const char* op : {"ROPE_BACK", "SILU_BACK", "RMS_NORM_BACK", "SOFT_MAX_BACK", "ADD_ID", "FILL"}) {
+        GraphFile file = graph(R"({"name": "CPU", "alignment": 32})",
+                               R"({"name": "a", "type": "f32", "ne": [8], "flags": ["input"]},
+                                  {"name": "o", "type": "f32", "ne": [8], "op": ")" + std::string(op) +
+                                   R"(", "src": ["a"], "flags": ["output"]})",
+                               R"("a")", R"("o")");
+        for (const AllocatorProfile* p : {&llama(), &baseline()}) {
+            const Planned planned = plan(file, *p);
+            EXPECT_EQ(planned.buffer_sizes, std::vector<std::size_t>{32}) << op << " " << p->name;
+            EXPECT_EQ(planned.places, (Places{{"a", {0, 0, 0}}, {"o", {0, 0, 0}}})) << op << " " << p->name;
+        }
+        const Planned seed = plan(file, seed_era());
+        EXPECT_EQ(seed.buffer_sizes, std::vector<std::size_t>{64}) << op;
+        EXPECT_EQ(seed.places, (Places{{"a", {0, 0, 0}}, {"o", {0, 0, 32}}})) << op;
+    }
+}
+
+// Chunks (#15815) and the reuse factor (#16788) against the seed era's one buffer. Alignment
+// 32, max_size 96; leafs a (32 bytes), b (64); n = NORM(a) (32), m = NORM(b) (64),
+// k = CONCAT(n, m) (96, output). Nothing runs in place (NORM, CONCAT).
+//
+// Chunks (llama.cpp-0c1e570, ggml-d99724f2): a opens chunk 0 [0, 96) at 0; b fits its tail
+// [32, 96) exactly: b at 0:32, chunk 0 full. n: no free block fits anywhere (chunk 0 has
+// none), so chunk 1 opens: n at 1:0; a is freed: chunk 0 = [0, 32). m (64): chunk 0's tail
+// [0, 32) is too small, chunk 1's tail [32, 96) fits: m at 1:32; b is freed, joining [0, 32):
+// chunk 0 = [0, 96). k (96): chunk 0's tail fits with reuse factor 96 - 0 - 96 = 0 (no
+// growth): k at 0:0. Chunks 96 and 96.
+//
+// One buffer (ggml-f54604ef): a at 0, b at 32 (tail from 96). n: only the tail: n at 96; a
+// freed: [0, 32) and the tail from 128. m: [0, 32) too small, the tail: m at 128 (high water
+// 192); b freed: [0, 96). k: best fit [0, 96) exactly: k at 0. One buffer of 192, although
+// no chunk may exceed 96 bytes under the later versions.
+TEST(Profiles, MaxSizeSplitsIntoChunksOnlySinceChunksCame) {
+    GraphFile file = graph(R"({"name": "CPU", "alignment": 32, "max_size": 96})",
+                           R"({"name": "a", "type": "f32", "ne": [8]},
+                              {"name": "b", "type": "f32", "ne": [16]},
+                              {"name": "n", "type": "f32", "ne": [8], "op": "NORM", "src": ["a"]},
+                              {"name": "m", "type": "f32", "ne": [16], "op": "NORM", "src": ["b"]},
+                              {"name": "k", "type": "f32", "ne": [24], "op": "CONCAT", "src": ["n", "m"], "flags": ["output"]})",
+                           R"("a", "b")", R"("n", "m", "k")");
+    for (const AllocatorProfile* p : {&llama(), &baseline()}) {
+        const Planned chunked = plan(file, *p);
+        EXPECT_EQ(chunked.error, "") << p->name;
+        EXPECT_EQ(chunked.chunk_sizes, (std::vector<std::vector<std::size_t>>{{96, 96}})) << p->name;
+        EXPECT_EQ(chunked.buffer_sizes, std::vector<std::size_t>{192}) << p->name;
+        EXPECT_EQ(chunked.places, (Places{{"a", {0, 0, 0}}, {"b", {0, 0, 32}}, {"n", {0, 1, 0}}, {"m", {0, 1, 32}},
+                                          {"k", {0, 0, 0}}}))
+            << p->name;
+    }
+    const Planned whole = plan(file, seed_era());
+    EXPECT_EQ(whole.error, "");
+    EXPECT_EQ(whole.chunk_sizes, (std::vector<std::vector<std::size_t>>{{192}}));
+    EXPECT_EQ(whole.buffer_sizes, std::vector<std::size_t>{192});
+    EXPECT_EQ(whole.places,
+              (Places{{"a", {0, 0, 0}}, {"b", {0, 0, 32}}, {"n", {0, 0, 96}}, {"m", {0, 0, 128}}, {"k", {0, 0, 0}}}));
+}
+
+// A device whose get_alloc_size pads CONT results by 32 bytes (real backends pad some ops'
+// tensors), so that a same-layout in-place child of a CONT is smaller than its parent: the
+// only way free_extra_space has anything to free. Memory comes from a fake-base test type.
+class PaddedContType final : public BufferType {
+public:
+    std::string_view name() const override { return "padded"; }
+    std::size_t alignment() const override { return 32; }
+    std::size_t alloc_size(const Tensor& tensor) const override { return nbytes(tensor) + (tensor.op == Op::CONT ? 32 : 0); }
+
+protected:
+    std::unique_ptr<Buffer> allocate_nonzero(std::size_t size) override { return memory_.allocate(size); }
+
+private:
+    TestBufferType memory_{test_support::dummy_backend(kSizeMax, 32)};
+};
+
+// a (8 f32 = 32 bytes), x = cont(a) (padded: 64), y = scale(x) (32, in place over x),
+// z = cont(y) (64, output). a at 0; x at 32 (tail), high water 96; a freed: [0, 32).
+// y takes x's place at 32.
+// With free_extra_space (ggml-d99724f2): x's bytes past y, [64, 96), go back and join the
+// tail: [0, 32), tail from 64. z (64): [0, 32) too small, the tail: z at 64, buffer 128.
+// Without (ggml-f54604ef): [64, 96) stays taken; z: the tail from 96: z at 96, buffer 160.
+TEST(Profiles, FreeExtraSpaceGivesBackWhatALargerParentHeldPastItsChild) {
+    Context context;
+    GraphBuilder ggml{context};
+    Tensor& a = ggml.new_tensor(DataType::f32, {8}, "a");
+    Tensor& x = ggml.cont(a);
+    Tensor& y = ggml.scale(x, 2.0f);
+    Tensor& z = ggml.cont(y);
+    set_output(z);
+    Graph g;
+    build_forward_expand(g, z);
+    PaddedContType type;
+    for (const AllocatorProfile* p : {&baseline(), &seed_era()}) {
+        GraphAllocator allocator(type, *p);
+        ASSERT_TRUE(allocator.reserve(g)) << allocator.last_error();
+        EXPECT_EQ(allocator.hash_node(a)->address, (BufferAddress{0, 0})) << p->name;
+        EXPECT_EQ(allocator.hash_node(x)->address, (BufferAddress{0, 32})) << p->name;
+        EXPECT_EQ(allocator.hash_node(y)->address, (BufferAddress{0, 32})) << p->name;
+    }
+    GraphAllocator freeing(type, baseline());
+    ASSERT_TRUE(freeing.reserve(g));
+    EXPECT_EQ(freeing.hash_node(z)->address, (BufferAddress{0, 64}));
+    EXPECT_EQ(freeing.buffer_size(0), 128u);
+    GraphAllocator keeping(type, seed_era());
+    ASSERT_TRUE(keeping.reserve(g));
+    EXPECT_EQ(keeping.hash_node(z)->address, (BufferAddress{0, 96}));
+    EXPECT_EQ(keeping.buffer_size(0), 160u);
+}
+
+// #16653: a tensor on an external buffer with no data yet (here: in a zero-size buffer)
+// counts as allocated. Leafs a and e (8 f32 = 32 bytes each), y = a + e (in place over a).
+// ggml-d99724f2: e is not planned; a at 0, y over a: buffer 32. ggml-f54604ef plans e like any
+// leaf: e at 32, buffer 64.
+TEST(Profiles, ATensorOnAnExternalBufferCountsAsAllocatedOnlySince16653) {
+    Context context;
+    GraphBuilder ggml{context};
+    Tensor& a = ggml.new_tensor(DataType::f32, {8}, "a");
+    Tensor& e = ggml.new_tensor(DataType::f32, {8}, "e");
+    Tensor& y = ggml.add(a, e);
+    set_output(y);
+    Graph g;
+    build_forward_expand(g, y);
+    TestBufferType type{test_support::dummy_backend(kSizeMax, 32)};
+    const auto external = type.allocate(0);  // a zero-size buffer: no address for e
+    e.buffer = external.get();
+
+    GraphAllocator skipping(type, baseline());
+    ASSERT_TRUE(skipping.reserve(g)) << skipping.last_error();
+    EXPECT_FALSE(skipping.hash_node(e) != nullptr && skipping.hash_node(e)->allocated);
+    EXPECT_EQ(skipping.hash_node(y)->address, (BufferAddress{0, 0}));
+    EXPECT_EQ(skipping.buffer_size(0), 32u);
+
+    GraphAllocator planning(type, seed_era());
+    ASSERT_TRUE(planning.reserve(g)) << planning.last_error();
+    EXPECT_EQ(planning.hash_node(e)->address, (BufferAddress{0, 32}));
+    EXPECT_EQ(planning.hash_node(y)->address, (BufferAddress{0, 0}));
+    EXPECT_EQ(planning.buffer_size(0), 64u);
+}
+
+// #13222 (1e04f6ae): a leaf that had external data at reserve and has none at alloc_graph.
+// a (8 f32, external), y = NORM(a), an output. Since then, needs_realloc says yes and the
+// one-buffer allocator plans again: a at 0, y at 32. Before, upstream asked a null buffer
+// type for a's size and crashed: an error naming a.
+TEST(Profiles, DataDroppedAfterReservePlansAgainOnlySince13222) {
+    static float external_data[8];
+    for (const AllocatorProfile* p : {&baseline(), &seed_era()}) {
+        Context context;
+        GraphBuilder ggml{context};
+        Tensor& a = ggml.new_tensor(DataType::f32, {8}, "a");
+        Tensor& y = ggml.norm(a);
+        set_output(y);
+        Graph g;
+        build_forward_expand(g, y);
+        TestBufferType type{test_support::dummy_backend(kSizeMax, 32)};
+        GraphAllocator allocator(type, *p);
+        a.data = external_data;
+        ASSERT_TRUE(allocator.reserve(g)) << allocator.last_error();
+        a.data = nullptr;
+        if (p->replans_when_data_dropped) {
+            ASSERT_TRUE(allocator.alloc_graph(g)) << allocator.last_error();
+            EXPECT_EQ(allocator.locate(a), (Placement{0, 0, 0}));
+            EXPECT_EQ(allocator.locate(y), (Placement{0, 0, 32}));
+        } else {
+            EXPECT_FALSE(allocator.alloc_graph(g));
+            EXPECT_NE(allocator.last_error().find("tensor a had external data"), std::string::npos) << allocator.last_error();
+            EXPECT_NE(allocator.last_error().find("#13222"), std::string::npos) << allocator.last_error();
+        }
+    }
+}
+
+// reserve_n_size came with 0a2b6b20 (#16653): refused under the seed era, with a reason.
+TEST(Profiles, ReserveNSizeIsRefusedUnderTheSeedEra) {
+    GraphFile file = graph(R"({"name": "CPU", "alignment": 32})",
+                           R"({"name": "a", "type": "f32", "ne": [8], "flags": ["input"]},
+                              {"name": "o", "type": "f32", "ne": [8], "op": "NORM", "src": ["a"], "flags": ["output"]})",
+                           R"("a")", R"("o")");
+    const MeasuredPlan today = measure_plan(file, baseline());
+    ASSERT_TRUE(today.sizes.has_value()) << today.error;
+    EXPECT_EQ(*today.sizes, std::vector<std::size_t>{64});  // a at 0, o at 32
+    const MeasuredPlan seed = measure_plan(file, seed_era());
+    EXPECT_FALSE(seed.sizes.has_value());
+    EXPECT_NE(seed.error.find("reserve_n_size does not exist in ggml-f54604ef"), std::string::npos) << seed.error;
+}
+
+// The golden corpus came from ggml d99724f2 and names it as its source.
+TEST(Profiles, GoldenCorpusPassesUnderItsSourceProfile) {
+    testing::for_each_golden_file("", [](const std::filesystem::path& path) {
+        GraphFile file = load_graph_file(path);
+        ASSERT_TRUE(file.expected.has_value());
+        EXPECT_EQ(profile_for_source(file.expected->source), &baseline());
+        EXPECT_EQ(compare_plans(*file.expected, run_plan(file, nullptr, baseline()).plan), std::vector<std::string>{});
+    });
+}
+
+// Where none of the differing rules can fire (no max_size, none of the ops added to the
+// in-place list later; graph files have no external buffers and same-layout reuse frees no
+// extra space), the seed era plans exactly as the baseline: the differences listed in
+// docs/versions.md are all there are on these graphs.
+TEST(Profiles, SeedEraPlansLikeTheBaselineWhereNoDifferingRuleApplies) {
+    int compared = 0;
+    testing::for_each_golden_file("", [&](const std::filesystem::path& path) {
+        GraphFile file = load_graph_file(path);
+        const bool bounded = std::ranges::any_of(file.buffer_types, [](const BufferTypeSpec& s) {
+            return s.max_size && *s.max_size < SIZE_MAX / 2;
+        });
+        const bool newer_in_place_op = std::ranges::any_of(file.context.tensors(), [](const Tensor& t) {
+            return baseline().can_inplace(t.op) && !seed_era().can_inplace(t.op);
+        });
+        if (bounded || newer_in_place_op) {
+            return;
+        }
+        ++compared;
+        const PlanRecord seed = run_plan(file, nullptr, seed_era()).plan;
+        EXPECT_EQ(compare_plans(run_plan(file, nullptr, baseline()).plan, seed), std::vector<std::string>{});
+    });
+    if (!testing::golden_files().empty()) {
+        EXPECT_GE(compared, 30);  // most of the 71 files without max_size
+    }
+}
+
+// --- the command line -------------------------------------------------------------------
+
+class ProfileCommands : public ::testing::Test {
+protected:
+    std::filesystem::path dir = std::filesystem::temp_directory_path() /
+                                ("gallocsim-profile-test-" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) +
+                                 ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    void SetUp() override { std::filesystem::create_directories(dir); }
+    void TearDown() override { std::filesystem::remove_all(dir); }
+
+    // The CLAMP graph with an `expected` plan from `source`: c at `c_offset`, buffer `size`.
+    std::string clamp_file(const std::string& name, const std::string& source, int c_offset, int size) {
+        const std::filesystem::path path = dir / name;
+        std::ofstream(path) << R"({"format": "ggml-graph/1", "buffer_types": [{"name": "CPU", "alignment": 32}],
+          "tensors": [{"name": "a", "type": "f32", "ne": [8], "flags": ["input"]},
+                      {"name": "c", "type": "f32", "ne": [8], "op": "CLAMP", "src": ["a"], "flags": ["output"]}],
+          "leafs": ["a"], "nodes": ["c"],
+          "expected": {"source": ")" << source << R"(", "reserve": true, "alloc_graph": true,
+            "buffer_sizes": [)" << size << R"(], "chunk_sizes": [[)" << size << R"(]],
+            "tensors": {"a": {"buffer": 0, "chunk": 0, "offset": 0}, "c": {"buffer": 0, "chunk": 0, "offset": )"
+                                   << c_offset << "}}}}";
+        return path.string();
+    }
+};
+
+// conform plans each file by the version its source names: the same graph passes with c in
+// place when llama.cpp made it, and beside a when ggml d99724f2 did.
+TEST_F(ProfileCommands, ConformPicksTheProfileFromEachFilesSource) {
+    const std::string llama_file = clamp_file("llama.json", "llama.cpp 0c1e570 (ggml 0.25.3)", 0, 32);
+    const std::string ggml_file = clamp_file("ggml.json", "ggml d99724f2", 32, 64);
+    std::ostringstream out, err;
+    EXPECT_EQ(cli::conform({.paths = {llama_file, ggml_file}}, out, err), 0) << out.str() << err.str();
+    EXPECT_EQ(out.str(), "2 passed, 0 failed\n");
+
+    // Forcing one version makes the other file fail, and says which version planned it.
+    std::ostringstream forced;
+    EXPECT_EQ(cli::conform({.paths = {llama_file, ggml_file}, .ggml_version = "ggml-d99724f2"}, forced, err), 1);
+    EXPECT_NE(forced.str().find("FAIL " + llama_file + " (planned as ggml-d99724f2)"), std::string::npos) << forced.str();
+    EXPECT_NE(forced.str().find("1 passed, 1 failed"), std::string::npos) << forced.str();
+}
+
+TEST_F(ProfileCommands, ConformRefusesAnUnknownSourceUnlessAVersionIsGiven) {
+    const std::string file = clamp_file("new.json", "ggml 0.30.0", 32, 64);
+    std::ostringstream out, err;
+    EXPECT_EQ(cli::conform({.paths = {file}}, out, err), 1);
+    const std::string text = out.str();
+    EXPECT_NE(text.find("expected.source \"ggml 0.30.0\" is no ggml version gallocsim knows"), std::string::npos) << text;
+    for (const char* known : {"\"ggml d99724f2\" (ggml-d99724f2)", "\"llama.cpp 0c1e570 (ggml 0.25.3)\" (llama.cpp-0c1e570)",
+                              "\"ggml f54604ef\" (ggml-f54604ef)", "--ggml-version"}) {
+        EXPECT_NE(text.find(known), std::string::npos) << known << "\n" << text;
+    }
+    std::ostringstream given;
+    EXPECT_EQ(cli::conform({.paths = {file}, .ggml_version = "ggml-d99724f2"}, given, err), 0) << given.str();
+}
+
+TEST_F(ProfileCommands, AnUnknownVersionListsTheKnownOnes) {
+    std::ostringstream out, err;
+    EXPECT_EQ(cli::plan({.graph = {.input = "seed", .ggml_version = "ggml-1234"}}, out, err), 2);
+    EXPECT_EQ(err.str(), "--ggml-version ggml-1234: unknown version; known: llama.cpp-0c1e570, ggml-d99724f2, ggml-f54604ef\n");
+    std::ostringstream conform_err;
+    EXPECT_EQ(cli::conform({.paths = {dir.string()}, .ggml_version = "0.25.3"}, out, conform_err), 2);
+    EXPECT_NE(conform_err.str().find("known: llama.cpp-0c1e570"), std::string::npos) << conform_err.str();
+}
+
+// diff A under one version and B under another: the sizes, the moved tensor and the rule.
+TEST_F(ProfileCommands, DiffNamesTheRuleThatMovedATensor) {
+    const std::string file = clamp_file("clamp.json", "ggml d99724f2", 32, 64);
+    cli::DiffOptions options;
+    options.before.input = file;
+    options.ggml_versions = {"ggml-d99724f2", "llama.cpp-0c1e570"};
+    std::ostringstream out, err;
+    EXPECT_EQ(cli::diff(options, out, err), 0) << err.str();
+    const std::string text = out.str();
+    for (const char* line : {"A: " , ", ggml version ggml-d99724f2\nB: ", ", ggml version llama.cpp-0c1e570\n",
+                             "buffer 0 (CPU): 64 -> 32 bytes (-32, -50.0%), chunks [64] -> [32]\n", "1 tensor moved, 1 unchanged\n",
+                             "- CLAMP may run in place under llama.cpp-0c1e570, not under ggml-d99724f2: c reuses its parent a's memory\n"}) {
+        EXPECT_NE(text.find(line), std::string::npos) << line << "\n" << text;
+    }
+    options.ggml_versions = {"ggml-d99724f2", "llama.cpp-0c1e570", "ggml-f54604ef"};
+    std::ostringstream three_err;
+    EXPECT_EQ(cli::diff(options, out, three_err), 2);
+    EXPECT_NE(three_err.str().find("at most two"), std::string::npos) << three_err.str();
+}
+
+// The chunk graph of MaxSizeSplitsIntoChunksOnlySinceChunksCame, written without max_size:
+// with two versions, --max-size 96 applies to both plans. n moves from 0:96 to chunk 1 at 0,
+// m from 0:128 to chunk 1 at 32; a, b and k stay (see that test for the steps).
+TEST_F(ProfileCommands, DiffOfTwoVersionsAppliesBufferOptionsToBothAndNamesChunks) {
+    const std::filesystem::path path = dir / "chunks.json";
+    std::ofstream(path) << R"({"format": "ggml-graph/1", "buffer_types": [{"name": "CPU", "alignment": 32}],
+      "tensors": [{"name": "a", "type": "f32", "ne": [8]}, {"name": "b", "type": "f32", "ne": [16]},
+                  {"name": "n", "type": "f32", "ne": [8], "op": "NORM", "src": ["a"]},
+                  {"name": "m", "type": "f32", "ne": [16], "op": "NORM", "src": ["b"]},
+                  {"name": "k", "type": "f32", "ne": [24], "op": "CONCAT", "src": ["n", "m"], "flags": ["output"]}],
+      "leafs": ["a", "b"], "nodes": ["n", "m", "k"]})";
+    cli::DiffOptions options;
+    options.before.input = path.string();
+    options.after_buffers.max_size = 96;
+    options.ggml_versions = {"ggml-f54604ef", "ggml-d99724f2"};
+    std::ostringstream out, err;
+    EXPECT_EQ(cli::diff(options, out, err), 0) << err.str();
+    const std::string text = out.str();
+    for (const char* line : {", ggml version ggml-f54604ef, max_size 96\nB: ", ", ggml version ggml-d99724f2, max_size 96\n",
+                             "buffer 0 (CPU): 192 -> 192 bytes (+0, +0.0%), chunks [192] -> [96, 96]\n",
+                             "2 tensors moved, 3 unchanged\n",
+                             "- buffer 0 (CPU): under ggml-d99724f2 the plan is split into chunks of at most max_size 96 (2 chunks, "
+                             "ggml 254ea3e5, llama.cpp #15815, placed by the reuse factor of #16788); ggml-f54604ef ignores "
+                             "max_size and plans one buffer\n"}) {
+        EXPECT_NE(text.find(line), std::string::npos) << line << "\n" << text;
+    }
 }
 
 } // namespace

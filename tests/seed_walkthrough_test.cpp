@@ -1,12 +1,19 @@
 // The seed walkthrough (shared/seeds/002): a and b, two 1-element f32 inputs, and
 // mul = a * b, planned in one 32-aligned CPU buffer. Every number below is one the
-// walkthrough shows from gdb.
+// walkthrough shows from gdb. The walkthrough ran the seed-era allocator (ggml f54604ef,
+// seeds/004); none of the rules that changed since touches this graph (MUL was always in
+// place, one unbounded buffer is one chunk, same-layout reuse frees no extra space), so every
+// profile must show the same numbers.
 #include "reference/graph_allocator.hpp"
+#include "reference/profile.hpp"
 #include "simulator/examples.hpp"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
+#include <string>
+#include <vector>
 
 namespace gallocsim {
 namespace {
@@ -32,11 +39,11 @@ private:
     const GraphAllocator* allocator_;
 };
 
-class SeedWalkthrough : public ::testing::Test {
+class SeedWalkthrough : public ::testing::TestWithParam<const AllocatorProfile*> {
 protected:
     GraphFile file = seed_example();
     CpuBufferType cpu;
-    GraphAllocator allocator{cpu};
+    GraphAllocator allocator{cpu, *GetParam()};
     Tensor& a = *file.context.find("a");
     Tensor& b = *file.context.find("b");
     Tensor& mul = *file.context.find("mul");
@@ -51,7 +58,7 @@ protected:
 //
 // Each 4-byte leaf takes a whole 32-byte aligned slot; what is left is one free block,
 // the tail, which upstream starts at SIZE_MAX/2 bytes (the chunk is unbounded).
-TEST_F(SeedWalkthrough, LeafsTakeAlignedSlotsFromTheTail) {
+TEST_P(SeedWalkthrough, LeafsTakeAlignedSlotsFromTheTail) {
     LeafWatcher watcher(allocator);
     allocator.set_observer(&watcher);
     ASSERT_TRUE(allocator.reserve(file.graph)) << allocator.last_error();
@@ -66,7 +73,7 @@ TEST_F(SeedWalkthrough, LeafsTakeAlignedSlotsFromTheTail) {
 }
 
 // The counting pass: mul reads a and b once each.
-TEST_F(SeedWalkthrough, CountingPassCountsOneConsumerEach) {
+TEST_P(SeedWalkthrough, CountingPassCountsOneConsumerEach) {
     LeafWatcher watcher(allocator);
     allocator.set_observer(&watcher);
     ASSERT_TRUE(allocator.reserve(file.graph));
@@ -82,7 +89,7 @@ TEST_F(SeedWalkthrough, CountingPassCountsOneConsumerEach) {
 //   +--------+--------+-----
 //   | a=mul  | (free) | tail
 //   +--------+--------+-----
-TEST_F(SeedWalkthrough, MulReusesAInPlaceAndBIsFreed) {
+TEST_P(SeedWalkthrough, MulReusesAInPlaceAndBIsFreed) {
     ASSERT_TRUE(allocator.reserve(file.graph));
 
     // Hash nodes as the walkthrough prints them after planning.
@@ -98,7 +105,7 @@ TEST_F(SeedWalkthrough, MulReusesAInPlaceAndBIsFreed) {
 }
 
 // The plan recorded for alloc_graph, as the walkthrough prints node_allocs and leaf_allocs.
-TEST_F(SeedWalkthrough, NodeAndLeafAllocationRecords) {
+TEST_P(SeedWalkthrough, NodeAndLeafAllocationRecords) {
     ASSERT_TRUE(allocator.reserve(file.graph));
 
     ASSERT_EQ(allocator.node_allocs().size(), 1u);
@@ -116,7 +123,7 @@ TEST_F(SeedWalkthrough, NodeAndLeafAllocationRecords) {
 }
 
 // reserve allocates one 64-byte CPU buffer; alloc_graph sets data = base + offset.
-TEST_F(SeedWalkthrough, AllocGraphSetsAddressesInTheSixtyFourByteBuffer) {
+TEST_P(SeedWalkthrough, AllocGraphSetsAddressesInTheSixtyFourByteBuffer) {
     ASSERT_TRUE(allocator.reserve(file.graph));
     EXPECT_EQ(allocator.buffer_size(0), 64u);
     ASSERT_TRUE(allocator.alloc_graph(file.graph)) << allocator.last_error();
@@ -133,12 +140,27 @@ TEST_F(SeedWalkthrough, AllocGraphSetsAddressesInTheSixtyFourByteBuffer) {
 
 // alloc_graph with no reserve first: one buffer, so it plans automatically
 // ("ggml_gallocr_alloc_graph: reallocating buffers automatically").
-TEST_F(SeedWalkthrough, AllocGraphWithoutReservePlansAutomatically) {
+TEST_P(SeedWalkthrough, AllocGraphWithoutReservePlansAutomatically) {
     EXPECT_TRUE(allocator.needs_realloc(file.graph));
     ASSERT_TRUE(allocator.alloc_graph(file.graph)) << allocator.last_error();
     EXPECT_EQ(allocator.buffer_size(0), 64u);
     EXPECT_EQ(mul.data, a.data);
 }
+
+std::vector<const AllocatorProfile*> every_profile() {
+    std::vector<const AllocatorProfile*> profiles;
+    for (const AllocatorProfile& profile : allocator_profiles()) {
+        profiles.push_back(&profile);
+    }
+    return profiles;
+}
+
+INSTANTIATE_TEST_SUITE_P(EveryGgmlVersion, SeedWalkthrough, ::testing::ValuesIn(every_profile()),
+                         [](const auto& param_info) {
+                             std::string name(param_info.param->name);
+                             std::ranges::replace_if(name, [](char c) { return c == '-' || c == '.'; }, '_');
+                             return name;
+                         });
 
 } // namespace
 } // namespace gallocsim

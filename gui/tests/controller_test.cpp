@@ -174,6 +174,55 @@ private Q_SLOTS:
         QCOMPARE(controller.spans().chunks().size(), 2u);
     }
 
+    // a (8 f32, 32 bytes, input) feeds only c = clamp(a), an output; alignment 32. CLAMP
+    // runs in place under llama.cpp-0c1e570 (c at a's offset 0) and not under ggml-d99724f2
+    // (c at 32, next to a, which is still live when c is placed).
+    void changing_the_ggml_version_plans_again() {
+        SimulationController controller;
+        QVERIFY(controller.load_graph(parse_graph_file(R"({"format": "ggml-graph/1",
+            "buffer_types": [{"name": "CPU", "alignment": 32}],
+            "tensors": [{"name": "a", "type": "f32", "ne": [8], "flags": ["input"]},
+                        {"name": "c", "type": "f32", "ne": [8], "op": "CLAMP", "src": ["a"], "flags": ["output"]}],
+            "leafs": ["a"], "nodes": ["c"]})", "clamp"), "clamp"));
+        QCOMPARE(controller.profile().name, std::string_view("llama.cpp-0c1e570"));
+        auto c_offset = [&] {
+            controller.to_last();
+            return controller.state().tensor(*controller.find_tensor("c")).record.address.offset;
+        };
+        QCOMPARE(c_offset(), 0u);
+        controller.set_tensor_breakpoint(*controller.find_tensor("a"), true);
+        QSignalSpy changed(&controller, &SimulationController::profile_changed);
+        QVERIFY(controller.set_profile(*find_profile("ggml-d99724f2")));
+        QCOMPARE(changed.count(), 1);
+        QCOMPARE(c_offset(), 32u);
+        QVERIFY(controller.has_tensor_breakpoint(*controller.find_tensor("a")));
+        QCOMPARE(controller.trace().profile, find_profile("ggml-d99724f2"));
+
+        // A session keeps the version.
+        QTemporaryDir dir;
+        const QString path = dir.filePath("clamp.session.json");
+        QVERIFY(controller.save_session(path));
+        SimulationController restored;
+        QVERIFY(restored.open_file(path));
+        QCOMPARE(&restored.profile(), find_profile("ggml-d99724f2"));
+        restored.to_last();
+        QCOMPARE(restored.state().tensor(*restored.find_tensor("c")).record.address.offset, 32u);
+    }
+
+    void a_session_naming_an_unknown_ggml_version_is_refused() {
+        SimulationController controller;
+        QVERIFY(controller.load_example("seed"));
+        QJsonObject session = controller.session();
+        session["ggml_version"] = "ggml-1234";
+        SimulationController other;
+        QSignalSpy errors(&other, &SimulationController::error_occurred);
+        QVERIFY(!other.restore_session(session, "s.json"));
+        QCOMPARE(errors.count(), 1);
+        const QString message = errors.at(0).at(1).toString();
+        QVERIFY2(message.contains("ggml_version") && message.contains("ggml-d99724f2"), qPrintable(message));
+        QVERIFY(!other.has_graph());
+    }
+
     void refused_buffer_settings_keep_the_plan() {
         SimulationController controller;
         QVERIFY(controller.load_example("seed"));

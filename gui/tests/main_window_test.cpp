@@ -12,6 +12,7 @@
 #include "gui/timeline_view.hpp"
 #include "simulator/explain.hpp"
 
+#include <QComboBox>
 #include <QImage>
 #include <QLabel>
 #include <QLineEdit>
@@ -130,6 +131,20 @@ private Q_SLOTS:
             QTest::keyClick(window_.get(), Qt::Key_Left);
             check_views_show(p);
         }
+    }
+
+    // The toolbar's version selector lists every profile, starts at the newest and re-plans.
+    void the_ggml_version_selector_replans() {
+        auto* selector = window_->findChild<QComboBox*>("ggml_version");
+        QVERIFY(selector != nullptr);
+        QVERIFY(selector->isVisible());
+        QCOMPARE(selector->count(), 3);
+        QCOMPARE(selector->currentText(), QString("llama.cpp-0c1e570"));
+        selector->setCurrentText("ggml-f54604ef");
+        QCOMPARE(controller().profile().name, std::string_view("ggml-f54604ef"));
+        QCOMPARE(controller().trace().profile, find_profile("ggml-f54604ef"));
+        controller().set_profile(*find_profile("ggml-d99724f2"));  // from elsewhere: the selector follows
+        QCOMPARE(selector->currentText(), QString("ggml-d99724f2"));
     }
 
     void home_and_end_jump_and_the_slider_moves_the_cursor() {

@@ -35,11 +35,11 @@ std::size_t alloc_size_by_rule(AllocSizeRule rule, const Tensor& tensor) {
     return rule == AllocSizeRule::cuda ? cuda_alloc_size(tensor) : nbytes(tensor);
 }
 
-std::unique_ptr<Buffer> BufferType::allocate(std::size_t size) {
-    if (size == 0) {
+std::unique_ptr<Buffer> BufferType::allocate(std::size_t size, ZeroSize zero) {
+    if (size == 0 && zero == ZeroSize::dummy) {
         return std::make_unique<EmptyBuffer>(*this);
     }
-    return allocate_nonzero(size);
+    return allocate_memory(size);
 }
 
 // --- Buffer -------------------------------------------------------------------------
@@ -171,7 +171,7 @@ void MultiBuffer::reset() {
 
 // --- CPU ----------------------------------------------------------------------------
 
-std::unique_ptr<Buffer> CpuBufferType::allocate_nonzero(std::size_t size) {
+std::unique_ptr<Buffer> CpuBufferType::allocate_memory(std::size_t size) {
     // ggml_aligned_malloc aligns host buffers to 64 bytes, more than the type's 32.
     return HostBuffer::create(*this, size, 64);
 }
@@ -223,7 +223,7 @@ bool TestBufferType::should_fail(std::size_t size) const {
     return settings_.fail_from_then_on ? index >= *settings_.fail_at_allocation : index == *settings_.fail_at_allocation;
 }
 
-std::unique_ptr<Buffer> TestBufferType::allocate_nonzero(std::size_t size) {
+std::unique_ptr<Buffer> TestBufferType::allocate_memory(std::size_t size) {
     const bool fail = should_fail(size);
     ++allocations_;
     if (fail) {

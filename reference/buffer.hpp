@@ -49,12 +49,15 @@ public:
     virtual std::size_t max_size() const { return kSizeMax; }
     virtual std::size_t alloc_size(const Tensor& tensor) const { return nbytes(tensor); }
 
-    // ggml_backend_buft_alloc_buffer: size 0 gives an empty buffer with no base;
-    // nullptr when the memory could not be had.
-    std::unique_ptr<Buffer> allocate(std::size_t size);
+    // What a request for 0 bytes gives: since ggml da649f70 (2024-10-30) a dummy buffer
+    // with no memory and no base; before, the buffer type was asked like for any size.
+    enum class ZeroSize { dummy, from_type };
+    // ggml_backend_buft_alloc_buffer; nullptr when the memory could not be had.
+    std::unique_ptr<Buffer> allocate(std::size_t size, ZeroSize zero = ZeroSize::dummy);
 
 protected:
-    virtual std::unique_ptr<Buffer> allocate_nonzero(std::size_t size) = 0;
+    // The buffer type's own allocation (0 bytes only under ZeroSize::from_type).
+    virtual std::unique_ptr<Buffer> allocate_memory(std::size_t size) = 0;
 };
 
 class Buffer {
@@ -147,7 +150,7 @@ public:
     std::size_t alignment() const override { return 32; }
 
 protected:
-    std::unique_ptr<Buffer> allocate_nonzero(std::size_t size) override;
+    std::unique_ptr<Buffer> allocate_memory(std::size_t size) override;
 };
 
 // A buffer type configured for tests and for graph files' buffer_types: any alignment,
@@ -184,7 +187,7 @@ public:
     std::size_t live_buffers() const { return *live_; }
 
 protected:
-    std::unique_ptr<Buffer> allocate_nonzero(std::size_t size) override;
+    std::unique_ptr<Buffer> allocate_memory(std::size_t size) override;
 
 private:
     bool should_fail(std::size_t size) const;

@@ -39,7 +39,7 @@ bool CudaBufferType::fail(std::string_view call, int cuda_error) const {
     return false;
 }
 
-std::unique_ptr<Buffer> CudaBufferType::allocate_nonzero(std::size_t size) {
+std::unique_ptr<Buffer> CudaBufferType::allocate_memory(std::size_t size) {
     void* memory = nullptr;
     if (const cudaError_t error = cudaMalloc(&memory, size); error != cudaSuccess) {
         fail("cudaMalloc of " + std::to_string(size) + " bytes", error);

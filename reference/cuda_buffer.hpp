@@ -34,7 +34,7 @@ public:
     void clear_error() { last_error_.clear(); }
 
 protected:
-    std::unique_ptr<Buffer> allocate_nonzero(std::size_t size) override;
+    std::unique_ptr<Buffer> allocate_memory(std::size_t size) override;
 
 private:
     friend class CudaBuffer;

@@ -30,10 +30,12 @@ void for_each_src(const Tensor& tensor, F&& f) {
 
 // --- VirtualBuffer ------------------------------------------------------------------
 
-std::unique_ptr<VirtualBuffer> VirtualBuffer::allocate(BufferType& type, const DynamicAllocator& plan, BufferUsage usage) {
+std::unique_ptr<VirtualBuffer> VirtualBuffer::allocate(BufferType& type, std::span<const std::size_t> chunk_sizes,
+                                                       BufferUsage usage, const AllocatorProfile& profile) {
     auto buffer = std::make_unique<VirtualBuffer>();
-    for (const Chunk& chunk : plan.chunks()) {
-        auto memory = type.allocate(chunk.high_water);
+    const auto zero = profile.empty_buffers_are_dummies ? BufferType::ZeroSize::dummy : BufferType::ZeroSize::from_type;
+    for (std::size_t size : chunk_sizes) {
+        auto memory = type.allocate(size, zero);
         if (!memory) {
             return nullptr;
         }
@@ -461,6 +463,10 @@ bool GraphAllocator::allocate_buffers(bool measure_only) {
                 realloc = true;
             }
         }
+        // Before chunks, a buffer type's one buffer was allocated whatever its plan held.
+        if (!profile_->chunks && chunk_sizes.empty()) {
+            chunk_sizes.push_back(0);
+        }
         const std::size_t previous_size = buffer ? buffer->size() : 0;
         if (!realloc) {
             emit<event::BufferAllocated>(buffer_id, chunk_sizes, previous_size, false, true);
@@ -470,7 +476,7 @@ bool GraphAllocator::allocate_buffers(bool measure_only) {
         if (measure_only) {
             continue;
         }
-        buffer = VirtualBuffer::allocate(*types_[static_cast<std::size_t>(buffer_id)], plan, BufferUsage::compute);
+        buffer = VirtualBuffer::allocate(*types_[static_cast<std::size_t>(buffer_id)], chunk_sizes, BufferUsage::compute, *profile_);
         const bool ok = buffer != nullptr;
         emit<event::BufferAllocated>(buffer_id, chunk_sizes, previous_size, true, ok);
         if (!ok) {

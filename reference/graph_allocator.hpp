@@ -51,7 +51,8 @@ struct NodeAlloc {
 class VirtualBuffer {
 public:
     // nullptr when a chunk could not be allocated (the chunks already had are released).
-    static std::unique_ptr<VirtualBuffer> allocate(BufferType& type, const DynamicAllocator& plan, BufferUsage usage);
+    static std::unique_ptr<VirtualBuffer> allocate(BufferType& type, std::span<const std::size_t> chunk_sizes,
+                                                   BufferUsage usage, const AllocatorProfile& profile);
 
     std::size_t size() const;
     std::size_t chunk_size(int chunk) const;

@@ -51,6 +51,7 @@ constexpr std::array<AllocatorProfile, 3> kProfiles{{
         .external_buffer_is_allocated = false,
         .has_reserve_n_size = false,
         .replans_when_data_dropped = false,
+        .empty_buffers_are_dummies = false,
     },
 }};
 

@@ -65,6 +65,12 @@ struct AllocatorProfile {
     // crashes (we return an error).
     bool replans_when_data_dropped = true;
 
+    // da649f70 (#10026, 2024-10-30): ggml_backend_buft_alloc_buffer answers a request for 0
+    // bytes with a dummy buffer (no memory, no base), so a tensor cannot be placed in it.
+    // Before, the buffer type allocated it like any other: a base, and with `chunks` off
+    // every buffer type holds its one buffer even when nothing was planned in it.
+    bool empty_buffers_are_dummies = true;
+
     constexpr bool can_inplace(Op op) const { return inplace_ops.contains(op); }
 };
 

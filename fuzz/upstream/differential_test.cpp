@@ -29,7 +29,6 @@ struct Verdict;
 struct Tally {
     std::size_t compared = 0;
     std::map<std::string, std::size_t> skipped;
-    std::map<std::string, std::size_t> gaps;  // compared, with a known difference taken out
 
     void count(const Verdict& verdict);
 
@@ -42,9 +41,6 @@ struct Tally {
                   << ", " << compared << " compared with gallocsim's " << linked_version().profile << " plan\n";
         for (const auto& [why, n] : skipped) {
             std::cout << "  skipped " << n << ": " << why << "\n";
-        }
-        for (const auto& [what, n] : gaps) {
-            std::cout << "  compared " << n << " apart from a " << what << "\n";
         }
     }
 };
@@ -59,7 +55,6 @@ std::string joined(const std::vector<std::string>& lines) {
 
 struct Verdict {
     std::string skipped;  // why the input was not compared; empty when it was
-    std::string gap;      // a known difference taken out before comparing
     std::vector<std::string> differences;
     std::optional<PlanRecord> upstream;
 };
@@ -70,9 +65,6 @@ void Tally::count(const Verdict& verdict) {
         return;
     }
     ++compared;
-    if (!verdict.gap.empty()) {
-        ++gaps[verdict.gap];
-    }
 }
 
 PlanRun plan_with_gallocsim(GraphFile& file) {
@@ -86,16 +78,6 @@ bool has_zero_size_chunk(const PlanRecord& plan) {
 bool names_itself(const Tensor& t) {
     return std::ranges::find(t.src, &t) != t.src.end();
 }
-
-// Known differences between gallocsim's ggml-f54604ef profile and the real 2024 library,
-// counted apart (fuzz/README.md): there ggml_backend_buft_alloc_buffer asks the buffer type
-// even for 0 bytes, so a buffer type with nothing planned still holds one 0-byte buffer
-// (gallocsim: none), and a 0-byte buffer has a base address (gallocsim: none, so a tensor
-// placed twice in it fails where 2024 ggml goes on).
-constexpr std::string_view kSeedEmptyBufferGap =
-    "known gap (seed era): a buffer type with nothing planned holds one 0-byte buffer upstream, none in gallocsim";
-constexpr std::string_view kSeedZeroByteGap =
-    "known gap (seed era): a 0-byte buffer has a base upstream; gallocsim's alloc_graph refuses a tensor placed twice in it";
 
 // Inputs the real library would abort on (GGML_ASSERT), or that fall on a documented
 // divergence (docs/divergences.md), are skipped. gallocsim's own run says which: it
@@ -118,9 +100,6 @@ std::optional<std::string> skip_or_fail(const GraphFile& file, const PlanRun& ou
         return std::nullopt;
     }
     if (!ours.plan.alloc_graph) {
-        if (linked_version().seed_era && ours.error.find("(upstream aborts here)") != std::string::npos) {
-            return std::string(kSeedZeroByteGap);
-        }
         if (ours.error.find("(upstream aborts here)") != std::string::npos) {
             return "a tensor placed twice in a zero-byte chunk (upstream: GGML_ASSERT in ggml_backend_tensor_alloc)";
         }
@@ -136,19 +115,6 @@ std::optional<std::string> skip_or_fail(const GraphFile& file, const PlanRun& ou
         }
     }
     return std::nullopt;
-}
-
-// The first gap above: upstream's [0] where gallocsim has [] for a buffer id. True when it
-// was there (and is now taken out of `upstream`).
-bool drop_seed_empty_buffers(PlanRecord& upstream, const PlanRecord& ours) {
-    bool dropped = false;
-    for (std::size_t id = 0; id < upstream.chunk_sizes.size() && id < ours.chunk_sizes.size(); ++id) {
-        if (upstream.chunk_sizes[id] == std::vector<std::size_t>{0} && ours.chunk_sizes[id].empty()) {
-            upstream.chunk_sizes[id].clear();
-            dropped = true;
-        }
-    }
-    return dropped;
 }
 
 Verdict judge(GraphFile& file) {
@@ -169,13 +135,6 @@ Verdict judge(GraphFile& file) {
         return verdict;
     }
     verdict.differences = compare_plans(*verdict.upstream, ours.plan);
-    if (linked_version().seed_era && !verdict.differences.empty()) {
-        PlanRecord without_gap = *verdict.upstream;
-        if (drop_seed_empty_buffers(without_gap, ours.plan) && compare_plans(without_gap, ours.plan).empty()) {
-            verdict.differences.clear();
-            verdict.gap = kSeedEmptyBufferGap;
-        }
-    }
     return verdict;
 }
 

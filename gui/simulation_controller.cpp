@@ -426,6 +426,10 @@ QString SimulationController::describe_tensor(TensorId id) const {
     const TensorState& now = state().tensor(id);
     QStringList lines;
     lines << "<b>" + qstr(tensor.name).toHtmlEscaped() + "</b>";
+    // A captured graph's names were made unique; the program's own name is worth seeing.
+    if (const auto original = file().original_names.find(id); original != file().original_names.end()) {
+        lines << tr("named \"%1\" by the program").arg(qstr(original->second).toHtmlEscaped());
+    }
     lines << tr("%1 · %2 · %3 · %4")
                  .arg(qstr(op_name(tensor.op)), qstr(type_name(tensor.type)), shape_text(tensor), qstr(byte_count(tensor.bytes)));
     if (const QString flags = flags_text(tensor); !flags.isEmpty()) {

@@ -109,6 +109,17 @@ private Q_SLOTS:
         QCOMPARE(offset("mul"), std::size_t{0});
     }
 
+    void a_renamed_tensor_shows_the_programs_name() {
+        // llama.cpp names both the Q projection and its reshape "Qcur-0"; the capture keeps
+        // the first as it is and calls the second "Qcur-0#2", keeping the program's name.
+        QVERIFY(window_->open(QString(GALLOCSIM_SEED_CAPTURE) + "/../tiny-llama"));
+        QVERIFY2(messages_.isEmpty(), qPrintable(messages_.join("\n")));
+        const auto renamed = controller().find_tensor("Qcur-0#2");
+        QVERIFY(renamed.has_value());
+        QVERIFY(controller().describe_tensor(*renamed).contains("named \"Qcur-0\" by the program"));
+        QVERIFY(!controller().describe_tensor(*controller().find_tensor("Qcur-0")).contains("by the program"));
+    }
+
     void opening_a_graph_file_closes_the_capture() {
         QVERIFY(window_->open(GALLOCSIM_SEED_CAPTURE));
         QVERIFY(controller().load_example("seed"));

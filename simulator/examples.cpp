@@ -306,6 +306,21 @@ GraphFile llama_example(const LlamaParams& p) {
     return model.finish(named(b.mul_mat(output_w, result_norm), "result_output"));
 }
 
+GraphFile llama_example_with_nodes(std::int64_t nodes) {
+    LlamaParams params;
+    params.embd = 256;
+    params.heads = 8;
+    params.ff = 688;
+    params.tokens = 32;
+    auto count = [&](std::int64_t layers) {
+        params.layers = layers;
+        return static_cast<std::int64_t>(llama_example(params).graph.nodes.size());
+    };
+    const std::int64_t per_layer = count(2) - count(1);
+    params.layers = std::max<std::int64_t>(1, (nodes - (count(1) - per_layer)) / per_layer);
+    return llama_example(params);
+}
+
 GraphFile gpt2_example(const Gpt2Params& p) {
     const std::string example = "gpt2";
     check_range(example, "--layers", p.layers, 1, 512);

@@ -96,6 +96,9 @@ GraphFile seed_example();
 // result = c*ab (not an output); the same tensors and plan as golden/seed-sched-issue.json.
 GraphFile sched_issue_example();
 GraphFile llama_example(const LlamaParams& params);
+// The benchmarks' llama-style graph of about `nodes` nodes: whole layers of width 256, 8 heads,
+// feed-forward 688 and 32 tokens, as many as come closest.
+GraphFile llama_example_with_nodes(std::int64_t nodes);
 GraphFile gpt2_example(const Gpt2Params& params);
 GraphFile mlp_example(const MlpParams& params);
 

@@ -22,28 +22,12 @@
 namespace gallocsim {
 namespace {
 
-// A llama-style graph with about `nodes` nodes (whole layers of 32 tokens).
-GraphFile llama_with_nodes(std::int64_t nodes) {
-    LlamaParams params;
-    params.embd = 256;
-    params.heads = 8;
-    params.ff = 688;
-    params.tokens = 32;
-    auto count = [&](std::int64_t layers) {
-        params.layers = layers;
-        return static_cast<std::int64_t>(llama_example(params).graph.nodes.size());
-    };
-    const std::int64_t per_layer = count(2) - count(1);
-    params.layers = std::max<std::int64_t>(1, (nodes - (count(1) - per_layer)) / per_layer);
-    return llama_example(params);
-}
-
 // Graphs are built once per size and shared by the benchmarks.
 GraphFile& graph_for(std::int64_t nodes) {
     static std::map<std::int64_t, std::unique_ptr<GraphFile>> cache;
     auto& slot = cache[nodes];
     if (!slot) {
-        slot = std::make_unique<GraphFile>(llama_with_nodes(nodes));
+        slot = std::make_unique<GraphFile>(llama_example_with_nodes(nodes));
     }
     return *slot;
 }

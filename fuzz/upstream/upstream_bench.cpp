@@ -23,23 +23,6 @@
 namespace gallocsim::upstream {
 namespace {
 
-// A llama-style graph with about `nodes` nodes (whole layers of 32 tokens), as
-// simulator/planner_bench.cpp sizes them.
-GraphFile llama_with_nodes(std::int64_t nodes) {
-    LlamaParams params;
-    params.embd = 256;
-    params.heads = 8;
-    params.ff = 688;
-    params.tokens = 32;
-    auto count = [&](std::int64_t layers) {
-        params.layers = layers;
-        return static_cast<std::int64_t>(llama_example(params).graph.nodes.size());
-    };
-    const std::int64_t per_layer = count(2) - count(1);
-    params.layers = std::max<std::int64_t>(1, (nodes - (count(1) - per_layer)) / per_layer);
-    return llama_example(params);
-}
-
 // gallocsim's side, as planner_bench's BM_PlanBare runs it.
 class GallocsimPlanner {
 public:
@@ -144,7 +127,7 @@ int main(int argc, char** argv) {
     using namespace gallocsim::upstream;
     std::vector<Case> cases = largest_golden_files(3);
     for (std::int64_t nodes : {100, 1000, 10000, 100000}) {
-        cases.push_back({"llama/" + std::to_string(nodes), std::make_unique<GraphFile>(llama_with_nodes(nodes))});
+        cases.push_back({"llama/" + std::to_string(nodes), std::make_unique<GraphFile>(llama_example_with_nodes(nodes))});
     }
     for (Case& c : captured_graphs()) {
         cases.push_back(std::move(c));

@@ -73,7 +73,6 @@ private:
     bool stopped_ = false;
     std::string stop_reason_;
     std::size_t plan_call_ = 0;
-    bool have_plan_ = false;
     std::optional<GraphFile> previous_graph_;  // alive until the next call is done
 };
 

@@ -369,7 +369,8 @@ private:
     }
 
     // Every source of a node must exist by the time the node runs: a leaf, or a node
-    // earlier in execution order (or the node itself).
+    // earlier in execution order (or the node itself). So must a view's root when the root
+    // is a node: a view placed before it would get no memory (ggml's API cannot build it).
     void check_graph_order() {
         std::unordered_map<const Tensor*, std::size_t> position;
         for (std::size_t i = 0; i < file_.graph.nodes.size(); ++i) {
@@ -390,6 +391,11 @@ private:
                     r_.fail(at("$.nodes", i), "uses " + in_quotes(src->name) + " before it is computed (node " +
                                                   std::to_string(it->second) + ")", node->name);
                 }
+            }
+            if (auto root = node->view_src ? position.find(node->view_src) : position.end();
+                root != position.end() && root->second > i) {
+                r_.fail(at("$.nodes", i), "views " + in_quotes(node->view_src->name) + " before it is computed (node " +
+                                              std::to_string(root->second) + ")", node->name);
             }
         }
     }

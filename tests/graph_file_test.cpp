@@ -149,6 +149,15 @@ TEST(GraphFileErrors, NodeUsedBeforeItIsComputed) {
               "g.json: $.nodes[0] (tensor 'c'): uses 'b' before it is computed (node 1)");
 }
 
+// An in-place result that views a node computed only after it (found by fuzz_graph_file): the
+// view would be given no memory, since its root has none yet when alloc_graph reaches it.
+TEST(GraphFileErrors, ViewOfANodeComputedLater) {
+    EXPECT_EQ(error_of(graph_doc(R"([{"name": "a", "ne": [4]}, {"name": "b", "ne": [4], "op": "SQR", "src": ["a"]},
+                                     {"name": "c", "ne": [4], "op": "SCALE", "src": ["a"], "view_src": "b"}])",
+                                 R"(["a"])", R"(["c", "b"])")),
+              "g.json: $.nodes[0] (tensor 'c'): views 'b' before it is computed (node 1)");
+}
+
 TEST(GraphFileErrors, AtMostTenSources) {
     EXPECT_EQ(error_of(graph_doc(R"([{"name": "a", "ne": [4]},
                                      {"name": "b", "ne": [4], "op": "CUSTOM", "src": ["a","a","a","a","a","a","a","a","a","a","a"]}])")),

@@ -23,13 +23,7 @@ Tensor& GraphBuilder::make(DataType type, const Shape& ne, Op op, std::initializ
     for (Tensor* s : src) {
         t.src[i++] = s;
     }
-    if (name.empty()) {
-        // Appended rather than `"t" + std::to_string(…)`: GCC 12 at -O3 warns a false
-        // -Wrestrict inside libstdc++ for that operator+ (GCC bug 105329).
-        name = std::to_string(context_->size());
-        name.insert(0, 1, 't');
-    }
-    t.name = std::move(name);
+    t.name = name.empty() ? "t" + std::to_string(context_->size()) : std::move(name);
     return context_->add(std::move(t));
 }
 

@@ -5,6 +5,7 @@
 #include "simulator/capture_replay.hpp"
 #include "simulator/capture_session.hpp"
 #include "simulator/commands.hpp"
+#include "tests/test_support.hpp"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -27,13 +28,6 @@ using ::testing::HasSubstr;
 const fs::path kCaptures = fs::path(GALLOCSIM_TEST_DATA_DIR) / "captures";
 const fs::path kSeed = kCaptures / "seed";
 
-std::string read(const fs::path& path) {
-    std::ifstream in(path);
-    std::ostringstream text;
-    text << in.rdbuf();
-    return text.str();
-}
-
 void write(const fs::path& path, const std::string& text) {
     std::ofstream(path, std::ios::trunc) << text;
 }
@@ -51,7 +45,7 @@ protected:
 
     fs::path session0() const { return folder_ / "session-0.jsonl"; }
     void replace_in_session0(const std::string& from, const std::string& to) {
-        std::string text = read(session0());
+        std::string text = test_support::read_text(session0());
         const auto at = text.find(from);
         ASSERT_NE(at, std::string::npos) << from;
         text.replace(at, from.size(), to);
@@ -236,7 +230,7 @@ TEST_F(BrokenSeed, OneWrongOffsetIsExactlyOneMismatch) {
 }
 
 TEST_F(BrokenSeed, CutLastLineKeepsTheCallsBefore) {
-    std::string text = read(session0());
+    std::string text = test_support::read_text(session0());
     text.resize(text.rfind("\"tensors\""));  // the program stopped in the middle of call 3's line
     write(session0(), text);
     const CaptureSession session = load_capture_session(session0(), folder_);
@@ -261,7 +255,7 @@ TEST_F(BrokenSeed, MissingGraphFileStopsTheSessionThere) {
 
 TEST_F(BrokenSeed, CutGraphFileIsSaidToBeCut) {
     const fs::path graph = folder_ / "graphs" / "seed-16.json";
-    std::string text = read(graph);
+    std::string text = test_support::read_text(graph);
     text.resize(100);
     write(graph, text);
     const Conformed result = conform();

@@ -21,6 +21,7 @@ namespace gallocsim {
 namespace {
 
 using nlohmann::json;
+using test_support::read_text;
 
 // A file with one CPU buffer type and the given tensors, leafs and nodes; `more` adds
 // top-level fields (starting with a comma).
@@ -327,13 +328,6 @@ std::vector<std::filesystem::path> golden_files() {
     }
     std::ranges::sort(files);
     return files;
-}
-
-std::string read_text(const std::filesystem::path& path) {
-    std::ifstream in(path, std::ios::binary);
-    std::ostringstream text;
-    text << in.rdbuf();
-    return text.str();
 }
 
 std::string name_of(const Tensor* t) { return t ? t->name : "(none)"; }

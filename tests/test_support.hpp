@@ -9,6 +9,8 @@
 #include "reference/tensor.hpp"
 
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <ostream>
 #include <string>
 #include <string_view>
@@ -93,6 +95,14 @@ inline std::vector<std::pair<std::string, Placement>> placements(const Context& 
         }
     }
     return found;
+}
+
+// A whole file as it is on disk (empty when it cannot be read).
+inline std::string read_text(const std::filesystem::path& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::ostringstream text;
+    text << in.rdbuf();
+    return text.str();
 }
 
 inline std::filesystem::path shared_dir() { return GALLOCSIM_SHARED_DIR; }

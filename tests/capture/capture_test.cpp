@@ -3,6 +3,7 @@
 // when the capture library or those libraries are not built.
 #include "simulator/graph_file.hpp"
 #include "simulator/plan.hpp"
+#include "tests/test_support.hpp"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -20,6 +21,7 @@ namespace {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
+using gallocsim::test_support::read_text;
 
 // Without the capture library or the pip-built ggml every test is skipped, with the reason.
 #ifdef GALLOCSIM_CAPTURE_SKIP
@@ -37,13 +39,6 @@ struct ProgramRun {
     int exit_code = -1;
     std::string out, err;
 };
-
-std::string read_text(const fs::path& path) {
-    std::ifstream in(path);
-    std::ostringstream text;
-    text << in.rdbuf();
-    return text.str();
-}
 
 // Runs a shell command line, keeping its output and exit code.
 ProgramRun shell(const std::string& command, const fs::path& scratch) {

@@ -228,7 +228,7 @@ def upstream_section():
             "`assert` texts, so NDEBUG was set). Each iteration plans the graph once with each side (a fresh "
             "allocator, reserve_n, alloc_graph, freeing), alternating which goes first; the fastest run of each side, "
             "median over the repetitions. ratio = gallocsim / upstream (below 1: gallocsim is faster). Golden files: "
-            "the three with the most nodes; llama: `simulator/examples.hpp` llama-style graphs as in planner_bench; "
+            "the three with the most nodes; llama: `simulator/model/examples.hpp` llama-style graphs as in planner_bench; "
             "capture: graphs under tests/data/captures/ (when there).", ""]
     header = "| graph | nodes |" + "".join(f" upstream | gallocsim {kind} | ratio |" for kind, _, _ in runs)
     out += [header, "|---|---|" + "---|---|---|" * len(runs)]

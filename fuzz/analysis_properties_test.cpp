@@ -4,7 +4,7 @@
 #include "fuzz/counterexample.hpp"
 #include "fuzz/oracle.hpp"
 #include "fuzz/property_support.hpp"
-#include "simulator/analysis_plans.hpp"
+#include "simulator/analysis/analysis_plans.hpp"
 
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>  // after gtest.h, which it needs

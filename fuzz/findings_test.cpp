@@ -2,7 +2,7 @@
 #include "fuzz/oracle.hpp"
 #include "reference/builder.hpp"
 #include "simulator/executor/planned_run.hpp"
-#include "simulator/plan.hpp"
+#include "simulator/model/plan.hpp"
 
 #include <gtest/gtest.h>
 

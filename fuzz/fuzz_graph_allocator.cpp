@@ -8,7 +8,7 @@
 #include "fuzz/harness.hpp"
 #include "fuzz/oracle.hpp"
 #include "fuzz/recipe.hpp"
-#include "simulator/plan.hpp"
+#include "simulator/model/plan.hpp"
 
 #include <fuzzer/FuzzedDataProvider.h>
 

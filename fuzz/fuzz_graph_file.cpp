@@ -5,7 +5,7 @@
 #include "fuzz/free_list.hpp"
 #include "fuzz/harness.hpp"
 #include "fuzz/oracle.hpp"
-#include "simulator/plan.hpp"
+#include "simulator/model/plan.hpp"
 
 #include <cstddef>
 #include <cstdint>

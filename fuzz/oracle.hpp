@@ -7,7 +7,7 @@
 // wrong, one sentence per problem (empty: nothing wrong).
 
 #include "reference/graph_allocator.hpp"
-#include "simulator/graph_file.hpp"
+#include "simulator/model/graph_file.hpp"
 
 #include <climits>
 #include <string>

@@ -4,7 +4,7 @@
 // failure from real ones.
 
 #include "fuzz/generators.hpp"
-#include "simulator/plan.hpp"
+#include "simulator/model/plan.hpp"
 
 #include <rapidcheck.h>
 

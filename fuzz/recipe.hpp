@@ -6,7 +6,7 @@
 // same recipe drives rapidcheck (whose shrinking makes recipes small) and libFuzzer
 // (which mutates raw bytes). Every field's 0 is its simplest choice.
 
-#include "simulator/graph_file.hpp"
+#include "simulator/model/graph_file.hpp"
 
 #include <array>
 #include <cstddef>

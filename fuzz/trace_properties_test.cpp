@@ -3,7 +3,7 @@
 // the allocator did, every picture and explanation drawn from it would be wrong.
 #include "fuzz/counterexample.hpp"
 #include "fuzz/property_support.hpp"
-#include "simulator/cursor.hpp"
+#include "simulator/trace/cursor.hpp"
 
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>  // after gtest.h, which it needs

@@ -3,7 +3,7 @@
 #include "fuzz/free_list.hpp"
 #include "fuzz/oracle.hpp"
 #include "reference/builder.hpp"
-#include "simulator/plan.hpp"
+#include "simulator/model/plan.hpp"
 
 #include <gtest/gtest.h>
 

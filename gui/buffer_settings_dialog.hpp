@@ -2,7 +2,7 @@
 // Edits the graph's buffer types (alignment, largest buffer, alloc-size rule) so that the
 // graph can be planned again under other settings: a small max size forces chunks.
 
-#include "simulator/graph_file.hpp"
+#include "simulator/model/graph_file.hpp"
 
 #include <QDialog>
 

@@ -2,7 +2,7 @@
 
 #include "gui/simulation_controller.hpp"
 #include "gui/text.hpp"
-#include "simulator/capture_session.hpp"
+#include "simulator/model/capture_session.hpp"
 
 #include <QHeaderView>
 #include <QLabel>

@@ -19,19 +19,19 @@ namespace {
 using Count = std::optional<std::int64_t> ExampleOptions::*;
 
 const std::map<std::string, std::pair<Count, const char*>> kCounts{
-    {"--layers", {&ExampleOptions::layers, QT_TRANSLATE_NOOP("ExampleDialog", "layers")}},
-    {"--embd", {&ExampleOptions::embd, QT_TRANSLATE_NOOP("ExampleDialog", "model width (embd)")}},
-    {"--heads", {&ExampleOptions::heads, QT_TRANSLATE_NOOP("ExampleDialog", "attention heads")}},
-    {"--ff", {&ExampleOptions::ff, QT_TRANSLATE_NOOP("ExampleDialog", "feed-forward width")}},
-    {"--tokens", {&ExampleOptions::tokens, QT_TRANSLATE_NOOP("ExampleDialog", "tokens in the batch")}},
-    {"--vocab", {&ExampleOptions::vocab, QT_TRANSLATE_NOOP("ExampleDialog", "vocabulary")}},
-    {"--outputs", {&ExampleOptions::outputs, QT_TRANSLATE_NOOP("ExampleDialog", "tokens with logits")}},
+    {"layers", {&ExampleOptions::layers, QT_TRANSLATE_NOOP("ExampleDialog", "layers")}},
+    {"embd", {&ExampleOptions::embd, QT_TRANSLATE_NOOP("ExampleDialog", "model width (embd)")}},
+    {"heads", {&ExampleOptions::heads, QT_TRANSLATE_NOOP("ExampleDialog", "attention heads")}},
+    {"ff", {&ExampleOptions::ff, QT_TRANSLATE_NOOP("ExampleDialog", "feed-forward width")}},
+    {"tokens", {&ExampleOptions::tokens, QT_TRANSLATE_NOOP("ExampleDialog", "tokens in the batch")}},
+    {"vocab", {&ExampleOptions::vocab, QT_TRANSLATE_NOOP("ExampleDialog", "vocabulary")}},
+    {"outputs", {&ExampleOptions::outputs, QT_TRANSLATE_NOOP("ExampleDialog", "tokens with logits")}},
 };
 
 const std::map<std::string, std::pair<bool ExampleOptions::*, const char*>> kSwitches{
-    {"--inplace", {&ExampleOptions::inplace, QT_TRANSLATE_NOOP("ExampleDialog", "in-place ops (views)")}},
-    {"--mask", {&ExampleOptions::mask, QT_TRANSLATE_NOOP("ExampleDialog", "attention mask input")}},
-    {"--clamp", {&ExampleOptions::clamp, QT_TRANSLATE_NOOP("ExampleDialog", "clamped Q, K, V (olmo's clamp_kqv)")}},
+    {"inplace", {&ExampleOptions::inplace, QT_TRANSLATE_NOOP("ExampleDialog", "in-place ops (views)")}},
+    {"mask", {&ExampleOptions::mask, QT_TRANSLATE_NOOP("ExampleDialog", "attention mask input")}},
+    {"clamp", {&ExampleOptions::clamp, QT_TRANSLATE_NOOP("ExampleDialog", "clamped Q, K, V (olmo's clamp_kqv)")}},
 };
 
 QComboBox* choices(const QStringList& names) {
@@ -67,7 +67,7 @@ ExampleDialog::ExampleDialog(const ExampleInfo& example, QWidget* parent) : QDia
             readers_.push_back([check, field = toggle->second.first](ExampleOptions& options) {
                 options.*field = check->isChecked();
             });
-        } else if (flag == "--weights") {
+        } else if (flag == "weights") {
             auto* box = choices({"f32", "f16", "bf16", "q8_0", "q4_0", "q4_k", "q6_k"});
             form->addRow(tr("weight type"), box);
             readers_.push_back([box](ExampleOptions& options) {
@@ -75,7 +75,7 @@ ExampleDialog::ExampleDialog(const ExampleInfo& example, QWidget* parent) : QDia
                     options.weights = parse_type(box->currentText().toStdString());
                 }
             });
-        } else if (flag == "--buffers") {
+        } else if (flag == "buffers") {
             auto* box = choices({"cpu", "cuda", "split"});
             box->setToolTip(tr("cpu: one CPU buffer; cuda: CUDA-like alignment and sizes; split: CUDA0 and CPU"));
             form->addRow(tr("buffers"), box);

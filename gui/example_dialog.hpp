@@ -3,7 +3,7 @@
 // buffers...), as many as the example reads; what is left at "default" takes the
 // example's own default.
 
-#include "simulator/examples.hpp"
+#include "simulator/model/examples.hpp"
 
 #include <QDialog>
 

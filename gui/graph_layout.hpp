@@ -5,7 +5,7 @@
 // hundreds of weights); within a layer tensors follow execution order. Views are smaller
 // boxes, linked to the root they look into.
 
-#include "simulator/graph_file.hpp"
+#include "simulator/model/graph_file.hpp"
 
 #include <QRectF>
 

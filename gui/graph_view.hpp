@@ -9,7 +9,7 @@
 
 #include "gui/canvas_view.hpp"
 #include "gui/graph_layout.hpp"
-#include "simulator/trace.hpp"
+#include "simulator/trace/trace.hpp"
 
 #include <QColor>
 

@@ -5,8 +5,8 @@
 // remembers its layout and recent files, opens files dropped on it, and shows errors
 // through a message sink (a dialog by default; tests put in their own).
 
-#include "simulator/examples.hpp"
-#include "simulator/trace.hpp"
+#include "simulator/model/examples.hpp"
+#include "simulator/trace/trace.hpp"
 
 #include <QMainWindow>
 

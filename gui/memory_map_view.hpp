@@ -7,7 +7,7 @@
 // Bars keep the length their chunk reaches by the end, so nothing moves while stepping.
 
 #include "gui/canvas_view.hpp"
-#include "simulator/trace.hpp"
+#include "simulator/trace/trace.hpp"
 
 #include <vector>
 

@@ -2,8 +2,8 @@
 
 #include "gui/tensor_colors.hpp"
 #include "gui/text.hpp"
-#include "simulator/capture_replay.hpp"
-#include "simulator/explain.hpp"
+#include "simulator/trace/capture_replay.hpp"
+#include "simulator/trace/explain.hpp"
 
 #include <QDir>
 #include <QFile>

@@ -10,11 +10,11 @@
 // emits error_occurred with a title and a message naming the problem and keeps the graph.
 
 #include "gui/trace_spans.hpp"
-#include "simulator/analysis_plans.hpp"
-#include "simulator/capture_session.hpp"
-#include "simulator/cursor.hpp"
-#include "simulator/examples.hpp"
-#include "simulator/graph_file.hpp"
+#include "simulator/analysis/analysis_plans.hpp"
+#include "simulator/model/capture_session.hpp"
+#include "simulator/trace/cursor.hpp"
+#include "simulator/model/examples.hpp"
+#include "simulator/model/graph_file.hpp"
 
 #include <QColor>
 #include <QJsonObject>
@@ -75,7 +75,7 @@ public:
     // Opens the folder and shows its first call; open_file on a folder does the same.
     bool open_capture(const QString& folder);
     const Capture* capture() const { return capture_ ? &*capture_ : nullptr; }
-    // Shows one call as the program made it (simulator/capture_replay.hpp, trace_call): an
+    // Shows one call as the program made it (simulator/trace/capture_replay.hpp, trace_call): an
     // alloc_graph that kept a reserved plan shows that reserve's planning, then its placement.
     bool select_call(std::size_t session, std::size_t call);
     struct CallChoice {

@@ -3,7 +3,7 @@
 // tensor's record (consumers and views left, buffer, chunk, offset, size, allocated). Rows
 // the last step changed are highlighted, as Ripes paints the last-modified register.
 
-#include "simulator/trace.hpp"
+#include "simulator/trace/trace.hpp"
 
 #include <QAbstractTableModel>
 #include <QWidget>

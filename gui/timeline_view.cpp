@@ -3,7 +3,7 @@
 #include "gui/simulation_controller.hpp"
 #include "gui/tensor_colors.hpp"
 #include "gui/text.hpp"
-#include "simulator/explain.hpp"
+#include "simulator/trace/explain.hpp"
 
 #include <QPainter>
 

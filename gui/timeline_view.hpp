@@ -6,7 +6,7 @@
 // marked. Clicking a rectangle selects its tensor everywhere.
 
 #include "gui/canvas_view.hpp"
-#include "simulator/trace.hpp"
+#include "simulator/trace/trace.hpp"
 
 #include <QPixmap>
 

@@ -5,7 +5,7 @@
 // sizes. Positions count events applied, as the cursor's do: a span given memory by
 // event e and losing it by event f is live at positions e + 1 .. f.
 
-#include "simulator/trace.hpp"
+#include "simulator/trace/trace.hpp"
 
 #include <cstddef>
 #include <optional>

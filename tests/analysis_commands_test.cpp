@@ -1,5 +1,5 @@
 // The analysis commands as the command line runs them: their output and exit codes.
-#include "simulator/analysis_commands.hpp"
+#include "simulator/cli/analysis_commands.hpp"
 
 #include <gtest/gtest.h>
 
@@ -74,7 +74,7 @@ TEST(CompareCommand, BadInputExitsWithTwoAndSaysWhy) {
     heads.graph.model.heads = 2;
     r = run(compare, heads);
     EXPECT_EQ(r.code, 2);
-    EXPECT_EQ(r.err, "example \"mlp\": does not take --heads\n");
+    EXPECT_EQ(r.err, "example \"mlp\": does not take heads\n");
     CompareOptions alignment{input("seed"), 1.0};
     alignment.graph.buffers.alignment = 48;
     EXPECT_EQ(run(compare, alignment).err, "--alignment must be a power of two, got 48\n");

@@ -1,8 +1,8 @@
 // Lifetimes under ggml's release rule, worked out from the graph alone, and the bounds
 // they give. Step 0 is the start (leafs and inputs); step i+1 is node i running.
-#include "simulator/analysis.hpp"
-#include "simulator/analysis_plans.hpp"
-#include "simulator/examples.hpp"
+#include "simulator/analysis/analysis.hpp"
+#include "simulator/analysis/analysis_plans.hpp"
+#include "simulator/model/examples.hpp"
 
 #include "golden_files.hpp"
 

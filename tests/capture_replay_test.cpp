@@ -1,10 +1,9 @@
-// Captures (ggml-session/1): reading sessions, replaying them call by call on one allocator,
-// and `gallocsim conform` on capture folders, cut-short ones included. The seed capture's
-// values are reasoned in tests/data/captures/seed/README.md (and below where a test uses them).
+// Captures (ggml-session/1): reading sessions and replaying them call by call on one
+// allocator. The seed capture's values are reasoned in tests/data/captures/seed/README.md
+// (and below where a test uses them). `gallocsim conform` on captures: capture_conform_test.cpp.
 
-#include "simulator/capture_replay.hpp"
-#include "simulator/capture_session.hpp"
-#include "simulator/commands.hpp"
+#include "simulator/trace/capture_replay.hpp"
+#include "simulator/model/capture_session.hpp"
 #include "tests/test_support.hpp"
 
 #include <gmock/gmock.h>
@@ -28,46 +27,6 @@ using ::testing::HasSubstr;
 const fs::path kCaptures = fs::path(GALLOCSIM_TEST_DATA_DIR) / "captures";
 const fs::path kSeed = kCaptures / "seed";
 
-void write(const fs::path& path, const std::string& text) {
-    std::ofstream(path, std::ios::trunc) << text;
-}
-
-// A copy of the seed capture to break, removed afterwards.
-class BrokenSeed : public ::testing::Test {
-protected:
-    void SetUp() override {
-        folder_ = fs::temp_directory_path() /
-                  ("gallocsim-capture-" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
-        fs::remove_all(folder_);
-        fs::copy(kSeed, folder_, fs::copy_options::recursive);
-    }
-    void TearDown() override { fs::remove_all(folder_); }
-
-    fs::path session0() const { return folder_ / "session-0.jsonl"; }
-    void replace_in_session0(const std::string& from, const std::string& to) {
-        std::string text = test_support::read_text(session0());
-        const auto at = text.find(from);
-        ASSERT_NE(at, std::string::npos) << from;
-        text.replace(at, from.size(), to);
-        write(session0(), text);
-    }
-
-    struct Conformed {
-        int exit_code;
-        std::string out;
-        std::string last_line;
-    };
-    Conformed conform(const std::string& ggml_version = {}) const {
-        std::ostringstream out, err;
-        const int code = cli::conform({.paths = {folder_.string()}, .ggml_version = ggml_version}, out, err);
-        std::string text = out.str();
-        const auto end = text.find_last_not_of('\n');
-        const auto start = text.rfind('\n', end);
-        return {code, text, text.substr(start == std::string::npos ? 0 : start + 1, end - (start == std::string::npos ? 0 : start + 1) + 1)};
-    }
-
-    fs::path folder_;
-};
 
 TEST(CaptureSession, ReadsTheSeedHeaderAndCalls) {
     const Capture capture = load_capture(kSeed);
@@ -207,96 +166,6 @@ TEST(CaptureReplay, KeptPlanOfAnotherGraphIsSaidSo) {
     EXPECT_EQ(traced.file.name, "seed-mul");
 }
 
-TEST(CaptureConform, SeedPassesCallByCall) {
-    std::ostringstream out, err;
-    EXPECT_EQ(cli::conform({.paths = {kSeed.string()}, .verbose = true}, out, err), 0);
-    EXPECT_THAT(out.str(), HasSubstr("PASS " + (kSeed / "session-0.jsonl").string() +
-                                     " call 1 (ggml_gallocr_alloc_graph, graphs/seed.json)\n"));
-    // Four calls in session 0 and two in session 1, each one pass.
-    EXPECT_THAT(out.str(), ::testing::EndsWith("6 passed, 0 failed\n"));
-}
-
-TEST_F(BrokenSeed, OneWrongOffsetIsExactlyOneMismatch) {
-    // Call 1 says b went to 64; the plan put it at 32.
-    replace_in_session0(R"("b": {"buffer": 0, "chunk": 0, "offset": 32}, "mul": {"buffer": 0, "chunk": 0, "offset": 0}}}
-{"call": 2)",
-                        R"("b": {"buffer": 0, "chunk": 0, "offset": 64}, "mul": {"buffer": 0, "chunk": 0, "offset": 0}}}
-{"call": 2)");
-    const Conformed result = conform();
-    EXPECT_EQ(result.exit_code, 1);
-    EXPECT_THAT(result.out, HasSubstr("FAIL " + session0().string() + " call 1 (ggml_gallocr_alloc_graph, graphs/seed.json)\n"
-                                      "  tensor 'b' offset: expected 64, got 32\n"));
-    EXPECT_EQ(result.last_line, "5 passed, 1 failed");
-}
-
-TEST_F(BrokenSeed, CutLastLineKeepsTheCallsBefore) {
-    std::string text = test_support::read_text(session0());
-    text.resize(text.rfind("\"tensors\""));  // the program stopped in the middle of call 3's line
-    write(session0(), text);
-    const CaptureSession session = load_capture_session(session0(), folder_);
-    EXPECT_EQ(session.calls.size(), 3u);
-    EXPECT_EQ(session.truncated,
-              "line 5 is not complete JSON (the program stopped while writing it): call 3 and any calls after it are missing");
-    const Conformed result = conform();
-    EXPECT_THAT(result.out, HasSubstr("FAIL " + session0().string() + ": " + session.truncated + "\n"));
-    EXPECT_EQ(result.last_line, "5 passed, 1 failed");  // calls 0-2 and session 1's two, then the missing part
-}
-
-TEST_F(BrokenSeed, MissingGraphFileStopsTheSessionThere) {
-    fs::remove(folder_ / "graphs" / "seed-f16.json");
-    const Conformed result = conform();
-    EXPECT_THAT(result.out, HasSubstr("FAIL " + session0().string() + " call 2 (ggml_gallocr_alloc_graph, graphs/seed-f16.json)\n  " +
-                                      session0().string() + ": line 4: $.graph: graphs/seed-f16.json is missing from the capture\n"));
-    // Call 3 depends on what call 2 left; it is not replayed.
-    EXPECT_THAT(result.out, HasSubstr("SKIP " + session0().string() + " call 3 (ggml_gallocr_alloc_graph, graphs/seed-16.json): "
-                                      "not replayed: the graph of call 2 could not be loaded\n"));
-    EXPECT_EQ(result.last_line, "4 passed, 1 failed, 1 skipped");
-}
-
-TEST_F(BrokenSeed, CutGraphFileIsSaidToBeCut) {
-    const fs::path graph = folder_ / "graphs" / "seed-16.json";
-    std::string text = test_support::read_text(graph);
-    text.resize(100);
-    write(graph, text);
-    const Conformed result = conform();
-    EXPECT_THAT(result.out, HasSubstr(session0().string() + ": line 5: $.graph: graphs/seed-16.json is cut short (100 bytes, "
-                                      "and its JSON does not end)\n"));
-    EXPECT_EQ(result.last_line, "5 passed, 1 failed");
-}
-
-TEST_F(BrokenSeed, NodeCountThatDoesNotMatchTheGraph) {
-    replace_in_session0(R"({"call": 0, "function": "ggml_gallocr_reserve_n", "graph": "graphs/seed.json", "nodes": 1)",
-                        R"({"call": 0, "function": "ggml_gallocr_reserve_n", "graph": "graphs/seed.json", "nodes": 3)");
-    const Conformed result = conform();
-    EXPECT_THAT(result.out, HasSubstr(session0().string() + ": line 2: $.nodes: the call planned 3 nodes, graphs/seed.json has 1 node\n"));
-    EXPECT_EQ(result.last_line, "2 passed, 1 failed, 3 skipped");
-}
-
-TEST_F(BrokenSeed, UnknownAllocSizeIsNotReplayable) {
-    replace_in_session0(R"("replanned": false, "alloc_size": ["nbytes"], "buffer_sizes": [64], "chunk_sizes": [[64]], "tensors": {"a": {"buffer": 0, "chunk": 0, "offset": 0}, "b": {"buffer": 0, "chunk": 0, "offset": 32}, "mul": {"buffer": 0, "chunk": 0, "offset": 0}}}
-{"call": 2)",
-                        R"("replanned": false, "alloc_size": ["unknown"], "alloc_size_example": {"tensor": "a", "nbytes": 4, "alloc_size": 8}, "buffer_sizes": [64], "chunk_sizes": [[64]], "tensors": {"a": {"buffer": 0, "chunk": 0, "offset": 0}, "b": {"buffer": 0, "chunk": 0, "offset": 32}, "mul": {"buffer": 0, "chunk": 0, "offset": 0}}}
-{"call": 2)");
-    const Conformed result = conform();
-    EXPECT_THAT(result.out, HasSubstr("call 1 (ggml_gallocr_alloc_graph, graphs/seed.json): not replayable: buffer type 'CPU' "
-                                      "sized tensors by a rule the format cannot name ({\"alloc_size\":8,\"nbytes\":4,\"tensor\":\"a\"})\n"));
-    EXPECT_EQ(result.last_line, "3 passed, 0 failed, 3 skipped");
-}
-
-TEST_F(BrokenSeed, VersionWithNoProfileFailsTheSessionUnlessOneIsChosen) {
-    // ggml 0.1.0 is no release whose ggml-alloc.c gallocsim reproduces: session 0 is not
-    // replayed (1 failure, its 4 calls skipped); session 1 (ggml 0.21.0) still passes its 2.
-    replace_in_session0(R"("ggml_version": "0.21.0")", R"("ggml_version": "0.1.0")");
-    const Conformed result = conform();
-    EXPECT_EQ(result.exit_code, 1);
-    EXPECT_THAT(result.out, HasSubstr("FAIL " + session0().string() + ": the program's ggml reports version \"0.1.0\", "
-                                      "which has no profile (known: " + std::string(known_profile_names()) +
-                                      "); choose one with --ggml-version\n"));
-    EXPECT_EQ(result.last_line, "2 passed, 1 failed, 4 skipped");
-    // Chosen by hand, every call replays (the seed graphs have no op whose rule differs).
-    EXPECT_EQ(conform("ggml-d99724f2").last_line, "6 passed, 0 failed");
-}
-
 TEST(CaptureReplay, ProgramVersionPicksTheProfile) {
     // The seed capture says ggml 0.21.0 (whose ggml-alloc.c is d99724f2's); the llama capture
     // was made by llama-cpp-python 0.3.36, whose ggml reports 0.25.3 (llama.cpp 0c1e570).
@@ -308,27 +177,6 @@ TEST(CaptureReplay, ProgramVersionPicksTheProfile) {
     EXPECT_EQ(session_profile(llama.sessions[0])->name, "llama.cpp-0c1e570");
 }
 
-TEST(CaptureConform, ClampInPlaceMakesTheVersionMatter) {
-    // tiny-olmo's graphs clamp q, k and v; under llama.cpp 0c1e570 each CLAMP takes its parent's
-    // memory, under d99724f2 it gets new memory, so the places the program got cannot all be
-    // reproduced by the older rule (its 4 alloc_graph calls place every tensor).
-    const std::string olmo = (kCaptures / "tiny-olmo").string();
-    std::ostringstream by_version, older, err;
-    EXPECT_EQ(cli::conform({.paths = {olmo}}, by_version, err), 0);
-    EXPECT_THAT(by_version.str(), ::testing::EndsWith("7 passed, 0 failed\n"));
-    EXPECT_EQ(cli::conform({.paths = {olmo}, .ggml_version = "ggml-d99724f2"}, older, err), 1);
-    EXPECT_THAT(older.str(), HasSubstr("call 3 (ggml_gallocr_alloc_graph"));
-}
-
-TEST(CaptureConform, GoldenCorpusAndCaptureTogether) {
-    const fs::path golden = fs::path(GALLOCSIM_SHARED_DIR) / "golden";
-    if (!fs::is_directory(golden)) {
-        GTEST_SKIP() << golden << " not found";
-    }
-    std::ostringstream out, err;
-    EXPECT_EQ(cli::conform({.paths = {golden.string(), kSeed.string()}}, out, err), 0);
-    EXPECT_THAT(out.str(), ::testing::EndsWith("206 passed, 0 failed\n"));
-}
 
 // Every capture kept under tests/data/captures (hand-written, and sessions captured from real
 // programs) replays with every call reproduced.

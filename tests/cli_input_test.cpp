@@ -2,9 +2,9 @@
 // and buffer flags (--alignment, --max-size, --alloc-size) on plan, trace, walk and
 // stats; walk's scripted commands; plan's --measure (reserve_n_size) and --reserve-with
 // (reserve on one graph, alloc_graph on another).
-#include "simulator/commands.hpp"
-#include "simulator/examples.hpp"
-#include "simulator/graph_file.hpp"
+#include "simulator/cli/commands.hpp"
+#include "simulator/model/examples.hpp"
+#include "simulator/model/graph_file.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,7 @@
 // The step engine's commands, run in-process on the seed example: trace (text, JSON,
 // ranges), walk (a scripted session) and stats, and their errors.
-#include "simulator/commands.hpp"
+#include "simulator/cli/commands.hpp"
+#include "simulator/cli/step_commands.hpp"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>

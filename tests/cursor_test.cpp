@@ -2,9 +2,9 @@
 // value. Going back must give exactly the state that going forward gave, on every golden
 // file, and no move may replay more than one checkpoint interval.
 #include "golden_traces.hpp"
-#include "simulator/cow_vector.hpp"
-#include "simulator/cursor.hpp"
-#include "simulator/examples.hpp"
+#include "simulator/trace/cow_vector.hpp"
+#include "simulator/trace/cursor.hpp"
+#include "simulator/model/examples.hpp"
 
 #include <gtest/gtest.h>
 

@@ -2,8 +2,8 @@
 // graphs tensor for tensor (and so upstream's plans), and the other models are what they
 // say they are.
 #include "reference/builder.hpp"
-#include "simulator/analysis_plans.hpp"
-#include "simulator/examples.hpp"
+#include "simulator/analysis/analysis_plans.hpp"
+#include "simulator/model/examples.hpp"
 
 #include "golden_files.hpp"
 
@@ -262,15 +262,15 @@ TEST(Examples, BadParametersAreRefusedWithTheReason) {
     ExampleOptions q4;
     q4.ff = 172;
     q4.weights = DataType::q4_0;
-    EXPECT_EQ(message("llama", q4), "example \"llama\": --ff 172 is not a multiple of q4_0's block size 32 "
+    EXPECT_EQ(message("llama", q4), "example \"llama\": ff 172 is not a multiple of q4_0's block size 32 "
                                     "(it is the row length of a weight matrix)");
     ExampleOptions heads;
     heads.heads = 5;
-    EXPECT_EQ(message("llama", heads), "example \"llama\": --heads 5 does not divide --embd 64");
-    EXPECT_EQ(message("mlp", heads), "example \"mlp\": does not take --heads");
+    EXPECT_EQ(message("llama", heads), "example \"llama\": heads (5) does not divide embd (64)");
+    EXPECT_EQ(message("mlp", heads), "example \"mlp\": does not take heads");
     ExampleOptions zero;
     zero.tokens = 0;
-    EXPECT_EQ(message("gpt2", zero), "example \"gpt2\": --tokens must be between 1 and 65536, got 0");
+    EXPECT_EQ(message("gpt2", zero), "example \"gpt2\": tokens must be between 1 and 65536, got 0");
     EXPECT_EQ(message("bert", {}), "unknown example \"bert\" (see `gallocsim examples`)");
 }
 

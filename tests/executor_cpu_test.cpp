@@ -4,7 +4,7 @@
 // that comparison once poisoning is on, even where the overwrite wrote the right values.
 #include "reference/builder.hpp"
 #include "reference/graph_allocator.hpp"
-#include "simulator/examples.hpp"
+#include "simulator/model/examples.hpp"
 #include "simulator/executor/graph_tensors.hpp"
 #include "simulator/executor/llama_graph.hpp"
 #include "simulator/executor/oracle.hpp"

@@ -4,7 +4,7 @@
 #include "reference/builder.hpp"
 #include "reference/cuda_buffer.hpp"
 #include "reference/graph_allocator.hpp"
-#include "simulator/examples.hpp"
+#include "simulator/model/examples.hpp"
 #include "simulator/executor/llama_graph.hpp"
 #include "simulator/executor/oracle.hpp"
 #include "simulator/executor/planned_run.hpp"

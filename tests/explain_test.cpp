@@ -1,9 +1,9 @@
 // Explanations, sentence for sentence: the seed graph from start to end, then small
 // graphs that each make one rule decide (in-place reuse and its rejections, best fit,
 // tails, chunks, views, early inputs, merges on free).
-#include "simulator/examples.hpp"
-#include "simulator/explain.hpp"
-#include "simulator/graph_file.hpp"
+#include "simulator/model/examples.hpp"
+#include "simulator/trace/explain.hpp"
+#include "simulator/model/graph_file.hpp"
 
 #include <gtest/gtest.h>
 

@@ -3,8 +3,8 @@
 // reference allocator itself says at the end of the run, to hold replays against.
 
 #include "reference/graph_allocator.hpp"
-#include "simulator/plan.hpp"
-#include "simulator/trace.hpp"
+#include "simulator/model/plan.hpp"
+#include "simulator/trace/trace.hpp"
 
 #include <filesystem>
 #include <optional>

@@ -1,7 +1,7 @@
-// Graph files (simulator/graph_file.hpp): every class of bad input is refused with a
+// Graph files (simulator/model/graph_file.hpp): every class of bad input is refused with a
 // message that names the file, the JSON path or tensor, and the problem; saving follows
 // the format's conventions; every golden file survives save -> load unchanged.
-#include "simulator/graph_file.hpp"
+#include "simulator/model/graph_file.hpp"
 #include "tests/test_support.hpp"
 
 #include <gtest/gtest.h>

@@ -1,7 +1,7 @@
 // MiniMalloc CSV: written from lifetimes, read back, and refused with the line and column
 // of the problem.
-#include "simulator/minimalloc.hpp"
-#include "simulator/planners.hpp"
+#include "simulator/analysis/minimalloc.hpp"
+#include "simulator/analysis/planners.hpp"
 
 #include <gtest/gtest.h>
 

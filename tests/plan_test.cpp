@@ -1,8 +1,8 @@
 // run_plan (a graph file through new_n, reserve_n, alloc_graph, as the golden corpus was
 // made) and compare_plans (one line per difference, naming the tensor and both values).
-#include "simulator/examples.hpp"
-#include "simulator/graph_file.hpp"
-#include "simulator/plan.hpp"
+#include "simulator/model/examples.hpp"
+#include "simulator/model/graph_file.hpp"
+#include "simulator/model/plan.hpp"
 #include "tests/test_support.hpp"
 
 #include <gtest/gtest.h>

@@ -1,6 +1,6 @@
 // The alternative planners on hand-made lifetimes, each plan confirmed by the checker.
 // The first problem is Pisarchyk & Lee's 8-tensor example (the design notes' numbers).
-#include "simulator/planners.hpp"
+#include "simulator/analysis/planners.hpp"
 
 #include <gtest/gtest.h>
 

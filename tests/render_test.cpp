@@ -1,6 +1,6 @@
 // SVG pictures of plans: what is drawn where, read back through the data-* attributes.
-#include "simulator/examples.hpp"
-#include "simulator/render.hpp"
+#include "simulator/model/examples.hpp"
+#include "simulator/analysis/render.hpp"
 
 #include "golden_files.hpp"
 

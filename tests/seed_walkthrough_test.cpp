@@ -4,9 +4,9 @@
 // seeds/004); none of the rules that changed since touches this graph (MUL was always in
 // place, one unbounded buffer is one chunk, same-layout reuse frees no extra space), so every
 // profile must show the same numbers.
+#include "reference/builder.hpp"
 #include "reference/graph_allocator.hpp"
 #include "reference/profile.hpp"
-#include "simulator/examples.hpp"
 
 #include <gtest/gtest.h>
 
@@ -39,14 +39,36 @@ private:
     const GraphAllocator* allocator_;
 };
 
+// The walkthrough's program: two 1-element f32 inputs and their product, the output.
+struct SeedGraph {
+    Context context;
+    Graph graph;
+    Tensor& a = input("a");
+    Tensor& b = input("b");
+    Tensor& mul = product();
+
+    Tensor& input(const char* name) {
+        Tensor& t = GraphBuilder(context).new_tensor(DataType::f32, {1}, name);
+        t.flags.set(TensorFlag::input);
+        return t;
+    }
+    Tensor& product() {
+        Tensor& t = GraphBuilder(context).mul(a, b);
+        t.name = "mul";
+        t.flags.set(TensorFlag::output);
+        build_forward_expand(graph, t);
+        return t;
+    }
+};
+
 class SeedWalkthrough : public ::testing::TestWithParam<const AllocatorProfile*> {
 protected:
-    GraphFile file = seed_example();
-    CpuBufferType cpu;
+    SeedGraph file;
+    CpuBufferType cpu;  // 32-aligned, as in the walkthrough
     GraphAllocator allocator{cpu, *GetParam()};
-    Tensor& a = *file.context.find("a");
-    Tensor& b = *file.context.find("b");
-    Tensor& mul = *file.context.find("mul");
+    Tensor& a = file.a;
+    Tensor& b = file.b;
+    Tensor& mul = file.mul;
 };
 
 // After the leafs:

@@ -2,10 +2,10 @@
 // in a 32-aligned buffer, mul = a * b) is traced event by event; every golden file must
 // replay, from its events alone, to exactly the reference allocator's final state.
 #include "golden_traces.hpp"
-#include "simulator/examples.hpp"
-#include "simulator/state.hpp"
-#include "simulator/trace.hpp"
-#include "simulator/trace_json.hpp"
+#include "simulator/model/examples.hpp"
+#include "simulator/trace/state.hpp"
+#include "simulator/trace/trace.hpp"
+#include "simulator/trace/trace_json.hpp"
 
 #include <gtest/gtest.h>
 

@@ -10,8 +10,8 @@
 #include "reference/builder.hpp"
 #include "reference/graph_allocator.hpp"
 #include "reference/linear_allocator.hpp"
-#include "simulator/graph_file.hpp"
-#include "simulator/plan.hpp"
+#include "simulator/model/graph_file.hpp"
+#include "simulator/model/plan.hpp"
 #include "tests/test_support.hpp"
 
 #include <gtest/gtest.h>

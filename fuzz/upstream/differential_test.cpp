@@ -7,7 +7,7 @@
 #include "fuzz/counterexample.hpp"
 #include "fuzz/generators.hpp"
 #include "fuzz/upstream/upstream_planner.hpp"
-#include "simulator/plan.hpp"
+#include "simulator/model/plan.hpp"
 
 #include <gtest/gtest.h>
 #include <rapidcheck.h>

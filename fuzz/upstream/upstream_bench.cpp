@@ -7,8 +7,8 @@
 // over upstream's). On a shared machine load comes in bursts that only ever add time, so
 // the fastest runs are the cleanest. docs/regenerate-performance.py reads the JSON output.
 #include "fuzz/upstream/upstream_planner.hpp"
-#include "simulator/examples.hpp"
-#include "simulator/plan.hpp"
+#include "simulator/model/examples.hpp"
+#include "simulator/model/plan.hpp"
 
 #include <benchmark/benchmark.h>
 

@@ -9,7 +9,7 @@
 // this header knows no ggml type: which version it is comes from linked_version().
 
 #include "reference/profile.hpp"
-#include "simulator/graph_file.hpp"
+#include "simulator/model/graph_file.hpp"
 
 #include <memory>
 #include <stdexcept>

@@ -12,7 +12,7 @@
 #include "gui/timeline_view.hpp"
 #include "gui/event_log.hpp"
 #include "gui/state_tables.hpp"
-#include "simulator/examples.hpp"
+#include "simulator/model/examples.hpp"
 
 #include <QApplication>
 

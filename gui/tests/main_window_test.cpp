@@ -10,7 +10,7 @@
 #include "gui/state_tables.hpp"
 #include "gui/tensor_colors.hpp"
 #include "gui/timeline_view.hpp"
-#include "simulator/explain.hpp"
+#include "simulator/trace/explain.hpp"
 
 #include <QComboBox>
 #include <QImage>

@@ -7,7 +7,7 @@
 
 #include "reference/buffer.hpp"
 #include "simulator/executor/executor.hpp"
-#include "simulator/graph_file.hpp"
+#include "simulator/model/graph_file.hpp"
 
 #include <span>
 #include <string_view>

@@ -1,8 +1,8 @@
 // `gallocsim capture` and libgallocsim_capture.so on real ggml programs (the probes beside
 // this file, run against the pip-built ggml of build/upstream). Skipped, with the reason,
 // when the capture library or those libraries are not built.
-#include "simulator/graph_file.hpp"
-#include "simulator/plan.hpp"
+#include "simulator/model/graph_file.hpp"
+#include "simulator/model/plan.hpp"
 #include "tests/test_support.hpp"
 
 #include <gtest/gtest.h>

@@ -1,0 +1,79 @@
+#pragma once
+// ggml's plan next to the alternatives: runs the reference allocator on a graph file,
+// hands its plan to the checker, lays the same lifetimes out with the other planners and
+// the bounds, and tells what changed between two plans of one graph.
+
+#include "simulator/analysis/analysis.hpp"
+#include "simulator/analysis/checker.hpp"
+#include "simulator/model/buffer_settings.hpp"
+#include "simulator/model/plan.hpp"
+#include "simulator/analysis/planners.hpp"
+
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace gallocsim {
+
+struct GgmlPlan {
+    PlanRun run;
+    std::vector<std::pair<std::string, std::string>> in_place;  // (node, parent whose memory it took)
+    std::size_t extra_space_freed = 0;  // bytes in-place nodes gave back past their end (free_extra_space)
+};
+
+GgmlPlan run_ggml_plan(GraphFile& file, const AllocatorProfile& profile = newest_profile());
+
+// ggml's placements of the tensors that have lifetimes, their alloc sizes in the buffer
+// they ended up in, each buffer's alignment, max size and chunks, and the in-place pairs
+// as the pairs allowed to share bytes.
+PlanToCheck ggml_plan_to_check(const GraphFile& file, const GraphLifetimes& lifetimes, const GgmlPlan& plan);
+
+// One buffer type: ggml's size there against the alternatives on the same lifetimes.
+struct ArenaComparison {
+    std::string buffer_type;
+    std::size_t alignment = 0;
+    std::size_t tensors = 0;      // tensors with memory of their own
+    std::size_t ggml_size = 0;    // all its chunks together
+    std::size_t ggml_chunks = 0;
+    PeakUsage lower_bound;
+    std::size_t no_reuse = 0;
+    ArenaPlan greedy_by_size;
+    ArenaPlan first_fit;
+    ExactResult exact;
+    std::vector<Violation> planner_violations;  // the checker's verdict on the three alternatives
+};
+
+struct Comparison {
+    std::vector<ArenaComparison> arenas;  // buffer types that hold tensors, in file order
+    std::vector<Violation> ggml_violations;
+    std::string ggml_error;  // when reserve or alloc_graph failed
+};
+
+Comparison compare_planners(GraphFile& file, const ExactLimits& limits = {},
+                            const AllocatorProfile& profile = newest_profile());
+
+struct TensorMove {
+    std::string name;
+    std::optional<PlannedPlace> before;  // absent: no memory in plan A
+    std::optional<PlannedPlace> after;   // absent: no memory in plan B
+};
+
+struct PlanDiff {
+    std::vector<std::size_t> sizes_before;  // per buffer id
+    std::vector<std::size_t> sizes_after;
+    std::vector<std::vector<std::size_t>> chunks_before;
+    std::vector<std::vector<std::size_t>> chunks_after;
+    std::vector<TensorMove> moved;  // tensors whose place differs, in plan A's order then B's
+    std::size_t unchanged = 0;      // tensors at the same place in both
+};
+
+PlanDiff diff_plans(const PlanRecord& before, const PlanRecord& after);
+
+// Why two plans of one graph under two ggml versions differ: one line per rule of the
+// profiles that differs and made a difference on this graph (an op that may run in place
+// under one only, chunks, free_extra_space), naming the tensors it moved. Empty when both
+// plans used the same profile or no differing rule fired.
+std::vector<std::string> version_rule_changes(const GraphFile& file, const GgmlPlan& a, const GgmlPlan& b);
+
+} // namespace gallocsim

@@ -1,0 +1,198 @@
+#include "simulator/analysis/checker.hpp"
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <unordered_map>
+
+namespace gallocsim {
+
+namespace {
+
+std::size_t round_up(std::size_t size, std::size_t alignment) {
+    return alignment <= 1 ? size : size + (alignment - size % alignment) % alignment;
+}
+
+std::string quoted(const std::string& name) { return "'" + name + "'"; }
+
+std::string where(const CheckedPlacement& p) {
+    return "buffer " + std::to_string(p.buffer) + " chunk " + std::to_string(p.chunk);
+}
+
+std::string bytes(std::size_t begin, std::size_t end) {
+    return "bytes [" + std::to_string(begin) + ", " + std::to_string(end) + ")";
+}
+
+std::string steps(int first, int last) {
+    return first == last ? "step " + std::to_string(first) : "steps " + std::to_string(first) + "-" + std::to_string(last);
+}
+
+// A placement that names a known tensor and a real chunk, with what the checks need.
+struct Placed {
+    const CheckedTensor* tensor;
+    const CheckedPlacement* place;
+    std::size_t end;  // offset + size (not rounded: overlaps are about the bytes themselves)
+};
+
+class Checker {
+public:
+    explicit Checker(const PlanToCheck& plan) : plan_(plan) {
+        for (const auto& [a, b] : plan.may_share) {
+            may_share_.insert(std::minmax(a, b));
+        }
+    }
+
+    std::vector<Violation> run() {
+        std::unordered_map<std::string, const CheckedTensor*> by_name;
+        for (const CheckedTensor& tensor : plan_.tensors) {
+            by_name.emplace(tensor.name, &tensor);
+        }
+        std::unordered_map<std::string, int> times_placed;
+        for (const CheckedPlacement& place : plan_.placements) {
+            auto it = by_name.find(place.name);
+            if (it == by_name.end()) {
+                add(ViolationKind::unknown_tensor, place.name, {}, "placement for unknown tensor " + quoted(place.name));
+                continue;
+            }
+            if (++times_placed[place.name] > 1) {
+                add(ViolationKind::placed_twice, place.name, {}, "tensor " + quoted(place.name) + " is placed more than once");
+                continue;
+            }
+            check_address(*it->second, place);
+        }
+        for (const CheckedTensor& tensor : plan_.tensors) {
+            if (!times_placed.contains(tensor.name)) {
+                add(ViolationKind::unplaced, tensor.name, {}, "tensor " + quoted(tensor.name) + " has no placement");
+            }
+        }
+        check_chunks();
+        for (auto& [chunk, placed] : by_chunk_) {
+            check_overlaps(placed);
+        }
+        return std::move(violations_);
+    }
+
+private:
+    void add(ViolationKind kind, std::string tensor, std::string other, std::string message) {
+        violations_.push_back({kind, std::move(tensor), std::move(other), std::move(message)});
+    }
+
+    void check_address(const CheckedTensor& tensor, const CheckedPlacement& place) {
+        if (place.buffer < 0 || place.buffer >= static_cast<int>(plan_.buffers.size())) {
+            add(ViolationKind::bad_address, tensor.name, {},
+                "tensor " + quoted(tensor.name) + " is placed in buffer " + std::to_string(place.buffer) + ", which does not exist");
+            return;
+        }
+        const CheckedBuffer& buffer = plan_.buffers[static_cast<std::size_t>(place.buffer)];
+        if (place.chunk < 0 || place.chunk >= static_cast<int>(buffer.chunk_sizes.size())) {
+            add(ViolationKind::bad_address, tensor.name, {},
+                "tensor " + quoted(tensor.name) + " is placed in " + where(place) + ", which does not exist");
+            return;
+        }
+        const std::size_t alignment = tensor.alignment != 0 ? tensor.alignment : buffer.alignment;
+        if (alignment > 1 && place.offset % alignment != 0) {
+            add(ViolationKind::misaligned, tensor.name, {},
+                "tensor " + quoted(tensor.name) + " at offset " + std::to_string(place.offset) +
+                    " is not aligned to " + std::to_string(alignment));
+        }
+        const std::size_t chunk_size = buffer.chunk_sizes[static_cast<std::size_t>(place.chunk)];
+        const std::size_t footprint = round_up(tensor.size, buffer.alignment);
+        if (footprint > chunk_size || place.offset > chunk_size - footprint) {
+            add(ViolationKind::outside_chunk, tensor.name, {},
+                "tensor " + quoted(tensor.name) + " at offset " + std::to_string(place.offset) + " (" +
+                    std::to_string(footprint) + " bytes aligned) reaches past the end of " + where(place) + " (" +
+                    std::to_string(chunk_size) + " bytes)");
+            return;
+        }
+        by_chunk_[{place.buffer, place.chunk}].push_back({&tensor, &place, place.offset + tensor.size});
+    }
+
+    void check_chunks() {
+        for (std::size_t b = 0; b < plan_.buffers.size(); ++b) {
+            const CheckedBuffer& buffer = plan_.buffers[b];
+            const std::string name = "buffer " + std::to_string(b) + (buffer.name.empty() ? "" : " (" + buffer.name + ")");
+            if (static_cast<int>(buffer.chunk_sizes.size()) > buffer.chunk_limit) {
+                add(ViolationKind::too_many_chunks, {}, {},
+                    name + " has " + std::to_string(buffer.chunk_sizes.size()) + " chunks; at most " +
+                        std::to_string(buffer.chunk_limit) + " are possible");
+            }
+            for (std::size_t c = 0; c < buffer.chunk_sizes.size(); ++c) {
+                check_chunk(buffer, name + " chunk " + std::to_string(c), static_cast<int>(b), static_cast<int>(c));
+            }
+        }
+    }
+
+    void check_chunk(const CheckedBuffer& buffer, const std::string& name, int b, int c) {
+        const std::size_t size = buffer.chunk_sizes[static_cast<std::size_t>(c)];
+        std::size_t high_water = 0;
+        std::size_t largest = 0;
+        if (auto it = by_chunk_.find({b, c}); it != by_chunk_.end()) {
+            for (const Placed& placed : it->second) {
+                const std::size_t footprint = round_up(placed.tensor->size, buffer.alignment);
+                high_water = std::max(high_water, placed.place->offset + footprint);
+                largest = std::max(largest, footprint);
+            }
+        }
+        if (plan_.check_high_water && size != high_water) {
+            add(ViolationKind::chunk_not_tight, {}, {},
+                name + " is " + std::to_string(size) + " bytes but its tensors reach only " + std::to_string(high_water));
+        }
+        const bool last_possible = c == buffer.chunk_limit - 1;
+        if (size > buffer.max_size && size > largest && !last_possible) {
+            add(ViolationKind::chunk_too_large, {}, {},
+                name + " is " + std::to_string(size) + " bytes, above max_size " + std::to_string(buffer.max_size) +
+                    ", and no tensor in it needs that much (largest " + std::to_string(largest) + ")");
+        }
+    }
+
+    // Sorted by offset, each tensor only has to be compared with those that start before
+    // it ends; a pair conflicts when it also shares a step.
+    void check_overlaps(std::vector<Placed>& placed) {
+        std::erase_if(placed, [](const Placed& p) { return p.tensor->size == 0; });
+        std::ranges::sort(placed, {}, [](const Placed& p) { return p.place->offset; });
+        for (std::size_t i = 0; i < placed.size(); ++i) {
+            const Placed& a = placed[i];
+            for (std::size_t j = i + 1; j < placed.size() && placed[j].place->offset < a.end; ++j) {
+                const Placed& b = placed[j];
+                const int first = std::max(a.tensor->first, b.tensor->first);
+                const int last = std::min(a.tensor->last, b.tensor->last);
+                if (first > last || may_share_.contains(std::minmax(a.tensor->name, b.tensor->name))) {
+                    continue;
+                }
+                add(ViolationKind::overlap, a.tensor->name, b.tensor->name,
+                    "tensors " + quoted(a.tensor->name) + " (" + bytes(a.place->offset, a.end) + ") and " +
+                        quoted(b.tensor->name) + " (" + bytes(b.place->offset, b.end) + ") share bytes in " +
+                        where(*a.place) + " while both are live (" + steps(first, last) + ")");
+            }
+        }
+    }
+
+    const PlanToCheck& plan_;
+    std::set<std::pair<std::string, std::string>> may_share_;
+    std::map<std::pair<int, int>, std::vector<Placed>> by_chunk_;
+    std::vector<Violation> violations_;
+};
+
+} // namespace
+
+std::vector<Violation> check_plan(const PlanToCheck& plan) {
+    return Checker(plan).run();
+}
+
+std::string violation_kind_name(ViolationKind kind) {
+    switch (kind) {
+    case ViolationKind::unplaced: return "unplaced";
+    case ViolationKind::placed_twice: return "placed twice";
+    case ViolationKind::unknown_tensor: return "unknown tensor";
+    case ViolationKind::bad_address: return "bad address";
+    case ViolationKind::misaligned: return "misaligned";
+    case ViolationKind::outside_chunk: return "outside chunk";
+    case ViolationKind::chunk_not_tight: return "chunk not tight";
+    case ViolationKind::chunk_too_large: return "chunk too large";
+    case ViolationKind::too_many_chunks: return "too many chunks";
+    case ViolationKind::overlap: return "overlap";
+    }
+    return "unknown";
+}
+
+} // namespace gallocsim

@@ -1,0 +1,287 @@
+#include "simulator/analysis/planners.hpp"
+
+#include "reference/dynamic_allocator.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <numeric>
+
+namespace gallocsim {
+
+namespace {
+
+std::size_t alignment_of(const LiveBlock& block) { return std::max<std::size_t>(block.alignment, 1); }
+
+// Blocks already placed, kept in offset order so gaps can be read off left to right.
+class PlacedBlocks {
+public:
+    explicit PlacedBlocks(const ArenaProblem& problem) : problem_(problem), offsets_(problem.blocks.size(), 0) {}
+
+    // The gaps below, between and above the placed blocks that live with `block`, in
+    // address order: calls visit(start, room) until it returns true; room is SIZE_MAX
+    // above the last block.
+    template <typename Visit>
+    std::size_t scan_gaps(std::size_t block, Visit&& visit) const {
+        const LiveBlock& b = problem_.blocks[block];
+        std::size_t below = 0;  // end of the placed blocks seen so far
+        for (std::size_t other : by_offset_) {
+            const LiveBlock& o = problem_.blocks[other];
+            if (!b.lives_with(o)) {
+                continue;
+            }
+            const std::size_t start = align_up(below, alignment_of(b));
+            if (offsets_[other] >= start && visit(start, offsets_[other] - start)) {
+                return start;
+            }
+            below = std::max(below, offsets_[other] + o.size);
+        }
+        const std::size_t start = align_up(below, alignment_of(b));
+        visit(start, SIZE_MAX);
+        return start;
+    }
+
+    void place(std::size_t block, std::size_t offset) {
+        offsets_[block] = offset;
+        auto at = std::ranges::upper_bound(by_offset_, offset, {}, [&](std::size_t i) { return offsets_[i]; });
+        by_offset_.insert(at, block);
+    }
+
+    ArenaPlan plan() const {
+        ArenaPlan result{offsets_, 0};
+        for (std::size_t i = 0; i < offsets_.size(); ++i) {
+            if (problem_.blocks[i].size > 0) {
+                result.size = std::max(result.size, offsets_[i] + problem_.blocks[i].size);
+            }
+        }
+        return result;
+    }
+
+private:
+    const ArenaProblem& problem_;
+    std::vector<std::size_t> offsets_;
+    std::vector<std::size_t> by_offset_;
+};
+
+std::vector<std::size_t> indices(const ArenaProblem& problem) {
+    std::vector<std::size_t> order(problem.blocks.size());
+    std::iota(order.begin(), order.end(), std::size_t{0});
+    return order;
+}
+
+} // namespace
+
+ArenaPlan plan_greedy_by_size(const ArenaProblem& problem) {
+    std::vector<std::size_t> order = indices(problem);
+    std::ranges::stable_sort(order, std::greater{}, [&](std::size_t i) { return problem.blocks[i].size; });
+    PlacedBlocks placement(problem);
+    for (std::size_t block : order) {
+        const std::size_t size = problem.blocks[block].size;
+        if (size == 0) {
+            continue;  // empty blocks stay at 0: they touch no byte
+        }
+        // Best fit: the smallest gap that holds the block; above everything if none does.
+        std::size_t best_start = SIZE_MAX, best_room = SIZE_MAX;
+        const std::size_t top = placement.scan_gaps(block, [&](std::size_t start, std::size_t room) {
+            if (room != SIZE_MAX && room >= size && room < best_room) {
+                best_start = start;
+                best_room = room;
+            }
+            return false;
+        });
+        placement.place(block, best_start != SIZE_MAX ? best_start : top);
+    }
+    return placement.plan();
+}
+
+ArenaPlan plan_first_fit(const ArenaProblem& problem) {
+    std::vector<std::size_t> order = indices(problem);
+    std::ranges::stable_sort(order, {}, [&](std::size_t i) { return problem.blocks[i].first; });
+    PlacedBlocks placement(problem);
+    for (std::size_t block : order) {
+        const std::size_t size = problem.blocks[block].size;
+        if (size == 0) {
+            continue;
+        }
+        placement.place(block, placement.scan_gaps(block, [&](std::size_t, std::size_t room) { return room >= size; }));
+    }
+    return placement.plan();
+}
+
+namespace {
+
+// Branch and bound over "gravity" placements: in some optimal plan every block sits as
+// low as it can, and then, taken in order of offset, each block's offset is the aligned
+// highest end of the blocks before it that it lives with. So the search picks which
+// block comes next (offsets never decrease; equal offsets in index order) and its offset
+// follows. A branch is cut when, at some step, the blocks still to place that live there
+// cannot fit on top of what is placed below the best plan found.
+class ExactSearch {
+public:
+    ExactSearch(const ArenaProblem& problem, const ExactLimits& limits) : problem_(problem), limits_(limits) {
+        for (std::size_t i = 0; i < problem.blocks.size(); ++i) {
+            if (problem.blocks[i].size > 0) {
+                blocks_.push_back(i);
+            }
+        }
+        const std::size_t n = blocks_.size();
+        lives_with_.assign(n, 0);
+        for (std::size_t i = 0; i < n; ++i) {
+            for (std::size_t j = 0; j < n; ++j) {
+                if (i != j && block(i).lives_with(block(j))) {
+                    lives_with_[i] |= std::uint64_t{1} << j;
+                }
+            }
+        }
+        offsets_.assign(n, 0);
+    }
+
+    ExactResult run(ArenaPlan start) {
+        ExactResult result;
+        result.attempted = true;
+        best_ = std::move(start);
+        const std::size_t bound = lower_bound(problem_.blocks).bytes;
+        deadline_ = std::chrono::steady_clock::now() + limits_.time_limit;
+        if (best_.size > bound) {
+            search(0, 0, -1, 0);
+        }
+        result.proved_optimal = !stopped_ || best_.size <= bound;
+        result.nodes = nodes_;
+        result.plan = std::move(best_);
+        return result;
+    }
+
+private:
+    const LiveBlock& block(std::size_t i) const { return problem_.blocks[blocks_[i]]; }
+
+    bool out_of_budget() {
+        if (nodes_ >= limits_.node_limit) {
+            return true;
+        }
+        return nodes_ % 1024 == 0 && std::chrono::steady_clock::now() >= deadline_;
+    }
+
+    // Where block i would go now: above every placed block it lives with.
+    std::size_t resting_offset(std::size_t i, std::uint64_t placed) const {
+        std::size_t top = 0;
+        for (std::uint64_t rest = placed & lives_with_[i]; rest != 0; rest &= rest - 1) {
+            const auto j = static_cast<std::size_t>(std::countr_zero(rest));
+            top = std::max(top, offsets_[j] + block(j).size);
+        }
+        return align_up(top, alignment_of(block(i)));
+    }
+
+    // At each step where an unplaced block starts: the unplaced blocks live there sit,
+    // disjoint, above the floor and above every placed block live there.
+    std::size_t bound(std::uint64_t placed, std::size_t floor, std::size_t top) const {
+        const std::size_t n = blocks_.size();
+        for (std::size_t t = 0; t < n; ++t) {
+            if (placed >> t & 1) {
+                continue;
+            }
+            const int step = block(t).first;
+            std::size_t base = floor;
+            std::size_t stack = 0;
+            for (std::size_t i = 0; i < n; ++i) {
+                if (!block(i).live_at(step)) {
+                    continue;
+                }
+                if (placed >> i & 1) {
+                    base = std::max(base, offsets_[i] + block(i).size);
+                } else {
+                    stack += block(i).size;
+                }
+            }
+            top = std::max(top, base + stack);
+        }
+        return top;
+    }
+
+    void search(std::uint64_t placed, std::size_t floor, int last, std::size_t top) {
+        if (!stopped_ && out_of_budget()) {
+            stopped_ = true;
+        }
+        if (stopped_) {
+            return;
+        }
+        ++nodes_;
+        const std::size_t n = blocks_.size();
+        if (static_cast<std::size_t>(std::popcount(placed)) == n) {
+            if (top < best_.size) {
+                best_.size = top;
+                best_.offsets.assign(problem_.blocks.size(), 0);
+                for (std::size_t i = 0; i < n; ++i) {
+                    best_.offsets[blocks_[i]] = offsets_[i];
+                }
+            }
+            return;
+        }
+        if (bound(placed, floor, top) >= best_.size) {
+            return;
+        }
+        // Lowest candidates first, larger blocks first among equals: good plans come early.
+        std::vector<std::pair<std::size_t, std::size_t>> candidates;  // (offset, block)
+        for (std::size_t i = 0; i < n; ++i) {
+            if (placed >> i & 1) {
+                continue;
+            }
+            const std::size_t offset = resting_offset(i, placed);
+            if (offset > floor || (offset == floor && static_cast<int>(i) > last)) {
+                candidates.emplace_back(offset, i);
+            }
+        }
+        std::ranges::sort(candidates, [&](const auto& a, const auto& b) {
+            return a.first != b.first ? a.first < b.first : block(a.second).size > block(b.second).size;
+        });
+        for (const auto& [offset, i] : candidates) {
+            const std::size_t end = offset + block(i).size;
+            if (end >= best_.size) {
+                continue;
+            }
+            offsets_[i] = offset;
+            search(placed | std::uint64_t{1} << i, offset, static_cast<int>(i), std::max(top, end));
+            if (stopped_) {
+                return;
+            }
+        }
+    }
+
+    const ArenaProblem& problem_;
+    ExactLimits limits_;
+    std::vector<std::size_t> blocks_;          // non-empty blocks (indices into the problem)
+    std::vector<std::uint64_t> lives_with_;    // per block: bit j set when it lives with block j
+    std::vector<std::size_t> offsets_;
+    ArenaPlan best_;
+    std::uint64_t nodes_ = 0;
+    bool stopped_ = false;
+    std::chrono::steady_clock::time_point deadline_;
+};
+
+} // namespace
+
+ExactResult plan_exact(const ArenaProblem& problem, const ExactLimits& limits) {
+    ArenaPlan start = plan_greedy_by_size(problem);
+    const auto non_empty = static_cast<std::size_t>(
+        std::ranges::count_if(problem.blocks, [](const LiveBlock& b) { return b.size > 0; }));
+    // The search keeps "lives with" sets in 64-bit masks.
+    if (non_empty > std::min<std::size_t>(limits.max_blocks, 64)) {
+        ExactResult result;
+        result.proved_optimal = start.size <= lower_bound(problem.blocks).bytes;
+        result.plan = std::move(start);
+        return result;
+    }
+    return ExactSearch(problem, limits).run(std::move(start));
+}
+
+PlanToCheck arena_plan_to_check(const ArenaProblem& problem, const ArenaPlan& plan) {
+    PlanToCheck check;
+    for (std::size_t i = 0; i < problem.blocks.size(); ++i) {
+        const LiveBlock& block = problem.blocks[i];
+        check.tensors.push_back({block.name, block.first, block.last, block.size, alignment_of(block)});
+        check.placements.push_back({block.name, 0, 0, plan.offsets.at(i)});
+    }
+    // Sizes are taken as they are (a graph's are already rounded up); each block keeps its alignment.
+    check.buffers.push_back({problem.name, 1, SIZE_MAX, {plan.size}, 1});
+    return check;
+}
+
+} // namespace gallocsim

@@ -1,0 +1,346 @@
+#include "simulator/analysis/render.hpp"
+
+#include "reference/dynamic_allocator.hpp"
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <sstream>
+#include <stdexcept>
+#include <unordered_map>
+
+namespace gallocsim {
+
+namespace {
+
+constexpr double kLeft = 180;       // room for band labels and offsets
+constexpr double kRight = 24;
+constexpr double kTop = 48;         // room for the title
+constexpr double kBandGap = 36;
+constexpr double kPlotHeight = 520; // shared among the timeline's bands
+constexpr double kMinBand = 72;
+constexpr double kMapWidth = 1000;  // the memory map's address bars
+constexpr double kBarHeight = 44;
+constexpr double kCharWidth = 6.2;  // 10px sans-serif, roughly
+
+std::string num(double value) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.2f", value);
+    std::string s = text;
+    while (s.back() == '0') {
+        s.pop_back();
+    }
+    if (s.back() == '.') {
+        s.pop_back();
+    }
+    return s;
+}
+
+std::string escape(std::string_view text) {
+    std::string out;
+    for (char c : text) {
+        switch (c) {
+        case '&': out += "&amp;"; break;
+        case '<': out += "&lt;"; break;
+        case '>': out += "&gt;"; break;
+        case '"': out += "&quot;"; break;
+        case '\'': out += "&apos;"; break;
+        default: out += c;
+        }
+    }
+    return out;
+}
+
+std::string bytes_text(std::size_t bytes) {
+    const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+    double value = static_cast<double>(bytes);
+    int unit = 0;
+    while (value >= 1024 && unit < 4) {
+        value /= 1024;
+        ++unit;
+    }
+    if (unit == 0) {
+        return std::to_string(bytes) + " B";
+    }
+    char text[32];
+    std::snprintf(text, sizeof text, "%.2f %s", value, units[unit]);
+    return text;
+}
+
+std::string steps_text(int first, int last) {
+    return first == last ? "step " + std::to_string(first) : "steps " + std::to_string(first) + "-" + std::to_string(last);
+}
+
+class Svg {
+public:
+    Svg(double width, double height) {
+        out_ << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << num(width) << "\" height=\"" << num(height)
+             << "\" viewBox=\"0 0 " << num(width) << " " << num(height) << "\" font-family=\"sans-serif\" font-size=\"10\">\n"
+             << "<defs><pattern id=\"free\" width=\"8\" height=\"8\" patternUnits=\"userSpaceOnUse\" "
+                "patternTransform=\"rotate(45)\"><rect width=\"8\" height=\"8\" fill=\"#f6f6f6\"/>"
+                "<line x1=\"0\" y1=\"0\" x2=\"0\" y2=\"8\" stroke=\"#d0d0d0\" stroke-width=\"3\"/></pattern></defs>\n"
+             << "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
+    }
+
+    void text(double x, double y, std::string_view content, std::string_view extra = {}) {
+        out_ << "<text x=\"" << num(x) << "\" y=\"" << num(y) << "\"" << (extra.empty() ? "" : " ") << extra << ">"
+             << escape(content) << "</text>\n";
+    }
+
+    void raw(const std::string& element) { out_ << element << "\n"; }
+
+    std::string finish() {
+        out_ << "</svg>\n";
+        return out_.str();
+    }
+
+private:
+    std::ostringstream out_;
+};
+
+std::string rect(double x, double y, double w, double h, const std::string& attributes) {
+    return "<rect x=\"" + num(x) + "\" y=\"" + num(y) + "\" width=\"" + num(std::max(w, 0.5)) + "\" height=\"" +
+           num(std::max(h, 0.5)) + "\" " + attributes;
+}
+
+std::string block_attributes(const PictureBlock& b) {
+    return "data-name=\"" + escape(b.name) + "\" data-offset=\"" + std::to_string(b.offset) + "\" data-size=\"" +
+           std::to_string(b.size) + "\" data-first=\"" + std::to_string(b.first) + "\" data-last=\"" +
+           std::to_string(b.last) + "\"";
+}
+
+std::string block_tooltip(const PictureBlock& b) {
+    return "<title>" + escape(b.name) + ": bytes [" + std::to_string(b.offset) + ", " + std::to_string(b.offset + b.size) +
+           "), " + steps_text(b.first, b.last) + "</title>";
+}
+
+} // namespace
+
+std::vector<std::pair<std::size_t, std::size_t>> free_ranges(const PictureBand& band, int step) {
+    std::vector<std::pair<std::size_t, std::size_t>> used;
+    for (const PictureBlock& b : band.blocks) {
+        if (b.first <= step && step <= b.last && b.size > 0) {
+            used.emplace_back(b.offset, b.offset + b.size);
+        }
+    }
+    std::ranges::sort(used);
+    std::vector<std::pair<std::size_t, std::size_t>> free;
+    std::size_t at = 0;
+    for (const auto& [begin, end] : used) {
+        if (begin > at) {
+            free.emplace_back(at, begin - at);
+        }
+        at = std::max(at, end);
+    }
+    if (band.size > at) {
+        free.emplace_back(at, band.size - at);
+    }
+    return free;
+}
+
+namespace {
+
+// Bytes in use: an in-place child and its parent share theirs, so they count once.
+std::size_t used_bytes(const PictureBand& band, int step) {
+    std::size_t free = 0;
+    for (const auto& [offset, size] : free_ranges(band, step)) {
+        free += size;
+    }
+    return band.size - free;
+}
+
+std::string step_name(const PlanPicture& picture, int step) {
+    return "step " + std::to_string(step) + " (" + picture.step_labels[static_cast<std::size_t>(step)] + ")";
+}
+
+} // namespace
+
+std::string tensor_colour(std::string_view name) {
+    std::uint32_t hash = 2166136261u;  // FNV-1a
+    for (char c : name) {
+        hash = (hash ^ static_cast<unsigned char>(c)) * 16777619u;
+    }
+    return "hsl(" + std::to_string(hash % 360) + ", " + std::to_string(45 + (hash >> 9) % 30) + "%, " +
+           std::to_string(58 + (hash >> 17) % 18) + "%)";
+}
+
+PlanPicture ggml_plan_picture(const GraphFile& file, const GraphLifetimes& lifetimes, const GgmlPlan& plan) {
+    PlanPicture picture;
+    picture.title = (file.name.empty() ? std::string("graph") : file.name) + ": ggml's plan";
+    for (int step = 0; step < lifetimes.step_count; ++step) {
+        picture.step_labels.push_back(step_label(file, step));
+    }
+    std::unordered_map<std::string, const PlannedPlace*> placed;
+    for (const auto& [name, place] : plan.run.plan.tensors) {
+        placed.emplace(name, &place);
+    }
+    // band index of (buffer id, chunk)
+    std::vector<std::vector<std::size_t>> band_of(plan.run.plan.chunk_sizes.size());
+    const bool several_ids = std::ranges::count_if(plan.run.plan.chunk_sizes, [](const auto& c) { return !c.empty(); }) > 1;
+    for (std::size_t id = 0; id < plan.run.plan.chunk_sizes.size(); ++id) {
+        const BufferTypeSpec& spec = file.buffer_types[static_cast<std::size_t>(file.buffers[id])];
+        const auto& chunks = plan.run.plan.chunk_sizes[id];
+        for (std::size_t c = 0; c < chunks.size(); ++c) {
+            band_of[id].push_back(picture.bands.size());
+            std::string label = spec.name + (several_ids ? " (buffer " + std::to_string(id) + ")" : "");
+            picture.bands.push_back({label + " chunk " + std::to_string(c), chunks[c], {}});
+        }
+    }
+    for (const TensorLifetime& lifetime : lifetimes.tensors) {
+        const auto it = placed.find(lifetime.tensor->name);
+        if (it == placed.end()) {
+            continue;
+        }
+        const PlannedPlace& place = *it->second;
+        const auto id = static_cast<std::size_t>(place.buffer);
+        if (id >= band_of.size() || static_cast<std::size_t>(place.chunk) >= band_of[id].size()) {
+            continue;
+        }
+        const BufferTypeSpec& spec = file.buffer_types[static_cast<std::size_t>(file.buffers[id])];
+        const std::size_t size = align_up(alloc_size_by_rule(spec.alloc_size, *lifetime.tensor), spec.alignment);
+        picture.bands[band_of[id][static_cast<std::size_t>(place.chunk)]].blocks.push_back(
+            {lifetime.tensor->name, lifetime.first, lifetime.last, place.offset, size});
+    }
+    return picture;
+}
+
+PlanPicture arena_plan_picture(std::string title, const ArenaProblem& problem, const ArenaPlan& plan,
+                               std::vector<std::string> step_labels) {
+    PlanPicture picture;
+    picture.title = std::move(title);
+    PictureBand band{problem.name, plan.size, {}};
+    int last_step = 0;
+    for (std::size_t i = 0; i < problem.blocks.size(); ++i) {
+        const LiveBlock& b = problem.blocks[i];
+        band.blocks.push_back({b.name, b.first, b.last, plan.offsets.at(i), b.size});
+        last_step = std::max(last_step, b.last);
+    }
+    picture.bands.push_back(std::move(band));
+    picture.step_labels = std::move(step_labels);
+    while (static_cast<int>(picture.step_labels.size()) <= last_step) {
+        picture.step_labels.push_back(std::to_string(picture.step_labels.size()));
+    }
+    return picture;
+}
+
+std::string render_timeline_svg(const PlanPicture& picture) {
+    const int steps = std::max<int>(static_cast<int>(picture.step_labels.size()), 1);
+    const double step_width = std::clamp(1100.0 / steps, 4.0, 64.0);
+    std::size_t total = 0;
+    for (const PictureBand& band : picture.bands) {
+        total += band.size;
+    }
+    std::vector<double> heights;
+    for (const PictureBand& band : picture.bands) {
+        heights.push_back(std::max(kMinBand, total == 0 ? kMinBand : kPlotHeight * static_cast<double>(band.size) / static_cast<double>(total)));
+    }
+    double plot_height = 0;
+    for (double h : heights) {
+        plot_height += h + kBandGap;
+    }
+    const double width = std::max(kLeft + steps * step_width + kRight, 720.0);
+    Svg svg(width, kTop + plot_height + 40);
+    svg.text(kLeft, 24, picture.title, "font-size=\"14\" font-weight=\"bold\"");
+
+    double top = kTop;
+    for (std::size_t i = 0; i < picture.bands.size(); ++i) {
+        const PictureBand& band = picture.bands[i];
+        const double height = heights[i];
+        const double bottom = top + height;
+        const double scale = band.size == 0 ? 0 : height / static_cast<double>(band.size);
+        svg.raw(rect(kLeft, top, steps * step_width, height,
+                     "class=\"band\" fill=\"url(#free)\" stroke=\"#888\" data-label=\"" + escape(band.label) +
+                         "\" data-size=\"" + std::to_string(band.size) + "\"/>"));
+        svg.text(8, top + 12, band.label, "font-weight=\"bold\"");
+        svg.text(8, top + 26, bytes_text(band.size));
+        svg.text(kLeft - 6, bottom, "0", "text-anchor=\"end\"");
+        svg.text(kLeft - 6, top + 8, std::to_string(band.size), "text-anchor=\"end\"");
+        for (const PictureBlock& b : band.blocks) {
+            const double x = kLeft + b.first * step_width;
+            const double w = (b.last - b.first + 1) * step_width;
+            const double h = static_cast<double>(b.size) * scale;
+            const double y = bottom - static_cast<double>(b.offset) * scale - h;
+            svg.raw(rect(x, y, w, h, "class=\"tensor\" fill=\"" + tensor_colour(b.name) + "\" stroke=\"#333\" stroke-width=\"0.5\" " +
+                                         block_attributes(b) + ">" + block_tooltip(b) + "</rect>"));
+            if (w >= kCharWidth * static_cast<double>(b.name.size()) + 4 && h >= 12) {
+                svg.text(x + 2, y + h / 2 + 3.5, b.name, "class=\"name\"");
+            }
+        }
+        // The step where this band holds the most live bytes.
+        int peak_step = 0;
+        std::size_t peak = 0;
+        for (int step = 0; step < steps && step < static_cast<int>(picture.step_labels.size()); ++step) {
+            if (used_bytes(band, step) > peak) {
+                peak = used_bytes(band, step);
+                peak_step = step;
+            }
+        }
+        if (peak > 0) {
+            const double x = kLeft + (peak_step + 0.5) * step_width;
+            svg.raw("<line class=\"peak\" x1=\"" + num(x) + "\" y1=\"" + num(top - 4) + "\" x2=\"" + num(x) + "\" y2=\"" +
+                    num(bottom) + "\" stroke=\"#c00\" stroke-dasharray=\"4 3\" data-step=\"" + std::to_string(peak_step) +
+                    "\" data-bytes=\"" + std::to_string(peak) + "\"/>");
+            // Labels right of the line, or left of it in the right half of the plot.
+            const bool left_of_line = x > kLeft + steps * step_width / 2;
+            svg.text(left_of_line ? x - 4 : x + 4, top - 6, "peak " + bytes_text(peak) + " in use at " + step_name(picture, peak_step),
+                     left_of_line ? "fill=\"#c00\" text-anchor=\"end\"" : "fill=\"#c00\"");
+        }
+        top = bottom + kBandGap;
+    }
+    // Step axis: a tick every few steps, the node's name in its tooltip.
+    const int every = std::max(1, (steps + 15) / 16);
+    for (int step = 0; step < steps; step += every) {
+        const double x = kLeft + (step + 0.5) * step_width;
+        svg.raw("<text x=\"" + num(x) + "\" y=\"" + num(top) + "\" text-anchor=\"middle\">" + std::to_string(step) +
+                "<title>" + escape(step_name(picture, step)) + "</title></text>");
+    }
+    svg.text(kLeft, top + 16, "step (0 = start: leafs and inputs; then one node per step)");
+    return svg.finish();
+}
+
+std::string render_memory_map_svg(const PlanPicture& picture, int step) {
+    if (step < 0 || step >= static_cast<int>(picture.step_labels.size())) {
+        throw std::out_of_range("step " + std::to_string(step) + " is not in the plan (steps 0 to " +
+                                std::to_string(static_cast<int>(picture.step_labels.size()) - 1) + ")");
+    }
+    std::size_t live = 0, total = 0;
+    for (const PictureBand& band : picture.bands) {
+        live += used_bytes(band, step);
+        total += band.size;
+    }
+    const double height = kTop + static_cast<double>(picture.bands.size()) * (kBarHeight + kBandGap) + 24;
+    Svg svg(kLeft + kMapWidth + kRight, height);
+    svg.text(kLeft, 20, picture.title + " at " + step_name(picture, step), "font-size=\"14\" font-weight=\"bold\"");
+    svg.text(kLeft, 36, bytes_text(live) + " in use of " + bytes_text(total));
+    double top = kTop + 14;
+    for (const PictureBand& band : picture.bands) {
+        const double scale = band.size == 0 ? 0 : kMapWidth / static_cast<double>(band.size);
+        svg.text(8, top + kBarHeight / 2 + 4, band.label, "font-weight=\"bold\"");
+        svg.raw(rect(kLeft, top, kMapWidth, kBarHeight, "class=\"bar\" fill=\"none\" stroke=\"#888\"/>"));
+        for (const auto& [offset, size] : free_ranges(band, step)) {
+            svg.raw(rect(kLeft + static_cast<double>(offset) * scale, top, static_cast<double>(size) * scale, kBarHeight,
+                         "class=\"free\" fill=\"url(#free)\" data-offset=\"" + std::to_string(offset) + "\" data-size=\"" +
+                             std::to_string(size) + "\"><title>free: bytes [" + std::to_string(offset) + ", " +
+                             std::to_string(offset + size) + ")</title></rect>"));
+        }
+        for (const PictureBlock& b : band.blocks) {
+            if (b.first > step || step > b.last || b.size == 0) {
+                continue;
+            }
+            const double x = kLeft + static_cast<double>(b.offset) * scale;
+            const double w = static_cast<double>(b.size) * scale;
+            svg.raw(rect(x, top, w, kBarHeight, "class=\"tensor\" fill=\"" + tensor_colour(b.name) +
+                                                    "\" stroke=\"#333\" stroke-width=\"0.5\" " + block_attributes(b) + ">" +
+                                                    block_tooltip(b) + "</rect>"));
+            if (w >= kCharWidth * static_cast<double>(b.name.size()) + 4) {
+                svg.text(x + 2, top + kBarHeight / 2 + 3.5, b.name, "class=\"name\"");
+            }
+        }
+        svg.text(kLeft, top + kBarHeight + 12, "0");
+        svg.text(kLeft + kMapWidth, top + kBarHeight + 12, std::to_string(band.size), "text-anchor=\"end\"");
+        top += kBarHeight + kBandGap;
+    }
+    return svg.finish();
+}
+
+} // namespace gallocsim

@@ -1,0 +1,205 @@
+// How the planner's time grows with graph size, what recording a trace costs on top of
+// it, what a cursor jump costs, and how much memory an event takes. llama-style graphs
+// (simulator/model/examples.hpp) from about 100 to 100,000 nodes; weights are external, so
+// only activations are planned, as in llama.cpp's compute graphs.
+#include "reference/graph_allocator.hpp"
+#include "simulator/trace/cursor.hpp"
+#include "simulator/model/examples.hpp"
+#include "simulator/model/plan.hpp"
+#include "simulator/trace/trace.hpp"
+
+#include <benchmark/benchmark.h>
+
+#include <malloc.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <map>
+#include <memory>
+#include <random>
+
+namespace gallocsim {
+namespace {
+
+// Graphs are built once per size and shared by the benchmarks.
+GraphFile& graph_for(std::int64_t nodes) {
+    static std::map<std::int64_t, std::unique_ptr<GraphFile>> cache;
+    auto& slot = cache[nodes];
+    if (!slot) {
+        slot = std::make_unique<GraphFile>(llama_example_with_nodes(nodes));
+    }
+    return *slot;
+}
+
+struct Planner {
+    std::vector<std::unique_ptr<TestBufferType>> types;
+    std::vector<BufferType*> ids;
+    explicit Planner(const GraphFile& file) : types(make_buffer_types(file)) {
+        for (int type : file.buffers) {
+            ids.push_back(types[static_cast<std::size_t>(type)].get());
+        }
+    }
+    // What an application does for each new graph: a fresh allocator, reserve_n, alloc_graph.
+    void run(GraphFile& file, AllocationObserver* observer = nullptr) {
+        file.reset_memory();
+        GraphAllocator allocator(ids);
+        allocator.set_observer(observer);
+        const bool ok = allocator.reserve_n(file.graph, file.node_buffer_ids, file.leaf_buffer_ids) &&
+                        allocator.alloc_graph(file.graph);
+        benchmark::DoNotOptimize(ok);
+    }
+};
+
+void set_node_counters(benchmark::State& state, const GraphFile& file) {
+    const auto nodes = static_cast<double>(file.graph.nodes.size());
+    state.counters["nodes"] = nodes;
+    state.counters["per_node"] = benchmark::Counter(nodes * static_cast<double>(state.iterations()),
+                                                    benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+}
+
+// Bare reserve_n + alloc_graph, no observer.
+void BM_PlanBare(benchmark::State& state) {
+    GraphFile& file = graph_for(state.range(0));
+    Planner planner(file);
+    for (auto _ : state) {
+        planner.run(file);
+    }
+    set_node_counters(state, file);
+}
+
+// The same run with a trace recorder attached, and the trace taken. The graph's tensors
+// are described once, as the traces of one graph share that description (BM_DescribeTensors).
+void BM_PlanTraced(benchmark::State& state) {
+    GraphFile& file = graph_for(state.range(0));
+    Planner planner(file);
+    const TraceTensors tensors = describe_tensors(file);
+    std::size_t events = 0;
+    for (auto _ : state) {
+        TraceRecorder recorder(file, tensors);
+        planner.run(file, &recorder);
+        Trace trace = recorder.take({});
+        events = trace.size();
+        benchmark::DoNotOptimize(trace.events.data());
+    }
+    set_node_counters(state, file);
+    state.counters["events"] = static_cast<double>(events);
+}
+
+// The recording goal as a paired measurement: each iteration times a bare run and then a
+// traced run of the same graph, and the ratio of the fastest of each is reported. On a
+// shared machine, load comes in bursts that an independent median of each side can catch
+// on one side only; a burst only ever adds time, so the fastest runs are the cleanest.
+void BM_TraceOverhead(benchmark::State& state) {
+    GraphFile& file = graph_for(state.range(0));
+    Planner planner(file);
+    const TraceTensors tensors = describe_tensors(file);
+    using Clock = std::chrono::steady_clock;
+    double fastest_bare = 1e300;
+    double fastest_traced = 1e300;
+    for (auto _ : state) {
+        const auto start = Clock::now();
+        planner.run(file);
+        const auto bare_done = Clock::now();
+        TraceRecorder recorder(file, tensors);
+        planner.run(file, &recorder);
+        Trace trace = recorder.take({});
+        benchmark::DoNotOptimize(trace.events.data());
+        const auto traced_done = Clock::now();
+        fastest_bare = std::min(fastest_bare, std::chrono::duration<double, std::micro>(bare_done - start).count());
+        fastest_traced = std::min(fastest_traced, std::chrono::duration<double, std::micro>(traced_done - bare_done).count());
+    }
+    set_node_counters(state, file);
+    state.counters["bare_us"] = fastest_bare;
+    state.counters["traced_us"] = fastest_traced;
+    state.counters["ratio"] = fastest_traced / fastest_bare;
+}
+
+// Describing a graph's tensors for its traces: once per graph, shared by its traces.
+void BM_DescribeTensors(benchmark::State& state) {
+    GraphFile& file = graph_for(state.range(0));
+    for (auto _ : state) {
+        TraceTensors tensors = describe_tensors(file);
+        benchmark::DoNotOptimize(tensors.size());
+    }
+    set_node_counters(state, file);
+}
+
+// Random jumps over a whole trace: each costs at most one checkpoint interval of replays.
+void BM_CursorJump(benchmark::State& state) {
+    GraphFile& file = graph_for(state.range(0));
+    Cursor cursor(record_trace(file));
+    std::mt19937_64 random(42);
+    std::uniform_int_distribution<std::size_t> position(0, cursor.size());
+    for (auto _ : state) {
+        cursor.jump(position(random));
+        benchmark::DoNotOptimize(cursor.state());
+    }
+    state.counters["events"] = static_cast<double>(cursor.size());
+    state.counters["checkpoints"] = static_cast<double>(cursor.checkpoint_count());
+}
+
+// One step forward at a time through the whole trace (what "run" in the GUI does).
+void BM_CursorStepForward(benchmark::State& state) {
+    GraphFile& file = graph_for(state.range(0));
+    Cursor cursor(record_trace(file));
+    for (auto _ : state) {
+        if (!cursor.step_forward()) {
+            cursor.first();
+        }
+    }
+    state.counters["events"] = static_cast<double>(cursor.size());
+}
+
+// Bytes of trace per event: the event array and its side tables.
+void BM_TraceMemoryPerEvent(benchmark::State& state) {
+    GraphFile& file = graph_for(state.range(0));
+    Trace trace = record_trace(file);
+    for (auto _ : state) {
+        benchmark::DoNotOptimize(trace.events.data());
+    }
+    const double bytes = static_cast<double>(trace.events.capacity() * sizeof(TraceEvent) +
+                                             trace.blocks_taken.capacity() * sizeof(trace.blocks_taken[0]) +
+                                             trace.blocks_freed.capacity() * sizeof(trace.blocks_freed[0]) +
+                                             trace.candidate_pool.capacity() * sizeof(trace.candidate_pool[0]) +
+                                             trace.chunk_size_pool.capacity() * sizeof(std::size_t));
+    state.counters["events"] = static_cast<double>(trace.size());
+    state.counters["bytes_per_event"] = bytes / static_cast<double>(trace.size());
+}
+
+BENCHMARK(BM_PlanBare)->Arg(100)->Arg(1000)->Arg(10000)->Arg(100000)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_PlanTraced)->Arg(100)->Arg(1000)->Arg(10000)->Arg(100000)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_TraceOverhead)->Arg(100)->Arg(1000)->Arg(10000)->Arg(100000)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_DescribeTensors)->Arg(100)->Arg(1000)->Arg(10000)->Arg(100000)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_CursorJump)->Arg(1000)->Arg(10000)->Arg(100000)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_CursorStepForward)->Arg(10000)->Unit(benchmark::kNanosecond);
+BENCHMARK(BM_TraceMemoryPerEvent)->Arg(1000)->Arg(100000)->Iterations(1);
+
+// glibc gives freed memory back to the system once the heap's free top passes a threshold
+// it tunes from the largest block freed so far. A loop that builds and drops a trace of a
+// megabyte or more crosses it on every iteration and then pays the kernel for fresh pages
+// on the next: up to twice the recording's own time, a cost of the loop and not of
+// recording (a program keeps its trace; the GUI records a re-plan while it still holds the
+// last one). So every benchmark here runs on memory the process keeps;
+// GALLOCSIM_BENCH_SYSTEM_MALLOC=1 measures with glibc's defaults instead.
+void keep_freed_memory() {
+    if (std::getenv("GALLOCSIM_BENCH_SYSTEM_MALLOC") != nullptr) {
+        return;
+    }
+    mallopt(M_MMAP_MAX, 0);                // every block from the heap, none mapped and unmapped
+    mallopt(M_TRIM_THRESHOLD, 1 << 30);    // and the heap is never given back
+}
+
+} // namespace
+} // namespace gallocsim
+
+int main(int argc, char** argv) {
+    gallocsim::keep_freed_memory();
+    benchmark::Initialize(&argc, argv);
+    if (benchmark::ReportUnrecognizedArguments(argc, argv)) {
+        return 1;
+    }
+    benchmark::RunSpecifiedBenchmarks();
+    benchmark::Shutdown();
+    return 0;
+}

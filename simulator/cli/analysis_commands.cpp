@@ -1,0 +1,420 @@
+#include "simulator/cli/analysis_commands.hpp"
+
+#include "simulator/cli/errors.hpp"
+
+#include "simulator/analysis/analysis_plans.hpp"
+#include "simulator/analysis/minimalloc.hpp"
+#include "simulator/analysis/render.hpp"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <iomanip>
+#include <ostream>
+#include <sstream>
+
+namespace gallocsim::cli {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string ratio(std::size_t size, std::size_t reference) {
+    if (reference == 0) {
+        return "-";
+    }
+    std::ostringstream s;
+    s << std::fixed << std::setprecision(3) << static_cast<double>(size) / static_cast<double>(reference);
+    return s.str();
+}
+
+std::string signed_change(std::size_t before, std::size_t after) {
+    std::ostringstream s;
+    if (after >= before) {
+        s << "+" << after - before;
+    } else {
+        s << "-" << before - after;
+    }
+    if (before != 0) {
+        s << ", " << std::showpos << std::fixed << std::setprecision(1)
+          << 100.0 * (static_cast<double>(after) - static_cast<double>(before)) / static_cast<double>(before) << "%";
+    }
+    return s.str();
+}
+
+std::string place_text(const std::optional<PlannedPlace>& place) {
+    if (!place) {
+        return "-";
+    }
+    return std::to_string(place->buffer) + ":" + std::to_string(place->chunk) + ":" + std::to_string(place->offset);
+}
+
+std::string sizes_text(const std::vector<std::size_t>& sizes) {
+    std::string text = "[";
+    for (std::size_t i = 0; i < sizes.size(); ++i) {
+        text += (i ? ", " : "") + std::to_string(sizes[i]);
+    }
+    return text + "]";
+}
+
+std::string exact_note(const ExactResult& exact) {
+    if (!exact.attempted) {
+        return exact.proved_optimal ? "optimal: greedy by size meets the lower bound"
+                                    : "not searched (too many tensors): greedy by size's plan";
+    }
+    return exact.proved_optimal ? "optimal" : "best found within the limits (" + std::to_string(exact.nodes) + " nodes)";
+}
+
+ExactLimits limits_for(double seconds) {
+    ExactLimits limits;
+    limits.time_limit = std::chrono::milliseconds(static_cast<long long>(std::max(seconds, 0.0) * 1000));
+    return limits;
+}
+
+// Rows of planner results: name, bytes, and the ratios to the bound and to no reuse.
+class SizeTable {
+public:
+    SizeTable(std::ostream& out, std::size_t bound, std::size_t no_reuse) : out_(out), bound_(bound), no_reuse_(no_reuse) {
+        out_ << "  " << std::left << std::setw(28) << "planner" << std::right << std::setw(14) << "bytes" << std::setw(14)
+             << "/ lower bound" << std::setw(12) << "/ no reuse" << "\n";
+    }
+    void row(const std::string& name, std::size_t bytes, const std::string& note = {}) {
+        out_ << "  " << std::left << std::setw(28) << name << std::right << std::setw(14) << bytes << std::setw(14)
+             << ratio(bytes, bound_) << std::setw(12) << ratio(bytes, no_reuse_) << (note.empty() ? "" : "  " + note)
+             << "\n";
+    }
+
+private:
+    std::ostream& out_;
+    std::size_t bound_;
+    std::size_t no_reuse_;
+};
+
+void print_alternatives(SizeTable& table, const ArenaPlan& greedy, const ArenaPlan& first_fit, const ExactResult& exact) {
+    table.row("greedy by size", greedy.size);
+    table.row("first fit, execution order", first_fit.size);
+    table.row("exact (branch and bound)", exact.plan.size, exact_note(exact));
+}
+
+void print_violations(const std::vector<Violation>& violations, std::ostream& out) {
+    for (const Violation& v : violations) {
+        out << "  " << violation_kind_name(v.kind) << ": " << v.message << "\n";
+    }
+}
+
+int write_text(const std::string& text, const std::string& output, std::ostream& out, std::ostream& err) {
+    if (output.empty() || output == "-") {
+        out << text;
+        return 0;
+    }
+    std::ofstream file(output, std::ios::binary);
+    if (!(file << text)) {
+        err << output << ": cannot write\n";
+        return 1;
+    }
+    return 0;
+}
+
+
+std::vector<std::string> step_labels(const GraphFile& file, const GraphLifetimes& lifetimes) {
+    std::vector<std::string> labels;
+    for (int step = 0; step < lifetimes.step_count; ++step) {
+        labels.push_back(step_label(file, step));
+    }
+    return labels;
+}
+
+} // namespace
+
+int compare(const CompareOptions& options, std::ostream& out, std::ostream& err) {
+    return run_guarded(err, [&] {
+        GraphFile file = load_graph_input(options.graph);
+        const Comparison comparison =
+            compare_planners(file, limits_for(options.time_limit), chosen_profile(options.graph.ggml_version));
+        out << (file.name.empty() ? options.graph.input : file.name) << ": " << file.graph.nodes.size() << " nodes, "
+            << file.graph.leafs.size() << " leafs\n";
+        if (!comparison.ggml_error.empty()) {
+            out << "ggml's plan failed: " << comparison.ggml_error << "\n";
+        }
+        for (const ArenaComparison& arena : comparison.arenas) {
+            out << "\nbuffer type " << arena.buffer_type << " (alignment " << arena.alignment << "): " << arena.tensors
+                << " tensors with memory of their own\n";
+            SizeTable table(out, arena.lower_bound.bytes, arena.no_reuse);
+            table.row("ggml (gallocr)", arena.ggml_size,
+                      arena.ggml_chunks > 1 ? "in " + std::to_string(arena.ggml_chunks) + " chunks" : std::string());
+            print_alternatives(table, arena.greedy_by_size, arena.first_fit, arena.exact);
+            table.row("lower bound", arena.lower_bound.bytes,
+                      "peak of live bytes, at " + std::string("step ") + std::to_string(arena.lower_bound.step) + " (" +
+                          step_label(file, arena.lower_bound.step) + ")");
+            table.row("no reuse", arena.no_reuse);
+            print_violations(arena.planner_violations, out);
+        }
+        out << "\nThe alternatives lay each buffer type out in one arena: no chunks (max_size) and no in-place\n"
+               "reuse. ggml may split a buffer into chunks, and may hand a parent's memory to its last\n"
+               "consumer, so it can go below the lower bound, which assumes no in-place reuse.\n";
+        if (comparison.ggml_error.empty()) {
+            if (comparison.ggml_violations.empty()) {
+                out << "checker: ggml's plan keeps every rule\n";
+            } else {
+                out << "checker: ggml's plan breaks " << comparison.ggml_violations.size() << " rule(s):\n";
+                print_violations(comparison.ggml_violations, out);
+            }
+        }
+        const bool planners_ok = std::ranges::all_of(comparison.arenas, [](const auto& a) { return a.planner_violations.empty(); });
+        return comparison.ggml_error.empty() && comparison.ggml_violations.empty() && planners_ok ? 0 : 1;
+    });
+}
+
+namespace {
+
+// ", alignment 64, max_size 4096": the buffer settings a plan was made with, beyond the file's.
+std::string overrides_text(const BufferOverrides& changed) {
+    std::string text;
+    if (changed.alignment) {
+        text += ", alignment " + std::to_string(*changed.alignment);
+    }
+    if (changed.max_size) {
+        text += ", max_size " + std::to_string(*changed.max_size);
+    }
+    if (changed.alloc_size) {
+        text += ", alloc_size " + std::string(alloc_size_rule_name(*changed.alloc_size));
+    }
+    return text;
+}
+
+} // namespace
+
+int diff(const DiffOptions& options, std::ostream& out, std::ostream& err) {
+    return run_guarded(err, [&] {
+        // Two versions compare the same graph under the same settings: the buffer options
+        // then apply to both plans.
+        GraphInput before_input = options.before;
+        if (options.ggml_versions.size() == 2) {
+            before_input.buffers = options.after_buffers;
+        }
+        GraphFile before = load_graph_input(before_input);
+        GraphInput after_input = options.before;
+        if (!options.after.empty()) {
+            after_input.input = options.after;
+        }
+        after_input.buffers = options.after_buffers;
+        GraphFile after = load_graph_input(after_input);
+        if (options.ggml_versions.size() > 2) {
+            throw GraphFileError("--ggml-version: at most two (plan A's, then plan B's), got " +
+                                 std::to_string(options.ggml_versions.size()));
+        }
+        const std::string version_a = options.ggml_versions.empty() ? std::string() : options.ggml_versions.front();
+        const AllocatorProfile& profile_a = chosen_profile(version_a);
+        const AllocatorProfile& profile_b = chosen_profile(options.ggml_versions.size() == 2 ? options.ggml_versions[1] : version_a);
+        const GgmlPlan ggml_before = run_ggml_plan(before, profile_a);
+        const GgmlPlan ggml_after = run_ggml_plan(after, profile_b);
+        const PlanRun& run_before = ggml_before.run;
+        const PlanRun& run_after = ggml_after.run;
+        for (const auto& [label, run] : {std::pair{"A", &run_before}, std::pair{"B", &run_after}}) {
+            if (!run->error.empty()) {
+                out << label << ": ggml's plan failed: " << run->error << "\n";
+            }
+        }
+        const PlanDiff d = diff_plans(run_before.plan, run_after.plan);
+        const std::string overrides = overrides_text(buffer_overrides(options.after_buffers));
+        const bool versions_differ = &profile_a != &profile_b;
+        out << "A: " << options.before.input << (versions_differ ? ", ggml version " + std::string(profile_a.name) : "")
+            << (options.ggml_versions.size() == 2 ? overrides : "");
+        out << "\nB: " << after_input.input << (versions_differ ? ", ggml version " + std::string(profile_b.name) : "")
+            << overrides;
+        out << "\n\n";
+        const std::size_t ids = std::max(d.sizes_before.size(), d.sizes_after.size());
+        for (std::size_t id = 0; id < ids; ++id) {
+            const std::size_t a = id < d.sizes_before.size() ? d.sizes_before[id] : 0;
+            const std::size_t b = id < d.sizes_after.size() ? d.sizes_after[id] : 0;
+            const GraphFile& named = id < before.buffers.size() ? before : after;
+            out << "buffer " << id << " ("
+                << named.buffer_types[static_cast<std::size_t>(named.buffers[id])].name << "): " << a << " -> " << b
+                << " bytes (" << signed_change(a, b) << ")";
+            const auto& ca = id < d.chunks_before.size() ? d.chunks_before[id] : std::vector<std::size_t>{};
+            const auto& cb = id < d.chunks_after.size() ? d.chunks_after[id] : std::vector<std::size_t>{};
+            if (ca != cb) {
+                out << ", chunks " << sizes_text(ca) << " -> " << sizes_text(cb);
+            }
+            out << "\n";
+        }
+        out << d.moved.size() << (d.moved.size() == 1 ? " tensor" : " tensors") << " moved, " << d.unchanged
+            << " unchanged\n";
+        if (!d.moved.empty()) {
+            std::size_t width = 6;
+            for (const TensorMove& m : d.moved) {
+                width = std::max(width, m.name.size());
+            }
+            out << "\n" << std::left << std::setw(static_cast<int>(width)) << "tensor" << "  " << std::setw(24)
+                << "A buffer:chunk:offset" << "B buffer:chunk:offset\n";
+            for (const TensorMove& m : d.moved) {
+                out << std::left << std::setw(static_cast<int>(width)) << m.name << "  " << std::setw(24) << place_text(m.before)
+                    << place_text(m.after) << "\n";
+            }
+        }
+        if (&profile_a != &profile_b) {
+            const auto rules = version_rule_changes(before, ggml_before, ggml_after);
+            out << "\nrules that differ between " << profile_a.name << " and " << profile_b.name << " and changed this plan:"
+                << (rules.empty() ? " none" : "") << "\n";
+            for (const std::string& line : rules) {
+                out << "- " << line << "\n";
+            }
+        }
+        return run_before.error.empty() && run_after.error.empty() ? 0 : 1;
+    });
+}
+
+int render(const RenderOptions& options, std::ostream& out, std::ostream& err) {
+    return run_guarded(err, [&]() -> int {
+        GraphFile file = load_graph_input(options.graph);
+        const GgmlPlan ggml = run_ggml_plan(file, chosen_profile(options.graph.ggml_version));
+        const GraphLifetimes lifetimes = compute_lifetimes(file);
+        PlanPicture picture;
+        if (options.planner == "ggml") {
+            if (!ggml.run.error.empty()) {
+                err << options.graph.input << ": ggml's plan failed: " << ggml.run.error << "\n";
+                return 1;
+            }
+            picture = ggml_plan_picture(file, lifetimes, ggml);
+        } else {
+            const std::vector<std::string> planners{"greedy", "first-fit", "exact"};
+            if (std::ranges::find(planners, options.planner) == planners.end()) {
+                throw GraphFileError("--planner: unknown planner \"" + options.planner + "\" (ggml, greedy, first-fit or exact)");
+            }
+            picture.title = (file.name.empty() ? options.graph.input : file.name) + ": " + options.planner + " plan";
+            picture.step_labels = step_labels(file, lifetimes);
+            for (const ArenaProblem& problem : arena_problems(file, lifetimes)) {
+                if (problem.blocks.empty()) {
+                    continue;
+                }
+                const ArenaPlan plan = options.planner == "greedy"      ? plan_greedy_by_size(problem)
+                                       : options.planner == "first-fit" ? plan_first_fit(problem)
+                                                                        : plan_exact(problem).plan;
+                PlanPicture arena = arena_plan_picture({}, problem, plan, {});
+                picture.bands.push_back(std::move(arena.bands.front()));
+            }
+        }
+        std::string svg;
+        if (options.memory_map_at) {
+            if (*options.memory_map_at < 0 || *options.memory_map_at >= lifetimes.step_count) {
+                throw GraphFileError("--memory-map-at " + std::to_string(*options.memory_map_at) + ": the plan has steps 0 to " +
+                                     std::to_string(lifetimes.step_count - 1));
+            }
+            svg = render_memory_map_svg(picture, *options.memory_map_at);
+        } else {
+            svg = render_timeline_svg(picture);
+        }
+        return write_text(svg, options.output, out, err);
+    });
+}
+
+int export_minimalloc(const ExportMiniMallocOptions& options, std::ostream& out, std::ostream& err) {
+    return run_guarded(err, [&]() -> int {
+        GraphFile file = load_graph_input(options.graph);
+        const GraphLifetimes lifetimes = compute_lifetimes(file);
+        const std::vector<ArenaProblem> problems = arena_problems(file, lifetimes);
+        std::vector<std::size_t> used;
+        for (std::size_t t = 0; t < problems.size(); ++t) {
+            if (!problems[t].blocks.empty()) {
+                used.push_back(t);
+            }
+        }
+        std::size_t type = used.empty() ? 0 : used.front();
+        if (!options.buffer_type.empty()) {
+            const auto it = std::ranges::find(file.buffer_types, options.buffer_type, &BufferTypeSpec::name);
+            if (it == file.buffer_types.end()) {
+                throw GraphFileError("--buffer-type: the graph has no buffer type \"" + options.buffer_type + "\"");
+            }
+            type = static_cast<std::size_t>(it - file.buffer_types.begin());
+        } else if (used.size() > 1) {
+            std::string names;
+            for (std::size_t t : used) {
+                names += (names.empty() ? "" : ", ") + file.buffer_types[t].name;
+            }
+            throw GraphFileError(options.graph.input + ": tensors live in " + std::to_string(used.size()) +
+                                 " buffer types (" + names + "); choose one with --buffer-type");
+        }
+        const ArenaProblem& problem = problems.at(type);
+        if (!options.offsets) {
+            return write_text(to_minimalloc_csv(problem), options.output, out, err);
+        }
+        // ggml's offsets, with the type's chunks laid end to end as one arena.
+        const GgmlPlan ggml = run_ggml_plan(file, chosen_profile(options.graph.ggml_version));
+        if (!ggml.run.error.empty()) {
+            err << options.graph.input << ": ggml's plan failed: " << ggml.run.error << " (use --no-offsets)\n";
+            return 1;
+        }
+        const auto id = static_cast<std::size_t>(std::ranges::find(file.buffers, static_cast<int>(type)) - file.buffers.begin());
+        const std::vector<std::size_t>& chunks = ggml.run.plan.chunk_sizes.at(id);
+        std::vector<std::size_t> offsets;
+        for (const LiveBlock& block : problem.blocks) {
+            const auto it = std::ranges::find(ggml.run.plan.tensors, block.name, &std::pair<std::string, PlannedPlace>::first);
+            if (it == ggml.run.plan.tensors.end() || it->second.buffer != static_cast<int>(id)) {
+                err << options.graph.input << ": ggml placed '" << block.name << "' outside " << problem.name
+                    << " (in place of a parent in another buffer type); use --no-offsets\n";
+                return 1;
+            }
+            std::size_t base = 0;
+            for (int c = 0; c < it->second.chunk; ++c) {
+                base += chunks.at(static_cast<std::size_t>(c));
+            }
+            offsets.push_back(base + it->second.offset);
+        }
+        return write_text(to_minimalloc_csv(problem, &offsets), options.output, out, err);
+    });
+}
+
+int import_minimalloc(const ImportMiniMallocOptions& options, std::ostream& out, std::ostream& err) {
+    return run_guarded(err, [&] {
+        const MiniMallocProblem input = load_minimalloc_csv(options.path);
+        const ArenaProblem& problem = input.problem;
+        const PeakUsage bound = lower_bound(problem.blocks);
+        const std::size_t no_reuse = no_reuse_size(problem.blocks);
+        out << options.path << ": " << problem.blocks.size() << " buffers\n\n";
+        SizeTable table(out, bound.bytes, no_reuse);
+        std::vector<Violation> file_violations;
+        if (input.offsets) {
+            ArenaPlan given{*input.offsets, 0};
+            for (std::size_t i = 0; i < problem.blocks.size(); ++i) {
+                if (problem.blocks[i].size > 0) {
+                    given.size = std::max(given.size, given.offsets[i] + problem.blocks[i].size);
+                }
+            }
+            file_violations = check_plan(arena_plan_to_check(problem, given));
+            table.row("offsets in the file", given.size, file_violations.empty() ? "valid" : "INVALID");
+        }
+        const ArenaPlan greedy = plan_greedy_by_size(problem);
+        const ArenaPlan first_fit = plan_first_fit(problem);
+        const ExactResult exact = plan_exact(problem, limits_for(options.time_limit));
+        print_alternatives(table, greedy, first_fit, exact);
+        table.row("lower bound", bound.bytes, "peak of live bytes, at time " + std::to_string(bound.step));
+        table.row("no reuse", no_reuse);
+        if (!file_violations.empty()) {
+            out << "\nthe file's offsets break " << file_violations.size() << " rule(s)";
+            // ggml's in-place reuse: a node takes its parent's bytes at the step the parent ends.
+            const std::size_t handoffs = static_cast<std::size_t>(std::ranges::count_if(file_violations, [&](const Violation& v) {
+                const auto a = std::ranges::find(problem.blocks, v.tensor, &LiveBlock::name);
+                const auto b = std::ranges::find(problem.blocks, v.other, &LiveBlock::name);
+                auto hands_to = [](const LiveBlock& from, const LiveBlock& to) { return from.last == to.first && from.first < to.first; };
+                return v.kind == ViolationKind::overlap && a != problem.blocks.end() && b != problem.blocks.end() &&
+                       (hands_to(*a, *b) || hands_to(*b, *a));
+            }));
+            if (handoffs > 0) {
+                out << "; " << handoffs << " of them hand-offs (a block starts at the step another ends), which is "
+                    << "how ggml's in-place reuse looks in this format";
+            }
+            out << ":\n";
+            print_violations(file_violations, out);
+        }
+        return file_violations.empty() ? 0 : 1;
+    });
+}
+
+int export_example(const std::string& name, const ModelFlags& flags, const std::string& output, std::ostream& out,
+                   std::ostream& err) {
+    return run_guarded(err, [&] {
+        return write_text(graph_file_to_json(make_example(name, example_options(flags))) + "\n", output, out, err);
+    });
+}
+
+} // namespace gallocsim::cli

@@ -1,0 +1,58 @@
+#pragma once
+// The analysis commands of the gallocsim command line (compare, diff, render,
+// export-minimalloc, import-minimalloc), as functions that write to streams and return
+// the exit code: 0 done, 1 the plan failed or broke a rule, 2 bad input.
+
+#include "simulator/cli/graph_input.hpp"
+
+#include <cstdint>
+#include <iosfwd>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace gallocsim::cli {
+
+struct CompareOptions {
+    GraphInput graph;
+    double time_limit = 2.0;  // seconds for each exact search
+};
+int compare(const CompareOptions& options, std::ostream& out, std::ostream& err);
+
+struct DiffOptions {
+    GraphInput before;
+    std::string after;      // empty: the same input as before, with after_buffers applied
+    BufferFlags after_buffers;  // plan B's; both plans' when ggml_versions has two
+    // --ggml-version, up to twice: the first plans A (and B when there is no second), the
+    // second plans B. None: both the newest.
+    std::vector<std::string> ggml_versions{};
+};
+int diff(const DiffOptions& options, std::ostream& out, std::ostream& err);
+
+// planner: ggml, greedy, first-fit or exact.
+struct RenderOptions {
+    GraphInput graph;
+    std::string output;  // empty or "-": standard output
+    std::string planner = "ggml";
+    std::optional<int> memory_map_at;
+};
+int render(const RenderOptions& options, std::ostream& out, std::ostream& err);
+
+struct ExportMiniMallocOptions {
+    GraphInput graph;
+    std::string output;
+    std::string buffer_type;  // needed when several buffer types hold tensors
+    bool offsets = true;      // add ggml's offsets (chunks laid end to end) as the offset column
+};
+int export_minimalloc(const ExportMiniMallocOptions& options, std::ostream& out, std::ostream& err);
+
+struct ImportMiniMallocOptions {
+    std::string path;
+    double time_limit = 2.0;
+};
+int import_minimalloc(const ImportMiniMallocOptions& options, std::ostream& out, std::ostream& err);
+
+int export_example(const std::string& name, const ModelFlags& flags, const std::string& output, std::ostream& out,
+                   std::ostream& err);
+
+} // namespace gallocsim::cli

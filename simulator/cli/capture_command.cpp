@@ -1,0 +1,207 @@
+#include "simulator/cli/capture_command.hpp"
+
+#include "simulator/model/capture_session.hpp"
+
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <ostream>
+#include <set>
+#include <system_error>
+
+extern char** environ;
+
+namespace gallocsim::cli {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr const char* kLibrary = "libgallocsim_capture.so";
+
+// Next to the executable (build tree), or in ../lib (install tree).
+std::vector<fs::path> library_candidates() {
+    std::error_code error;
+    const fs::path exe = fs::read_symlink("/proc/self/exe", error);
+    if (error) {
+        return {};
+    }
+    return {exe.parent_path() / kLibrary, (exe.parent_path() / ".." / "lib" / kLibrary).lexically_normal()};
+}
+
+// The folder exists afterwards, holds no earlier capture, and takes a new file.
+std::string prepare_folder(const fs::path& dir) {
+    std::error_code error;
+    fs::create_directories(dir, error);
+    if (error) {
+        return "cannot create " + dir.string() + ": " + error.message();
+    }
+    if (is_capture_dir(dir)) {
+        return dir.string() + " already holds a capture; choose an empty or new folder";
+    }
+    const fs::path probe = dir / ".gallocsim-write-test";
+    const int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0) {
+        return "cannot write to " + dir.string() + ": " + std::strerror(errno);
+    }
+    ::close(fd);
+    fs::remove(probe, error);
+    return {};
+}
+
+// The environment with the library prepended to LD_PRELOAD and the folder named.
+std::vector<std::string> capture_environment(const fs::path& library, const fs::path& dir) {
+    std::vector<std::string> env;
+    std::string preload = library.string();
+    for (char** entry = environ; *entry != nullptr; ++entry) {
+        const std::string_view variable(*entry);
+        if (variable.starts_with("LD_PRELOAD=")) {
+            if (variable.size() > 11) {
+                preload += ":" + std::string(variable.substr(11));
+            }
+        } else if (!variable.starts_with("GALLOCSIM_CAPTURE_DIR=")) {
+            env.emplace_back(variable);
+        }
+    }
+    env.push_back("LD_PRELOAD=" + preload);
+    env.push_back("GALLOCSIM_CAPTURE_DIR=" + dir.string());
+    return env;
+}
+
+std::vector<char*> c_strings(std::vector<std::string>& strings) {
+    std::vector<char*> pointers;
+    for (std::string& s : strings) {
+        pointers.push_back(s.data());
+    }
+    pointers.push_back(nullptr);
+    return pointers;
+}
+
+void print_summary(const CaptureSummary& summary, const fs::path& dir, std::ostream& out) {
+    out << "captured " << summary.sessions.size() << (summary.sessions.size() == 1 ? " allocator" : " allocators")
+        << " into " << dir.string() << ":";
+    for (const std::string& session : summary.sessions) {
+        out << " " << session;
+    }
+    out << "\ncalls:";
+    const char* separator = " ";
+    for (const auto& [function, count] : summary.calls) {
+        out << separator << count << " " << function;
+        if (function == "ggml_gallocr_alloc_graph") {
+            out << " (" << summary.replanned << " re-planned)";
+        }
+        separator = ", ";
+    }
+    if (summary.calls.empty()) {
+        out << " none";
+    }
+    out << "\ngraphs: " << summary.graphs << " distinct";
+    if (summary.graphs > 0) {
+        out << ", " << (summary.min_nodes == summary.max_nodes ? "" : std::to_string(summary.min_nodes) + " to ")
+            << summary.max_nodes << (summary.max_nodes == 1 ? " node" : " nodes");
+    }
+    out << "\nlargest buffer: " << summary.largest_buffer << " bytes";
+    if (!summary.largest_buffer_where.empty()) {
+        out << " (" << summary.largest_buffer_where << ")";
+    }
+    out << "\n";
+    for (const std::string& problem : summary.problems) {
+        out << "incomplete: " << problem << "\n";
+    }
+}
+
+} // namespace
+
+// Kept small and in one place: the sessions' full reader (for replay) lives elsewhere.
+CaptureSummary summarize_capture(const fs::path& dir) {
+    CaptureSummary summary;
+    Capture capture;
+    try {
+        capture = load_capture(dir);
+    } catch (const GraphFileError& error) {
+        summary.problems.push_back(error.what());
+        return summary;
+    }
+    summary.problems = capture.errors;
+    std::set<std::string> graphs;
+    for (const CaptureSession& session : capture.sessions) {
+        summary.sessions.push_back(session.label());
+        if (!session.truncated.empty()) {
+            summary.problems.push_back(session.label() + ": " + session.truncated);
+        }
+        for (const CapturedCall& call : session.calls) {
+            ++summary.calls[std::string(captured_function_name(call.function))];
+            summary.replanned += call.replanned.value_or(false) ? 1 : 0;
+            if (graphs.insert(call.graph).second) {
+                summary.min_nodes = graphs.size() == 1 ? call.nodes : std::min(summary.min_nodes, call.nodes);
+                summary.max_nodes = std::max(summary.max_nodes, call.nodes);
+            }
+            for (std::size_t id = 0; id < call.buffer_sizes.size(); ++id) {
+                if (call.buffer_sizes[id] > summary.largest_buffer) {
+                    summary.largest_buffer = call.buffer_sizes[id];
+                    const int type = session.buffers.at(id);
+                    summary.largest_buffer_where = session.buffer_types.at(static_cast<std::size_t>(type)).name + ", " +
+                                                   session.label() + " call " + std::to_string(call.number);
+                }
+            }
+        }
+    }
+    summary.graphs = graphs.size();
+    return summary;
+}
+
+int capture(const CaptureOptions& options, std::ostream& out, std::ostream& err) {
+    const auto candidates = library_candidates();
+    auto library = std::ranges::find_if(candidates, [](const fs::path& p) { return fs::exists(p); });
+    if (library == candidates.end()) {
+        err << "gallocsim capture: " << kLibrary << " not found";
+        for (const fs::path& candidate : candidates) {
+            err << (candidate == candidates.front() ? " at " : " or ") << candidate.string();
+        }
+        err << " (it is built when CMake finds a ggml tree: GALLOCSIM_GGML_DIR)\n";
+        return 2;
+    }
+    const fs::path dir = fs::absolute(options.out);
+    if (const std::string problem = prepare_folder(dir); !problem.empty()) {
+        err << "gallocsim capture: " << problem << "\n";
+        return 2;
+    }
+    std::vector<std::string> args = options.command;
+    std::vector<std::string> env = capture_environment(fs::absolute(*library), dir);
+    auto argv = c_strings(args);
+    auto envp = c_strings(env);
+    pid_t pid = 0;
+    if (const int spawn_error = posix_spawnp(&pid, argv[0], nullptr, nullptr, argv.data(), envp.data()); spawn_error != 0) {
+        err << "gallocsim capture: cannot run " << args.front() << ": " << std::strerror(spawn_error) << "\n";
+        return 127;
+    }
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0) {
+        if (errno != EINTR) {
+            err << "gallocsim capture: lost the program: " << std::strerror(errno) << "\n";
+            return 2;
+        }
+    }
+    const int exit_code = WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status);
+
+    const CaptureSummary summary = summarize_capture(dir);
+    if (summary.sessions.empty()) {
+        out << args.front() << " never called ggml's graph allocator (ggml_gallocr_new or ggml_gallocr_new_n): "
+            << "nothing captured. A program with ggml linked statically, or built with -Bsymbolic, cannot be "
+               "captured (docs/your-own-program.md).\n";
+    } else {
+        print_summary(summary, dir, out);
+    }
+    out << args.front() << (WIFSIGNALED(status) ? " was killed by signal " + std::to_string(WTERMSIG(status))
+                                                 : " exited with " + std::to_string(exit_code))
+        << "\n";
+    return exit_code;
+}
+
+} // namespace gallocsim::cli

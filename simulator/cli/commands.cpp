@@ -1,0 +1,307 @@
+#include "simulator/cli/commands.hpp"
+
+#include "simulator/cli/errors.hpp"
+
+#include "simulator/cli/analysis_commands.hpp"
+#include "simulator/cli/capture_commands.hpp"
+#include "simulator/model/capture_session.hpp"
+#include "simulator/model/examples.hpp"
+#include "simulator/model/graph_file.hpp"
+#include "simulator/model/plan.hpp"
+
+#include <algorithm>
+#include <filesystem>
+#include <iomanip>
+#include <iostream>
+#include <sstream>
+
+namespace gallocsim::cli {
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string tensor_kind(const GraphFile& file, const Tensor& tensor) {
+    if (tensor.is_view()) {
+        return "view";
+    }
+    if (std::ranges::find(file.graph.leafs, &tensor) != file.graph.leafs.end()) {
+        return "leaf";
+    }
+    return "node";
+}
+
+std::string human_bytes(std::size_t bytes) {
+    std::ostringstream s;
+    if (bytes >= (std::size_t{1} << 20)) {
+        s << std::fixed << std::setprecision(2) << static_cast<double>(bytes) / (1 << 20) << " MiB";
+    } else if (bytes >= 1024) {
+        s << std::fixed << std::setprecision(2) << static_cast<double>(bytes) / 1024 << " KiB";
+    } else {
+        s << bytes << " B";
+    }
+    return s.str();
+}
+
+void print_plan_table(const GraphFile& file, const PlanRun& run, std::ostream& out) {
+    std::size_t width = 6;
+    for (const auto& [name, place] : run.plan.tensors) {
+        width = std::max(width, name.size());
+    }
+    out << std::left << std::setw(static_cast<int>(width)) << "tensor" << "  kind  buffer  chunk  "
+        << std::right << std::setw(12) << "offset" << std::setw(12) << "size" << "\n";
+    for (const auto& [name, place] : run.plan.tensors) {
+        const Tensor& tensor = *file.context.find(name);
+        out << std::left << std::setw(static_cast<int>(width)) << name << "  " << std::setw(4) << tensor_kind(file, tensor)
+            << "  " << std::right << std::setw(6) << place.buffer << "  " << std::setw(5) << place.chunk << "  "
+            << std::setw(12) << place.offset << std::setw(12)
+            << run.types[static_cast<std::size_t>(file.buffers[static_cast<std::size_t>(place.buffer)])]->alloc_size(tensor) << "\n";
+    }
+    out << "\n";
+    for (int id = 0; id < file.buffer_count(); ++id) {
+        const auto& spec = file.buffer_types[static_cast<std::size_t>(file.buffers[static_cast<std::size_t>(id)])];
+        out << "buffer " << id << " (" << spec.name << ", alignment " << spec.alignment << "): "
+            << run.plan.buffer_sizes[static_cast<std::size_t>(id)] << " bytes ("
+            << human_bytes(run.plan.buffer_sizes[static_cast<std::size_t>(id)]) << ")";
+        const auto& chunks = run.plan.chunk_sizes[static_cast<std::size_t>(id)];
+        if (chunks.size() > 1) {
+            out << " in " << chunks.size() << " chunks:";
+            for (std::size_t size : chunks) {
+                out << " " << size;
+            }
+        } else if (chunks.empty() && run.allocator->canonical_buffer_id(id) != id) {
+            out << " (shares buffer " << run.allocator->canonical_buffer_id(id) << ")";
+        }
+        out << "\n";
+    }
+}
+
+// What conform checks: graph files, and capture folders (a folder with session-*.jsonl,
+// found as given or inside a folder, whose graphs/ are its calls' and not checked alone).
+struct ConformInputs {
+    std::vector<fs::path> files;
+    std::vector<fs::path> captures;
+};
+
+ConformInputs collect_inputs(const std::vector<std::string>& paths, std::ostream& err, bool& ok) {
+    ConformInputs inputs;
+    for (const std::string& path : paths) {
+        std::error_code ec;
+        if (is_capture_dir(path)) {
+            inputs.captures.emplace_back(path);
+        } else if (fs::is_directory(path, ec)) {
+            std::vector<fs::path> found;
+            std::vector<fs::path> captures;
+            for (auto it = fs::recursive_directory_iterator(path, ec); it != fs::recursive_directory_iterator(); ++it) {
+                if (it->is_directory() && is_capture_dir(it->path())) {
+                    captures.push_back(it->path());
+                    it.disable_recursion_pending();
+                } else if (it->is_regular_file() && it->path().extension() == ".json") {
+                    found.push_back(it->path());
+                }
+            }
+            std::ranges::sort(found);
+            std::ranges::sort(captures);
+            inputs.files.insert(inputs.files.end(), found.begin(), found.end());
+            inputs.captures.insert(inputs.captures.end(), captures.begin(), captures.end());
+        } else if (fs::exists(path, ec)) {
+            inputs.files.emplace_back(path);
+        } else {
+            err << path << ": no such file or folder\n";
+            ok = false;
+        }
+    }
+    return inputs;
+}
+
+} // namespace
+
+namespace {
+
+std::string buffer_label(const GraphFile& file, int id) {
+    const auto& spec = file.buffer_types[static_cast<std::size_t>(file.buffers[static_cast<std::size_t>(id)])];
+    return "buffer " + std::to_string(id) + " (" + spec.name + ", alignment " + std::to_string(spec.alignment) + ")";
+}
+
+std::string graph_label(const GraphFile& file, const std::string& input) {
+    return file.name.empty() ? input : file.name;
+}
+
+int print_measured(GraphFile& file, const PlanOptions& options, std::ostream& out, std::ostream& err) {
+    const MeasuredPlan measured = measure_plan(file, chosen_profile(options.graph.ggml_version));
+    if (!measured.sizes) {
+        err << options.graph.input << ": " << measured.error << "\n";
+        return 1;
+    }
+    out << "reserve_n_size on " << graph_label(file, options.graph.input) << " (plans, allocates nothing):\n";
+    for (int id = 0; id < file.buffer_count(); ++id) {
+        const auto bytes = (*measured.sizes)[static_cast<std::size_t>(id)];
+        out << buffer_label(file, id) << ": " << bytes << " bytes";
+        const int shared = measured.canonical_ids[static_cast<std::size_t>(id)];
+        if (shared != id) {
+            out << " (shares buffer " << shared << "'s allocator, so this is its total again)";
+        }
+        out << "\n";
+    }
+    return 0;
+}
+
+void print_reserved_sizes(const GraphFile& file, const std::vector<std::size_t>& sizes, std::ostream& out) {
+    for (int id = 0; id < file.buffer_count(); ++id) {
+        out << (id ? ", " : "") << "buffer " << id << ": " << sizes[static_cast<std::size_t>(id)] << " bytes";
+    }
+}
+
+int plan_after_reserve(GraphFile& file, const PlanOptions& options, std::ostream& out, std::ostream& err) {
+    GraphInput reserve_input = options.graph;
+    reserve_input.input = options.reserve_with;
+    reserve_input.model = {};
+    GraphFile reserved = load_graph_input(reserve_input);
+    const ReservedPlanRun result = run_plan_after_reserve(reserved, file, chosen_profile(options.graph.ggml_version));
+    const PlanRun& run = result.run;
+    if (!run.plan.reserve) {
+        err << options.reserve_with << ": " << run.error << "\n";
+        return 1;
+    }
+    out << "reserve_n on " << graph_label(reserved, options.reserve_with) << ": ";
+    print_reserved_sizes(file, result.reserved_sizes, out);
+    out << "\nalloc_graph on " << graph_label(file, options.graph.input) << ": ";
+    if (!result.needed_realloc) {
+        out << "needs_realloc says no: the graph has as many nodes and leafs as the reserved one, and every tensor "
+               "fits the bytes reserved for it, so each takes its reserved place.\n";
+    } else {
+        out << "needs_realloc says yes: " << result.realloc_reason << ".\n";
+        if (file.buffer_count() == 1) {
+            out << "With one buffer id, alloc_graph re-plans by itself (reserve); a buffer is allocated anew only where "
+                   "a chunk grows, so now ";
+            print_reserved_sizes(file, run.plan.buffer_sizes, out);
+            out << ".\n";
+        } else {
+            out << "With " << file.buffer_count() << " buffer ids, alloc_graph cannot re-plan by itself: it fails, and "
+                << "the caller (ggml_backend_sched) calls reserve_n with the ids and tries again.\n";
+        }
+    }
+    if (!run.error.empty()) {
+        err << options.graph.input << ": " << run.error << "\n";
+        return 1;
+    }
+    out << "\n";
+    print_plan_table(file, run, out);
+    return 0;
+}
+
+} // namespace
+
+int plan(const PlanOptions& options, std::ostream& out, std::ostream& err) {
+    return run_guarded(err, [&] {
+        GraphFile file = load_graph_input(options.graph);
+        if (options.measure) {
+            return print_measured(file, options, out, err);
+        }
+        if (!options.reserve_with.empty()) {
+            return plan_after_reserve(file, options, out, err);
+        }
+        PlanRun run = run_plan(file, nullptr, chosen_profile(options.graph.ggml_version));
+        if (options.json) {
+            out << plan_record_to_json(run.plan) << "\n";
+        } else {
+            print_plan_table(file, run, out);
+        }
+        if (!run.error.empty()) {
+            err << options.graph.input << ": " << run.error << "\n";
+            return 1;
+        }
+        return 0;
+    });
+}
+
+namespace {
+
+// The profile a file is checked under: the one asked for, else the one its source names.
+const AllocatorProfile& conform_profile(const GraphFile& file, const fs::path& path, const ConformOptions& options) {
+    if (!options.ggml_version.empty()) {
+        return chosen_profile(options.ggml_version);
+    }
+    if (const AllocatorProfile* profile = profile_for_source(file.expected->source)) {
+        return *profile;
+    }
+    std::string sources;
+    for (const AllocatorProfile& profile : allocator_profiles()) {
+        sources += (sources.empty() ? "\"" : ", \"") + std::string(profile.sources.front()) + "\" (" +
+                   std::string(profile.name) + ")";
+    }
+    throw GraphFileError(path.string() + ": expected.source \"" + file.expected->source +
+                         "\" is no ggml version gallocsim knows (" + sources +
+                         "); choose one with --ggml-version");
+}
+
+} // namespace
+
+int conform(const ConformOptions& options, std::ostream& out, std::ostream& err) {
+    // An unknown --ggml-version fails before any file is read.
+    if (const int code = run_guarded(err, [&] { return (chosen_profile(options.ggml_version), kDone); }); code != kDone) {
+        return code;
+    }
+    bool paths_ok = true;
+    const auto [files, captures] = collect_inputs(options.paths, err, paths_ok);
+    ConformTally tally;
+    auto& [passed, failed, skipped] = tally;
+    for (const fs::path& path : files) {
+        try {
+            GraphFile file = load_graph_file(path);
+            if (!file.expected) {
+                ++skipped;
+                if (options.verbose) {
+                    out << "SKIP " << path.string() << " (no expected plan)\n";
+                }
+                continue;
+            }
+            const AllocatorProfile& profile = conform_profile(file, path, options);
+            PlanRun run = run_plan(file, nullptr, profile);
+            const auto differences = compare_plans(*file.expected, run.plan);
+            if (differences.empty()) {
+                ++passed;
+                if (options.verbose) {
+                    out << "PASS " << path.string() << "\n";
+                }
+                continue;
+            }
+            ++failed;
+            out << "FAIL " << path.string() << " (planned as " << profile.name << ")\n";
+            if (!run.error.empty()) {
+                out << "  " << run.error << "\n";
+            }
+            for (const std::string& line : differences) {
+                out << "  " << line << "\n";
+            }
+        } catch (const GraphFileError& error) {
+            ++failed;
+            out << "FAIL " << error.what() << "\n";
+        }
+    }
+    for (const fs::path& folder : captures) {
+        conform_capture(folder, options.ggml_version.empty() ? nullptr : &chosen_profile(options.ggml_version),
+                        options.verbose, tally, out);
+    }
+    out << passed << " passed, " << failed << " failed";
+    if (skipped > 0) {
+        out << ", " << skipped << " skipped";
+    }
+    out << "\n";
+    return failed == 0 && paths_ok && (!files.empty() || !captures.empty()) ? 0 : 1;
+}
+
+int list_examples(std::ostream& out) {
+    for (const auto& example : gallocsim::list_examples()) {
+        out << std::left << std::setw(14) << example.name << example.description << "\n";
+        if (!example.options.empty()) {
+            std::string flags;
+            for (const std::string& parameter : example.options) {
+                flags += " --" + parameter;
+            }
+            out << std::setw(14) << "" << "options:" << flags << "\n";
+        }
+    }
+    return 0;
+}
+
+} // namespace gallocsim::cli

@@ -1,0 +1,43 @@
+#pragma once
+// The command line's one path from errors to exit codes. Every library reports bad input by
+// throwing its own error, worded for the input and naming the file and the place
+// (GraphFileError, MiniMallocError); the command line adds UsageError for a wrong flag. A
+// command runs its body in run_guarded, which prints the message and returns kBadInput.
+// Anything else escaping a command is a bug: main() says so and returns kInternalError.
+
+#include "simulator/analysis/minimalloc.hpp"
+#include "simulator/model/graph_file.hpp"
+
+#include <ostream>
+#include <stdexcept>
+
+namespace gallocsim::cli {
+
+enum ExitCode : int {
+    kDone = 0,
+    kFailed = 1,         // the plan failed, broke a rule or differs from the expected one; a write failed
+    kBadInput = 2,       // a flag, a graph file, a capture or a CSV that cannot be used
+    kInternalError = 3,  // a bug in gallocsim (main() reports it)
+};
+
+// A command-line flag that is wrong (names the flag).
+class UsageError : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+template <typename Body>
+int run_guarded(std::ostream& err, Body&& body) {
+    try {
+        return body();
+    } catch (const UsageError& error) {
+        err << error.what() << "\n";
+    } catch (const GraphFileError& error) {
+        err << error.what() << "\n";
+    } catch (const MiniMallocError& error) {
+        err << error.what() << "\n";
+    }
+    return kBadInput;
+}
+
+} // namespace gallocsim::cli

@@ -1,0 +1,97 @@
+#include "simulator/cli/graph_input.hpp"
+
+#include "simulator/cli/errors.hpp"
+#include "simulator/model/buffer_settings.hpp"
+#include "reference/profile.hpp"
+
+#include <filesystem>
+#include <string>
+
+namespace gallocsim::cli {
+namespace fs = std::filesystem;
+
+namespace {
+
+bool any_model_flag(const ModelFlags& f) {
+    return f.layers || f.embd || f.heads || f.ff || f.tokens || f.vocab || f.outputs || f.weights || f.buffers ||
+           f.inplace || f.mask || f.clamp;
+}
+
+} // namespace
+
+GraphFile load_graph_input(const GraphInput& input) {
+    GraphFile file;
+    if (fs::exists(input.input)) {
+        if (any_model_flag(input.model)) {
+            throw UsageError(input.input + ": example options (--layers, --embd, ...) apply to built-in examples only");
+        }
+        file = load_graph_file(input.input);
+    } else if (input.input.find('/') == std::string::npos && input.input.find(".json") == std::string::npos) {
+        file = make_example(input.input, example_options(input.model));
+    } else {
+        throw GraphFileError(input.input + ": no such file");
+    }
+    apply_buffer_overrides(file, buffer_overrides(input.buffers));
+    return file;
+}
+
+const AllocatorProfile& chosen_profile(const std::string& ggml_version) {
+    if (ggml_version.empty()) {
+        return newest_profile();
+    }
+    if (const AllocatorProfile* profile = find_profile(ggml_version)) {
+        return *profile;
+    }
+    throw UsageError("--ggml-version " + ggml_version + ": unknown version; known: " +
+                         std::string(known_profile_names()));
+}
+
+GraphFile load_input(const std::string& input) {
+    return load_graph_input({.input = input});
+}
+
+ExampleOptions example_options(const ModelFlags& f) {
+    ExampleOptions o;
+    o.layers = f.layers;
+    o.embd = f.embd;
+    o.heads = f.heads;
+    o.ff = f.ff;
+    o.tokens = f.tokens;
+    o.vocab = f.vocab;
+    o.outputs = f.outputs;
+    o.inplace = f.inplace;
+    o.mask = f.mask;
+    o.clamp = f.clamp;
+    if (f.weights) {
+        o.weights = parse_type(*f.weights);
+        if (!o.weights) {
+            throw UsageError("--weights: unknown type \"" + *f.weights + "\" (f32, f16, q4_0, q8_0, q4_k, ...)");
+        }
+    }
+    if (f.buffers) {
+        o.buffers = parse_buffer_setup(*f.buffers);
+        if (!o.buffers) {
+            throw UsageError("--buffers: unknown setup \"" + *f.buffers + "\" (cpu, cuda or split)");
+        }
+    }
+    return o;
+}
+
+BufferOverrides buffer_overrides(const BufferFlags& f) {
+    if (f.alignment && (*f.alignment == 0 || (*f.alignment & (*f.alignment - 1)) != 0)) {
+        throw UsageError("--alignment must be a power of two, got " + std::to_string(*f.alignment));
+    }
+    if (f.max_size && *f.max_size == 0) {
+        throw UsageError("--max-size must be positive");
+    }
+    BufferOverrides o{f.alignment, f.max_size, std::nullopt};
+    if (f.alloc_size) {
+        o.alloc_size = parse_alloc_size_rule(*f.alloc_size);
+        if (!o.alloc_size) {
+            throw UsageError("--alloc-size: unknown rule \"" + *f.alloc_size + "\" (nbytes or cuda)");
+        }
+    }
+    return o;
+}
+
+} // namespace gallocsim::cli

@@ -1,0 +1,62 @@
+#pragma once
+// What every command that plans a graph reads from the command line: a graph file or a
+// built-in example with its flags, buffer settings that override the file's, and the ggml
+// version. Turning flags into the model's inputs happens here, so that flag names appear in
+// command-line errors only (the model's own errors name the input, never a flag).
+
+#include "simulator/model/buffer_settings.hpp"
+#include "simulator/model/examples.hpp"
+#include "simulator/model/graph_file.hpp"
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace gallocsim {
+struct AllocatorProfile;
+}
+
+namespace gallocsim::cli {
+
+// Example parameters as the command line gives them (checked when the example is built).
+struct ModelFlags {
+    std::optional<std::int64_t> layers, embd, heads, ff, tokens, vocab, outputs;
+    std::optional<std::string> weights;  // a ggml type name
+    std::optional<std::string> buffers;  // cpu, cuda or split
+    bool inplace = false;
+    bool mask = false;
+    bool clamp = false;
+};
+
+// Buffer type settings that override the file's (all buffer types).
+struct BufferFlags {
+    std::optional<std::size_t> alignment;
+    std::optional<std::size_t> max_size;
+    std::optional<std::string> alloc_size;  // nbytes or cuda
+};
+
+// What every command that plans a graph reads: a graph file, or a built-in example with
+// its parameters, and buffer settings that override the file's.
+struct GraphInput {
+    std::string input;
+    ModelFlags model{};
+    BufferFlags buffers{};
+    std::string ggml_version{};  // --ggml-version: a profile name; empty: the newest
+};
+
+// The profile --ggml-version names (the newest when empty). Throws UsageError naming the
+// known versions for any other.
+const AllocatorProfile& chosen_profile(const std::string& ggml_version);
+
+// A path that names an existing file is loaded; anything else must be an example name.
+// Example flags are refused for files; buffer flags apply to both. Throws UsageError for
+// flags, GraphFileError for the input.
+GraphFile load_graph_input(const GraphInput& input);
+GraphFile load_input(const std::string& input);  // no flags
+
+// The model's inputs from the flags; throw UsageError for a flag that is wrong.
+ExampleOptions example_options(const ModelFlags& flags);
+BufferOverrides buffer_overrides(const BufferFlags& flags);
+
+} // namespace gallocsim::cli

@@ -1,0 +1,416 @@
+// The step engine's commands: trace (every event explained), walk (an interactive
+// stepper over a cursor) and stats (memory figures per step and for the whole plan).
+#include "simulator/cli/step_commands.hpp"
+
+#include "simulator/cli/errors.hpp"
+#include "simulator/cli/graph_input.hpp"
+
+#include "simulator/trace/cursor.hpp"
+#include "simulator/trace/explain.hpp"
+#include "simulator/model/graph_file.hpp"
+#include "simulator/cli/progress.hpp"
+#include "simulator/trace/trace.hpp"
+#include "simulator/trace/trace_json.hpp"
+
+#include <array>
+#include <charconv>
+#include <iomanip>
+#include <istream>
+#include <ostream>
+#include <sstream>
+
+namespace gallocsim::cli {
+namespace {
+
+constexpr std::size_t kUnbounded = SIZE_MAX / 2;
+
+Trace load_trace(const GraphInput& input) {
+    GraphFile file = load_graph_input(input);
+    return record_trace(file, chosen_profile(input.ggml_version));
+}
+
+// "node 3 of 9, mul" in the node loop, else the stage.
+std::string context(const Trace& trace, const TraceEvent& event) {
+    if (event.node == kNoTensor) {
+        return std::string(stage_name(event.stage));
+    }
+    const TraceTensor& node = trace.tensor(event.node);
+    return "node " + std::to_string(node.position + 1) + " of " + std::to_string(trace.node_count) + ", " + node.name;
+}
+
+std::string fixed2(double value) {
+    std::ostringstream s;
+    s << std::fixed << std::setprecision(2) << value;
+    return s.str();
+}
+
+std::string counted(int n, const char* what) {
+    return std::to_string(n) + " " + what + (n == 1 ? "" : "s");
+}
+
+std::optional<std::size_t> parse_count(std::string_view text) {
+    std::size_t value = 0;
+    const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (error != std::errc{} || end != text.data() + text.size() || text.empty()) {
+        return std::nullopt;
+    }
+    return value;
+}
+
+std::string block_range(const FreeBlock& block) {
+    if (block.end() >= kUnbounded) {
+        return "[" + std::to_string(block.offset) + ", unbounded)";
+    }
+    return "[" + std::to_string(block.offset) + ", " + std::to_string(block.end()) + ")";
+}
+
+// --- walk -----------------------------------------------------------------------------
+
+constexpr const char* kWalkHelp =
+    "Commands:\n"
+    "  n, next          step forward (an empty line does the same)\n"
+    "  p, prev          step back\n"
+    "  j K, jump K      go to step K (0: the start)\n"
+    "  f, first         go to the start\n"
+    "  l, last          go to the last step\n"
+    "  b TENSOR         run to the next step that touches TENSOR\n"
+    "  bb TENSOR        run back to the previous step that touches TENSOR\n"
+    "  k KIND           run to the next step of KIND (e.g. tensor-freed, in-place-reused)\n"
+    "  m BYTES          run to where the live bytes first rise above BYTES\n"
+    "  s, state         show the free lists and live tensors\n"
+    "  h, help          this list\n"
+    "  q, quit          leave\n";
+
+class Walk {
+public:
+    Walk(Cursor cursor, std::ostream& out) : cursor_(std::move(cursor)), out_(out) {}
+
+    void show_position() const {
+        const Trace& trace = cursor_.trace();
+        const std::size_t position = cursor_.position();
+        const std::size_t steps = cursor_.size();
+        if (position == 0) {
+            out_ << "At the start, before step 1 of " << steps << ".\n";
+        } else {
+            out_ << "Step " << position << " of " << steps << " (" << context(trace, *cursor_.last_event())
+                 << "): " << explain(trace, cursor_.state_at(position - 1), position - 1) << "\n";
+        }
+        if (position < steps) {
+            out_ << "Next, step " << position + 1 << ": " << explain(trace, cursor_.state(), position) << "\n";
+        } else {
+            out_ << "That was the last step.\n";
+        }
+    }
+
+    void show_state() const {
+        const Trace& trace = cursor_.trace();
+        const SimState& state = cursor_.state();
+        const MemoryStats stats = memory_stats(state);
+        out_ << (state.position == 0 ? std::string("At the start") : "After step " + std::to_string(state.position))
+             << ": " << byte_count(stats.live_bytes) << " live, high-water mark " << byte_count(stats.high_water) << ", "
+             << byte_count(stats.free_bytes) << " free below it (largest block " << stats.largest_free
+             << "), fragmentation " << fixed2(stats.fragmentation) << ".\n";
+        for (const int id : trace.allocator_buffer_ids()) {
+            const TraceBuffer& buffer = trace.buffer(id);
+            const AllocatorState& allocator = state.allocator_of(trace, id);
+            if (allocator.chunks.empty()) {
+                out_ << "Buffer " << id << " (" << buffer.type_name << "): no chunk yet.\n";
+            }
+            for (std::size_t c = 0; c < allocator.chunks.size(); ++c) {
+                const Chunk& chunk = allocator.chunks[c];
+                out_ << "Buffer " << id << " (" << buffer.type_name << "), chunk " << c
+                     << ": high-water mark " << chunk.high_water << ", free blocks:";
+                for (const FreeBlock& block : chunk.free_blocks) {
+                    out_ << " " << block_range(block);
+                }
+                out_ << (chunk.free_blocks.empty() ? " none\n" : "\n");
+            }
+        }
+        const auto live = live_tensors(state);
+        out_ << "Live tensors (" << live.size() << "):\n";
+        for (TensorId id : live) {
+            const TensorState& tensor = state.tensor(id);
+            out_ << "  " << trace.tensor(id).name << ": ";
+            if (trace.allocator_count > 1) {
+                out_ << "buffer " << trace.buffer(tensor.record.buffer_id).canonical_id << ", ";
+            }
+            out_ << "chunk " << tensor.record.address.chunk << ", offset " << tensor.record.address.offset << ", "
+                 << byte_count(trace.tensor(id).bytes) << ", " << counted(tensor.record.children, "consumer") << " and "
+                 << counted(tensor.record.views, "view") << " left";
+            if (tensor.in_place_of != kNoTensor) {
+                out_ << ", in place of " << trace.tensor(tensor.in_place_of).name;
+            }
+            out_ << "\n";
+        }
+    }
+
+    // Runs one command; false when the walk should end.
+    bool run(const std::string& line) {
+        std::istringstream words(line);
+        std::string command, argument, extra;
+        words >> command >> argument >> extra;
+        if (!extra.empty()) {
+            out_ << "Too many words: " << line << " (h for help)\n";
+            return true;
+        }
+        if (command.empty() || command == "n" || command == "next") {
+            move(cursor_.step_forward(), "Already at the last step.");
+        } else if (command == "p" || command == "prev") {
+            move(cursor_.step_back(), "Already at the start.");
+        } else if (command == "f" || command == "first") {
+            cursor_.first();
+            show_position();
+        } else if (command == "l" || command == "last") {
+            cursor_.last();
+            show_position();
+        } else if (command == "j" || command == "jump") {
+            const auto step = parse_count(argument);
+            if (!step || *step > cursor_.size()) {
+                out_ << "j needs a step number from 0 to " << cursor_.size() << ".\n";
+                return true;
+            }
+            cursor_.jump(*step);
+            show_position();
+        } else if (command == "b" || command == "bb") {
+            const auto tensor = cursor_.trace().find(argument);
+            if (!tensor) {
+                out_ << "No tensor named '" << argument << "'.\n";
+                return true;
+            }
+            const bool forward = command == "b";
+            const bool found = forward ? cursor_.run_forward(OnTensor{*tensor}) : cursor_.run_back(OnTensor{*tensor});
+            move(found, std::string(forward ? "No later" : "No earlier") + " step touches " + argument + ".");
+        } else if (command == "k") {
+            const auto kind = parse_kind(argument);
+            if (!kind) {
+                out_ << "Unknown event kind '" << argument << "'; kinds are:";
+                for (std::size_t k = 0; k < kEventKindCount; ++k) {
+                    out_ << " " << kind_name(static_cast<EventKind>(k));
+                }
+                out_ << ".\n";
+                return true;
+            }
+            move(cursor_.run_forward(OnKind{*kind}), "No later step is " + argument + ".");
+        } else if (command == "m") {
+            const auto bytes = parse_count(argument);
+            if (!bytes) {
+                out_ << "m needs a number of bytes.\n";
+                return true;
+            }
+            move(cursor_.run_forward(LiveBytesAbove{*bytes}),
+                 "The live bytes do not rise above " + argument + " after this step.");
+        } else if (command == "s" || command == "state") {
+            show_state();
+        } else if (command == "h" || command == "help" || command == "?") {
+            out_ << kWalkHelp;
+        } else if (command == "q" || command == "quit") {
+            return false;
+        } else {
+            out_ << "Unknown command '" << command << "' (h for help).\n";
+        }
+        return true;
+    }
+
+private:
+    void move(bool moved, const std::string& otherwise) {
+        if (moved) {
+            show_position();
+        } else {
+            out_ << otherwise << "\n";
+        }
+    }
+
+    Cursor cursor_;
+    std::ostream& out_;
+};
+
+// --- stats ----------------------------------------------------------------------------
+
+struct PlanSummary {
+    std::size_t peak_live = 0;
+    std::size_t peak_live_step = 0;
+    double worst_fragmentation = 0.0;
+    std::size_t worst_fragmentation_step = 0;
+    std::array<std::size_t, kEventKindCount> kinds{};
+    std::array<std::size_t, 3> choices{};  // by BlockChoice
+};
+
+void print_summary(const Trace& trace, const SimState& final_state, const PlanSummary& summary, std::ostream& out) {
+    const MemoryStats final_stats = memory_stats(final_state);
+    auto count = [&](EventKind kind) { return summary.kinds[static_cast<std::size_t>(kind)]; };
+    const std::size_t allocations = count(EventKind::leaf_allocated) + count(EventKind::input_allocated) +
+                                    count(EventKind::parent_allocated) + count(EventKind::node_allocated);
+    out << "Whole plan (" << trace.size() << " steps):\n";
+    out << "  peak live bytes: " << summary.peak_live;
+    if (summary.peak_live_step > 0) {
+        const TraceEvent& event = trace.events[summary.peak_live_step - 1];
+        const auto touched = touched_tensors(event);
+        out << " at step " << summary.peak_live_step << " (" << kind_name(kind_of(event));
+        if (!touched.empty()) {
+            out << " " << trace.tensor(touched.front()).name;
+        }
+        out << ")";
+    }
+    out << "\n  high-water mark: " << final_stats.high_water << " bytes";
+    std::vector<std::string> per_buffer;
+    for (const int id : trace.allocator_buffer_ids()) {
+        per_buffer.push_back("buffer " + std::to_string(id) + ": " +
+                             std::to_string(memory_stats(final_state.allocator_of(trace, id)).high_water));
+    }
+    if (per_buffer.size() > 1) {
+        out << " (";
+        for (std::size_t i = 0; i < per_buffer.size(); ++i) {
+            out << (i ? "; " : "") << per_buffer[i];
+        }
+        out << ")";
+    }
+    if (summary.peak_live > 0) {
+        out << ", " << fixed2(static_cast<double>(final_stats.high_water) / static_cast<double>(summary.peak_live))
+            << " times the peak live bytes";
+    }
+    out << "\n  at the end: " << final_stats.live_bytes << " bytes live, " << final_stats.free_bytes
+        << " free below the high-water mark (largest block " << final_stats.largest_free << "), fragmentation "
+        << fixed2(final_stats.fragmentation) << "\n";
+    out << "  worst fragmentation: " << fixed2(summary.worst_fragmentation);
+    if (summary.worst_fragmentation_step > 0) {
+        out << " at step " << summary.worst_fragmentation_step;
+    }
+    out << "\n  allocations: " << allocations << " (" << summary.choices[0] << " best fit, " << summary.choices[1]
+        << " from a tail, " << summary.choices[2] << " in a new chunk); in-place reuses: "
+        << count(EventKind::in_place_reused) << " (" << count(EventKind::in_place_rejected)
+        << " candidates rejected); frees: " << count(EventKind::tensor_freed) << " (+"
+        << count(EventKind::extra_space_freed) << " extra-space frees); outputs kept: " << count(EventKind::output_kept)
+        << "\n";
+}
+
+bool check_range(const TraceOptions& options, std::size_t steps, std::ostream& err) {
+    const std::size_t to = options.to.value_or(steps);
+    if (steps == 0 && !options.to && options.from == 1) {
+        return true;
+    }
+    if (options.from < 1 || options.from > steps || to < options.from || to > steps) {
+        err << options.graph.input << ": --from " << options.from << " --to " << to << " is not a range of steps from 1 to "
+            << steps << "\n";
+        return false;
+    }
+    return true;
+}
+
+} // namespace
+
+int trace(const TraceOptions& options, std::ostream& out, std::ostream& err) {
+    return run_guarded(err, [&] {
+        const Trace recorded = load_trace(options.graph);
+        if (!check_range(options, recorded.size(), err)) {
+            return 2;
+        }
+        const std::size_t first = options.from - 1;
+        const std::size_t last = std::min(options.to.value_or(recorded.size()), recorded.size());
+        if (options.json) {
+            out << "{\"trace\": " << trace_header_json(recorded) << ",\n\"events\": [";
+        } else {
+            out << recorded.graph_name << ": " << recorded.size() << " steps\n";
+        }
+        Progress progress(err, "explaining " + options.graph.input, last);
+        SimState state = initial_state(recorded);
+        for (std::size_t i = 0; i < last; ++i) {
+            if (i >= first) {
+                const std::string text = explain(recorded, state, i);
+                if (options.json) {
+                    out << (i > first ? ",\n" : "\n") << event_to_json(recorded, i, text);
+                } else {
+                    out << std::setw(6) << i + 1 << "  " << std::left << std::setw(19)
+                        << kind_name(kind_of(recorded.events[i])) << std::right << text << "\n";
+                }
+            }
+            apply_next(state, recorded);
+            progress.update(i + 1);
+        }
+        if (options.json) {
+            out << "\n]}\n";
+        }
+        if (!recorded.error.empty()) {
+            err << options.graph.input << ": " << recorded.error << "\n";
+            return 1;
+        }
+        return 0;
+    });
+}
+
+int walk(const WalkOptions& options, std::istream& in, std::ostream& out, std::ostream& err) {
+    return run_guarded(err, [&] {
+        Trace recorded = load_trace(options.graph);
+        if (!recorded.error.empty()) {
+            err << options.graph.input << ": " << recorded.error << " (the walk shows the steps up to the failure)\n";
+        }
+        out << "Walking " << recorded.graph_name << ": " << recorded.size() << " steps. Type h for help.\n";
+        Walk session(Cursor(std::move(recorded), options.checkpoint_interval), out);
+        session.show_position();
+        if (!options.commands.empty()) {
+            for (const std::string& command : options.commands) {
+                out << "> " << command << "\n";
+                if (!session.run(command)) {
+                    break;
+                }
+            }
+            return 0;
+        }
+        std::string line;
+        auto prompt = [&] {
+            if (options.prompt) {
+                out << "> " << std::flush;
+            }
+            return true;
+        };
+        while (prompt() && std::getline(in, line) && session.run(line)) {
+        }
+        return 0;
+    });
+}
+
+int stats(const StatsOptions& options, std::ostream& out, std::ostream& err) {
+    return run_guarded(err, [&] {
+        const Trace recorded = load_trace(options.graph);
+        out << recorded.graph_name << ": " << recorded.size() << " steps\n";
+        if (!options.summary_only) {
+            out << "  step  event              " << std::setw(14) << "live" << std::setw(14) << "high-water"
+                << std::setw(14) << "free" << std::setw(14) << "largest free" << std::setw(7) << "frag" << "\n";
+        }
+        PlanSummary summary;
+        Progress progress(err, "replaying " + options.graph.input, recorded.size());
+        SimState state = initial_state(recorded);
+        while (state.position < recorded.size()) {
+            const TraceEvent& event = recorded.events[state.position];
+            const EventKind kind = kind_of(event);
+            summary.kinds[static_cast<std::size_t>(kind)] += 1;
+            if (const auto* allocated = std::get_if<events::TensorAllocated>(&event.data)) {
+                summary.choices[static_cast<std::size_t>(recorded.taken(*allocated).choice)] += 1;
+            }
+            apply_next(state, recorded);
+            progress.update(state.position);
+            const MemoryStats stats = memory_stats(state);
+            if (stats.live_bytes > summary.peak_live) {
+                summary.peak_live = stats.live_bytes;
+                summary.peak_live_step = state.position;
+            }
+            if (stats.fragmentation > summary.worst_fragmentation) {
+                summary.worst_fragmentation = stats.fragmentation;
+                summary.worst_fragmentation_step = state.position;
+            }
+            if (!options.summary_only) {
+                out << std::setw(6) << state.position << "  " << std::left << std::setw(19) << kind_name(kind)
+                    << std::right << std::setw(14) << stats.live_bytes << std::setw(14) << stats.high_water
+                    << std::setw(14) << stats.free_bytes << std::setw(14) << stats.largest_free << std::setw(7)
+                    << fixed2(stats.fragmentation) << "\n";
+            }
+        }
+        print_summary(recorded, state, summary, out);
+        if (!recorded.error.empty()) {
+            err << options.graph.input << ": " << recorded.error << "\n";
+            return 1;
+        }
+        return 0;
+    });
+}
+
+} // namespace gallocsim::cli

@@ -1,0 +1,40 @@
+#pragma once
+// The step engine's commands: trace, walk and stats, as functions that write to streams and
+// return the exit code (see cli/errors.hpp).
+
+#include "simulator/cli/graph_input.hpp"
+
+#include <cstddef>
+#include <iosfwd>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace gallocsim::cli {
+
+struct TraceOptions {
+    GraphInput graph;
+    bool json = false;
+    std::size_t from = 1;               // first step shown, counted from 1
+    std::optional<std::size_t> to{};    // last step shown (default: the last)
+};
+int trace(const TraceOptions& options, std::ostream& out, std::ostream& err);
+
+struct WalkOptions {
+    GraphInput graph;
+    std::size_t checkpoint_interval = 64;
+    bool prompt = false;  // print "> " before reading each command (for terminals)
+    // Commands to run instead of reading `in`, each shown after a "> " prompt, so that a
+    // scripted walk reads like a session at a terminal.
+    std::vector<std::string> commands{};
+};
+// Reads commands from `in` (or runs `commands`) until q or the end of input.
+int walk(const WalkOptions& options, std::istream& in, std::ostream& out, std::ostream& err);
+
+struct StatsOptions {
+    GraphInput graph;
+    bool summary_only = false;
+};
+int stats(const StatsOptions& options, std::ostream& out, std::ostream& err);
+
+} // namespace gallocsim::cli

@@ -1,0 +1,387 @@
+#include "simulator/model/capture_session.hpp"
+
+#include "simulator/model/json_reader.hpp"
+
+#include <algorithm>
+#include <array>
+#include <fstream>
+#include <sstream>
+
+namespace gallocsim {
+
+namespace fs = std::filesystem;
+using json_input::at;
+using json_input::dot;
+using json_input::json;
+using json_input::Reader;
+
+namespace {
+
+constexpr std::array kFunctions{
+    std::pair{CapturedFunction::reserve, std::string_view("ggml_gallocr_reserve")},
+    std::pair{CapturedFunction::reserve_n, std::string_view("ggml_gallocr_reserve_n")},
+    std::pair{CapturedFunction::reserve_n_size, std::string_view("ggml_gallocr_reserve_n_size")},
+    std::pair{CapturedFunction::alloc_graph, std::string_view("ggml_gallocr_alloc_graph")},
+};
+
+std::string counted(std::size_t n, std::string_view what) {
+    return std::to_string(n) + " " + std::string(what) + (n == 1 ? "" : "s");
+}
+
+std::optional<std::string> optional_string(const Reader& r, const json& object, const std::string& path, const char* key) {
+    auto it = object.find(key);
+    if (it == object.end() || it->is_null()) {
+        return std::nullopt;
+    }
+    return r.string(*it, dot(path, key));
+}
+
+std::vector<std::size_t> sizes_of(const Reader& r, const json& value, const std::string& path) {
+    std::vector<std::size_t> sizes;
+    for (std::size_t i = 0; const json& size : r.array(value, path)) {
+        sizes.push_back(r.unsigned_integer(size, at(path, i++)));
+    }
+    return sizes;
+}
+
+// One per buffer id: the format writes a value for every id the allocator has.
+void check_per_buffer(const Reader& r, std::size_t count, std::size_t buffers, const std::string& path) {
+    if (count != buffers) {
+        r.fail(path, "has " + std::to_string(count) + " entries, the allocator has " + counted(buffers, "buffer id"));
+    }
+}
+
+class SessionParser {
+public:
+    SessionParser(const fs::path& file, const fs::path& folder) {
+        session_.file = file;
+        session_.folder = folder;
+    }
+
+    void header(const json& doc, const std::string& source) {
+        const Reader r(source);
+        r.object(doc, "$");
+        r.only_keys(doc, "$", {"format", "allocator", "created_by", "ggml_version", "ggml_commit", "pid", "program",
+                               "buffer_types", "buffers"});
+        const std::string format = r.string(r.member(doc, "$", "format"), "$.format");
+        if (format != "ggml-session/1") {
+            r.fail("$.format", "unsupported format \"" + format + "\" (expected \"ggml-session/1\")");
+        }
+        session_.allocator = static_cast<int>(r.index(r.member(doc, "$", "allocator"), "$.allocator", 1 << 20, "allocator"));
+        session_.created_by = r.string(r.member(doc, "$", "created_by"), "$.created_by");
+        if (session_.created_by != "ggml_gallocr_new" && session_.created_by != "ggml_gallocr_new_n") {
+            r.fail("$.created_by", "must be \"ggml_gallocr_new\" or \"ggml_gallocr_new_n\", got \"" + session_.created_by + "\"");
+        }
+        session_.ggml_version = optional_string(r, doc, "$", "ggml_version");
+        session_.ggml_commit = optional_string(r, doc, "$", "ggml_commit");
+        if (doc.contains("pid")) {
+            r.unsigned_integer(doc["pid"], "$.pid");
+        }
+        if (doc.contains("program")) {
+            for (std::size_t i = 0; const json& arg : r.array(doc["program"], "$.program")) {
+                r.string(arg, at("$.program", i++));
+            }
+        }
+        for (std::size_t i = 0; const json& type : r.array(r.member(doc, "$", "buffer_types"), "$.buffer_types")) {
+            const std::string path = at("$.buffer_types", i++);
+            r.only_keys(r.object(type, path), path, {"name", "alignment", "max_size"});
+        }
+        // The buffer types and ids are exactly a graph file's (less alloc_size, learnt per
+        // call): the graph-file parser checks them, with the same JSON paths.
+        json graph{{"format", "ggml-graph/1"}, {"buffer_types", doc["buffer_types"]}, {"tensors", json::array()},
+                   {"leafs", json::array()}, {"nodes", json::array()}};
+        if (doc.contains("buffers")) {
+            graph["buffers"] = doc["buffers"];
+        }
+        GraphFile buffers = parse_graph_file(graph.dump(), source);
+        session_.buffer_types = std::move(buffers.buffer_types);
+        session_.buffers = std::move(buffers.buffers);
+    }
+
+    void call(const json& doc, const std::string& source, int line) {
+        const Reader r(source);
+        r.object(doc, "$");
+        r.only_keys(doc, "$", {"call", "function", "graph", "nodes", "leafs", "returned", "replanned", "sizes", "alloc_size",
+                               "alloc_size_example", "buffer_sizes", "chunk_sizes", "tensors"});
+        CapturedCall call;
+        call.line = line;
+        const std::uint64_t number = r.unsigned_integer(r.member(doc, "$", "call"), "$.call");
+        if (number != session_.calls.size()) {
+            r.fail("$.call", "is " + std::to_string(number) + ", but the calls before it make this call " +
+                                 std::to_string(session_.calls.size()) + " (calls are numbered 0, 1, ... in order)");
+        }
+        call.number = static_cast<int>(number);
+        call.function = function(r, r.member(doc, "$", "function"));
+        call.graph = graph_path(r, r.member(doc, "$", "graph"));
+        call.nodes = r.unsigned_integer(r.member(doc, "$", "nodes"), "$.nodes");
+        call.leafs = r.unsigned_integer(r.member(doc, "$", "leafs"), "$.leafs");
+        returned_and_replanned(r, doc, call);
+        alloc_sizes(r, doc, call);
+        const std::size_t buffers = session_.buffers.size();
+        call.buffer_sizes = sizes_of(r, r.member(doc, "$", "buffer_sizes"), "$.buffer_sizes");
+        check_per_buffer(r, call.buffer_sizes.size(), buffers, "$.buffer_sizes");
+        const json& chunks = r.array(r.member(doc, "$", "chunk_sizes"), "$.chunk_sizes");
+        check_per_buffer(r, chunks.size(), buffers, "$.chunk_sizes");
+        for (std::size_t i = 0; i < chunks.size(); ++i) {
+            call.chunk_sizes.push_back(sizes_of(r, chunks[i], at("$.chunk_sizes", i)));
+        }
+        if (doc.contains("sizes")) {
+            if (call.function != CapturedFunction::reserve_n_size) {
+                r.fail("$.sizes", "only ggml_gallocr_reserve_n_size calls write sizes");
+            }
+            call.sizes = sizes_of(r, doc["sizes"], "$.sizes");
+            check_per_buffer(r, call.sizes->size(), buffers, "$.sizes");
+        }
+        if (doc.contains("tensors")) {
+            tensors(r, doc["tensors"], call);
+        }
+        session_.calls.push_back(std::move(call));
+    }
+
+    void cut(int line) {
+        session_.truncated = "line " + std::to_string(line) +
+                             " is not complete JSON (the program stopped while writing it): call " +
+                             std::to_string(session_.calls.size()) + " and any calls after it are missing";
+    }
+
+    CaptureSession finish() {
+        // The rule a buffer type follows is learnt from the tensors the calls saw: a call
+        // whose tensors all have ggml_nbytes says "nbytes" even on CUDA, so one "cuda" decides.
+        for (std::size_t t = 0; t < session_.buffer_types.size(); ++t) {
+            const bool cuda = std::ranges::any_of(session_.calls, [&](const CapturedCall& c) {
+                return c.alloc_size[t].rule == AllocSizeRule::cuda;
+            });
+            session_.buffer_types[t].alloc_size = cuda ? AllocSizeRule::cuda : AllocSizeRule::nbytes;
+        }
+        return std::move(session_);
+    }
+
+private:
+    static CapturedFunction function(const Reader& r, const json& value) {
+        const std::string name = r.string(value, "$.function");
+        for (const auto& [function, known] : kFunctions) {
+            if (name == known) {
+                return function;
+            }
+        }
+        r.fail("$.function", "unknown function \"" + name +
+                                 "\" (expected ggml_gallocr_reserve, _reserve_n, _reserve_n_size or _alloc_graph)");
+    }
+
+    static std::string graph_path(const Reader& r, const json& value) {
+        const std::string path = r.string(value, "$.graph");
+        const fs::path relative(path);
+        if (path.empty() || relative.is_absolute() ||
+            std::ranges::any_of(relative, [](const fs::path& part) { return part == ".."; })) {
+            r.fail("$.graph", "must be a path inside the capture folder, got \"" + path + "\"");
+        }
+        return path;
+    }
+
+    static void returned_and_replanned(const Reader& r, const json& doc, CapturedCall& call) {
+        const bool measures = call.function == CapturedFunction::reserve_n_size;
+        if (measures) {
+            if (doc.contains("returned") && !doc["returned"].is_null()) {
+                r.fail("$.returned", "must be null: ggml_gallocr_reserve_n_size returns nothing");
+            }
+        } else {
+            call.returned = r.boolean(r.member(doc, "$", "returned"), "$.returned");
+        }
+        if (call.function == CapturedFunction::alloc_graph) {
+            call.replanned = r.boolean(r.member(doc, "$", "replanned"), "$.replanned");
+        } else if (doc.contains("replanned")) {
+            r.fail("$.replanned", "only ggml_gallocr_alloc_graph calls say whether they re-planned");
+        }
+    }
+
+    void alloc_sizes(const Reader& r, const json& doc, CapturedCall& call) const {
+        const json& rules = r.array(r.member(doc, "$", "alloc_size"), "$.alloc_size");
+        if (rules.size() != session_.buffer_types.size()) {
+            r.fail("$.alloc_size", "has " + std::to_string(rules.size()) + " entries, the session has " +
+                                       counted(session_.buffer_types.size(), "buffer type"));
+        }
+        for (std::size_t i = 0; i < rules.size(); ++i) {
+            const std::string name = r.string(rules[i], at("$.alloc_size", i));
+            ObservedAllocSize observed;
+            observed.rule = parse_alloc_size_rule(name);
+            if (!observed.rule && name != "unknown") {
+                r.fail(at("$.alloc_size", i), "unknown rule \"" + name + "\" (expected \"nbytes\", \"cuda\" or \"unknown\")");
+            }
+            if (!observed.rule) {
+                observed.example = doc.contains("alloc_size_example") ? doc["alloc_size_example"].dump() : "no example given";
+            }
+            call.alloc_size.push_back(std::move(observed));
+        }
+    }
+
+    void tensors(const Reader& r, const json& value, CapturedCall& call) const {
+        if (call.function != CapturedFunction::alloc_graph) {
+            r.fail("$.tensors", "only ggml_gallocr_alloc_graph calls place tensors");
+        }
+        const int buffers = static_cast<int>(session_.buffers.size());
+        auto& places = call.tensors.emplace();
+        for (const auto& [name, place] : r.object(value, "$.tensors").items()) {
+            const std::string path = "$.tensors[\"" + name + "\"]";
+            r.only_keys(r.object(place, path), path, {"buffer", "chunk", "offset"});
+            PlannedPlace planned;
+            planned.buffer = r.index(r.member(place, path, "buffer"), dot(path, "buffer"), buffers, "buffer id");
+            planned.chunk = r.index(r.member(place, path, "chunk"), dot(path, "chunk"), 1 << 20, "chunk");
+            planned.offset = r.unsigned_integer(r.member(place, path, "offset"), dot(path, "offset"));
+            places.emplace_back(name, planned);
+        }
+    }
+
+    CaptureSession session_;
+};
+
+std::string read_text(const fs::path& file) {
+    std::ifstream in(file, std::ios::binary);
+    if (!in) {
+        throw GraphFileError(file.string() + ": cannot open");
+    }
+    std::ostringstream text;
+    text << in.rdbuf();
+    return text.str();
+}
+
+// Whether a JSON text that failed to parse failed because it ended too soon.
+bool ends_too_soon(const std::string& text) {
+    try {
+        [[maybe_unused]] const json doc = json::parse(text);
+    } catch (const json::parse_error& error) {
+        return error.byte >= text.size();
+    } catch (const json::exception&) {
+    }
+    return false;
+}
+
+} // namespace
+
+std::string_view captured_function_name(CapturedFunction function) {
+    return std::ranges::find(kFunctions, function, &std::pair<CapturedFunction, std::string_view>::first)->second;
+}
+
+std::optional<std::size_t> CapturedCall::unknown_alloc_size() const {
+    auto it = std::ranges::find_if(alloc_size, [](const ObservedAllocSize& o) { return !o.rule; });
+    return it == alloc_size.end() ? std::nullopt : std::optional(static_cast<std::size_t>(it - alloc_size.begin()));
+}
+
+bool is_capture_dir(const fs::path& path) {
+    std::error_code ec;
+    if (!fs::is_directory(path, ec)) {
+        return false;
+    }
+    for (const auto& entry : fs::directory_iterator(path, ec)) {
+        const std::string name = entry.path().filename().string();
+        if (name.starts_with("session-") && entry.path().extension() == ".jsonl") {
+            return true;
+        }
+    }
+    return false;
+}
+
+CaptureSession parse_capture_session(std::string_view text, const fs::path& file, const fs::path& folder) {
+    SessionParser parser(file, folder);
+    std::vector<std::string_view> lines;
+    for (std::size_t start = 0; start < text.size();) {
+        const std::size_t end = std::min(text.find('\n', start), text.size());
+        lines.push_back(text.substr(start, end - start));
+        start = end + 1;
+    }
+    if (lines.empty()) {
+        throw GraphFileError(file.string() + ": empty: the program stopped before it described the allocator");
+    }
+    for (std::size_t i = 0; i < lines.size(); ++i) {
+        const int line = static_cast<int>(i + 1);
+        const std::string source = file.string() + ": line " + std::to_string(line);
+        json doc;
+        try {
+            doc = json::parse(lines[i]);
+        } catch (const json::exception& error) {
+            const bool last = i + 1 == lines.size();
+            if (last && line > 1 && ends_too_soon(std::string(lines[i]))) {
+                parser.cut(line);
+                break;
+            }
+            throw GraphFileError(source + ": " + (last && line == 1 ? "the allocator line is cut short (the program "
+                                                                      "stopped while writing it): nothing to replay"
+                                                                    : std::string("not JSON: ") + error.what()));
+        }
+        if (i == 0) {
+            parser.header(doc, source);
+        } else {
+            parser.call(doc, source, line);
+        }
+    }
+    return parser.finish();
+}
+
+CaptureSession load_capture_session(const fs::path& file, const fs::path& folder) {
+    return parse_capture_session(read_text(file), file, folder);
+}
+
+Capture load_capture(const fs::path& folder) {
+    Capture capture;
+    capture.folder = folder;
+    std::vector<fs::path> files;
+    std::error_code ec;
+    for (const auto& entry : fs::directory_iterator(folder, ec)) {
+        const std::string name = entry.path().filename().string();
+        if (name.starts_with("session-") && entry.path().extension() == ".jsonl") {
+            files.push_back(entry.path());
+        }
+    }
+    if (ec) {
+        throw GraphFileError(folder.string() + ": cannot read the folder: " + ec.message());
+    }
+    std::ranges::sort(files);
+    for (const fs::path& file : files) {
+        try {
+            capture.sessions.push_back(load_capture_session(file, folder));
+        } catch (const GraphFileError& error) {
+            capture.errors.emplace_back(error.what());
+        }
+    }
+    std::ranges::sort(capture.sessions, {}, &CaptureSession::allocator);
+    return capture;
+}
+
+GraphFile load_call_graph(const CaptureSession& session, const CapturedCall& call) {
+    const std::string where = session.file.string() + ": line " + std::to_string(call.line) + ": ";
+    const fs::path path = session.folder / call.graph;
+    std::error_code ec;
+    if (!fs::is_regular_file(path, ec)) {
+        throw GraphFileError(where + "$.graph: " + call.graph + " is missing from the capture");
+    }
+    const std::string text = read_text(path);
+    if (ends_too_soon(text)) {
+        throw GraphFileError(where + "$.graph: " + call.graph + " is cut short (" + std::to_string(text.size()) +
+                             " bytes, and its JSON does not end)");
+    }
+    GraphFile file;
+    try {
+        file = parse_graph_file(text, path.string());
+    } catch (const GraphFileError& error) {
+        throw GraphFileError(where + "$.graph: " + call.graph + " is not a valid graph file: " + error.what());
+    }
+    auto check_count = [&](const char* key, std::size_t observed, std::size_t in_file, std::string_view what) {
+        if (observed != in_file) {
+            throw GraphFileError(where + "$." + key + ": the call planned " + counted(observed, what) + ", " + call.graph +
+                                 " has " + counted(in_file, what));
+        }
+    };
+    check_count("nodes", call.nodes, file.graph.nodes.size(), "node");
+    check_count("leafs", call.leafs, file.graph.leafs.size(), "leaf");
+    auto same_type = [](const BufferTypeSpec& a, const BufferTypeSpec& b) {
+        return a.name == b.name && a.alignment == b.alignment && a.max_size == b.max_size;
+    };
+    if (file.buffers != session.buffers ||
+        !std::ranges::equal(file.buffer_types, session.buffer_types, same_type)) {
+        throw GraphFileError(where + "$.graph: " + call.graph +
+                             " has other buffer types or buffer ids than the session's allocator");
+    }
+    file.buffer_types = session.buffer_types;  // with the alloc-size rules learnt from the calls
+    return file;
+}
+
+} // namespace gallocsim

@@ -1,0 +1,92 @@
+#pragma once
+// Captures (docs/graph-format.md, "Captures: a folder of sessions"): a folder with one
+// ggml-session/1 JSON Lines file per allocator and the graph files its calls planned.
+// Loading validates like graph files (every error names the file, the line, the JSON path
+// and the problem). A capture cut short (the program killed mid-write) is not an error: the
+// calls read before the cut stay usable and the session says what is missing.
+
+#include "simulator/model/graph_file.hpp"
+
+#include <cstddef>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace gallocsim {
+
+enum class CapturedFunction { reserve, reserve_n, reserve_n_size, alloc_graph };
+std::string_view captured_function_name(CapturedFunction function);  // "ggml_gallocr_reserve_n", ...
+
+// What a buffer type's get_alloc_size did on one call's tensors; `unknown` is a rule the
+// format cannot name (the call cannot be replayed).
+struct ObservedAllocSize {
+    std::optional<AllocSizeRule> rule;  // nullopt: "unknown"
+    std::string example;                // for unknown: the tensor, its nbytes and the size given
+};
+
+// One line after the header: one call the program made, and what it observed.
+struct CapturedCall {
+    int line = 0;    // in the session file, from 1
+    int number = 0;  // `call`
+    CapturedFunction function = CapturedFunction::reserve_n;
+    std::string graph;  // relative to the capture folder
+    std::size_t nodes = 0;
+    std::size_t leafs = 0;
+    std::optional<bool> returned;   // null for reserve_n_size
+    std::optional<bool> replanned;  // alloc_graph only
+    std::optional<std::vector<std::size_t>> sizes;  // reserve_n_size only
+    std::vector<ObservedAllocSize> alloc_size;      // per buffer type
+    std::vector<std::size_t> buffer_sizes;          // per buffer id, after the call
+    std::vector<std::vector<std::size_t>> chunk_sizes;
+    std::optional<std::vector<std::pair<std::string, PlannedPlace>>> tensors;  // alloc_graph that returned true
+
+    bool is_reserve() const { return function != CapturedFunction::alloc_graph; }
+    // The first buffer type whose rule is unknown on this call, if any.
+    std::optional<std::size_t> unknown_alloc_size() const;
+};
+
+// One allocator of the program (ggml_gallocr_new / _new_n) and its calls in order.
+struct CaptureSession {
+    std::filesystem::path file;  // the session file
+    std::filesystem::path folder;  // the capture folder (graphs are relative to it)
+    int allocator = 0;
+    std::string created_by;
+    std::optional<std::string> ggml_version;
+    std::optional<std::string> ggml_commit;
+    std::vector<BufferTypeSpec> buffer_types;  // alloc_size: the rule learnt from the calls
+    std::vector<int> buffers;                  // buffer id -> index into buffer_types
+    std::vector<CapturedCall> calls;
+    // Set when the file ends in a line that is not complete JSON (the program stopped while
+    // writing it): what is missing. The calls before it are complete.
+    std::string truncated;
+
+    std::string label() const { return file.filename().string(); }
+};
+
+struct Capture {
+    std::filesystem::path folder;
+    std::vector<CaptureSession> sessions;  // by allocator number
+    std::vector<std::string> errors;       // sessions that could not be read, one message each
+};
+
+// A folder holding at least one session-*.jsonl file.
+bool is_capture_dir(const std::filesystem::path& path);
+
+// Throws GraphFileError ("DIR/session-0.jsonl: line 3: $.buffer_sizes[0]: problem") for
+// malformed content; a cut last line is recorded in `truncated`, not thrown.
+CaptureSession parse_capture_session(std::string_view text, const std::filesystem::path& file,
+                                     const std::filesystem::path& folder);
+CaptureSession load_capture_session(const std::filesystem::path& file, const std::filesystem::path& folder);
+// Every session of the folder; one that cannot be read goes to `errors`, the others stay
+// usable. Throws GraphFileError when the folder cannot be read.
+Capture load_capture(const std::filesystem::path& folder);
+
+// Loads the graph file a call planned and checks it against the call: missing, cut or
+// malformed files and counts that differ are errors naming the session file, the line,
+// `$.graph` or `$.nodes`/`$.leafs`, and what is wrong. Each call gets its own GraphFile,
+// with fresh tensors (as a program builds its graph afresh for every call).
+GraphFile load_call_graph(const CaptureSession& session, const CapturedCall& call);
+
+} // namespace gallocsim

@@ -1,0 +1,659 @@
+#include "simulator/model/graph_file.hpp"
+#include "simulator/model/json_reader.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <fstream>
+#include <limits>
+#include <numeric>
+#include <ranges>
+#include <set>
+#include <sstream>
+#include <unordered_map>
+
+namespace gallocsim {
+
+using nlohmann::json;
+
+namespace {
+
+// Bytes a tensor may span: ggml caps chunks at SIZE_MAX/2, so anything larger is not a
+// plan anyone can make, and keeping sizes below it keeps all later arithmetic exact.
+constexpr std::size_t kMaxTensorBytes = SIZE_MAX / 4;
+
+using json_input::at;
+using json_input::dot;
+using json_input::in_quotes;
+using json_input::Reader;
+
+// ggml_nbytes with every multiplication and addition checked: nullopt when the tensor
+// would span more than kMaxTensorBytes.
+std::optional<std::size_t> checked_nbytes(const Tensor& t) {
+    if (std::ranges::any_of(t.ne, [](std::int64_t n) { return n <= 0; })) {
+        return 0;
+    }
+    bool overflow = false;
+    auto mul = [&](std::size_t a, std::size_t b) {
+        if (a != 0 && b > kMaxTensorBytes / a) {
+            overflow = true;
+            return std::size_t{0};
+        }
+        return a * b;
+    };
+    auto add = [&](std::size_t a, std::size_t b) {
+        if (b > kMaxTensorBytes - std::min(a, kMaxTensorBytes)) {
+            overflow = true;
+            return std::size_t{0};
+        }
+        return a + b;
+    };
+    auto extent = [&](int i) { return mul(static_cast<std::size_t>(t.ne[static_cast<std::size_t>(i)] - 1), t.nb[static_cast<std::size_t>(i)]); };
+    const auto block = static_cast<std::size_t>(block_size(t.type));
+    std::size_t bytes = block == 1 ? add(type_size(t.type), extent(0)) : mul(static_cast<std::size_t>(t.ne[0]), t.nb[0]) / block;
+    for (int i = 1; i < kMaxDims; ++i) {
+        bytes = add(bytes, extent(i));
+    }
+    if (overflow) {
+        return std::nullopt;
+    }
+    return bytes;
+}
+
+class Parser {
+public:
+    Parser(const json& doc, std::string_view source) : doc_(doc), r_(source) {}
+
+    GraphFile parse() {
+        r_.object(doc_, "$");
+        r_.only_keys(doc_, "$", {"format", "name", "description", "buffer_types", "buffers", "tensors", "leafs",
+                                 "nodes", "leaf_buffer_ids", "node_buffer_ids", "expected", "captured"});
+        const std::string format = r_.string(r_.member(doc_, "$", "format"), "$.format");
+        if (format != "ggml-graph/1") {
+            r_.fail("$.format", "unsupported format \"" + format + "\" (expected \"ggml-graph/1\")");
+        }
+        if (doc_.contains("name")) {
+            file_.name = r_.string(doc_["name"], "$.name");
+        }
+        if (doc_.contains("description")) {
+            file_.description = r_.string(doc_["description"], "$.description");
+        }
+        parse_buffer_types();
+        parse_buffers();
+        parse_tensors();
+        file_.graph.leafs = parse_order("leafs");
+        file_.graph.nodes = parse_order("nodes");
+        check_graph_order();
+        file_.leaf_buffer_ids = parse_buffer_ids("leaf_buffer_ids", file_.graph.leafs.size());
+        file_.node_buffer_ids = parse_buffer_ids("node_buffer_ids", file_.graph.nodes.size());
+        if (doc_.contains("expected")) {
+            file_.expected = parse_expected(doc_["expected"]);
+        }
+        if (doc_.contains("captured")) {
+            file_.captured = parse_captured(doc_["captured"]);
+        }
+        return std::move(file_);
+    }
+
+private:
+    void parse_buffer_types() {
+        const json& types = r_.array(r_.member(doc_, "$", "buffer_types"), "$.buffer_types");
+        if (types.empty()) {
+            r_.fail("$.buffer_types", "must list at least one buffer type");
+        }
+        for (std::size_t i = 0; i < types.size(); ++i) {
+            const std::string path = at("$.buffer_types", i);
+            const json& t = r_.object(types[i], path);
+            r_.only_keys(t, path, {"name", "alignment", "max_size", "alloc_size"});
+            BufferTypeSpec spec;
+            spec.name = r_.string(r_.member(t, path, "name"), dot(path, "name"));
+            if (std::ranges::any_of(file_.buffer_types, [&](const auto& s) { return s.name == spec.name; })) {
+                r_.fail(dot(path, "name"), "duplicate buffer type name \"" + spec.name + "\"");
+            }
+            const std::uint64_t alignment = r_.unsigned_integer(r_.member(t, path, "alignment"), dot(path, "alignment"));
+            if (alignment == 0 || (alignment & (alignment - 1)) != 0) {
+                r_.fail(dot(path, "alignment"), "must be a power of two, got " + std::to_string(alignment));
+            }
+            spec.alignment = alignment;
+            if (t.contains("max_size") && !t["max_size"].is_null()) {
+                const std::uint64_t max_size = r_.unsigned_integer(t["max_size"], dot(path, "max_size"));
+                if (max_size == 0) {
+                    r_.fail(dot(path, "max_size"), "must be positive");
+                }
+                spec.max_size = max_size;
+            }
+            if (t.contains("alloc_size")) {
+                const std::string rule = r_.string(t["alloc_size"], dot(path, "alloc_size"));
+                auto parsed = parse_alloc_size_rule(rule);
+                if (!parsed) {
+                    r_.fail(dot(path, "alloc_size"), "unknown rule \"" + rule + "\" (expected \"nbytes\" or \"cuda\")");
+                }
+                spec.alloc_size = *parsed;
+            }
+            file_.buffer_types.push_back(std::move(spec));
+        }
+    }
+
+    void parse_buffers() {
+        if (!doc_.contains("buffers")) {
+            for (std::size_t i = 0; i < file_.buffer_types.size(); ++i) {
+                file_.buffers.push_back(static_cast<int>(i));
+            }
+            return;
+        }
+        const json& buffers = r_.array(doc_["buffers"], "$.buffers");
+        if (buffers.empty()) {
+            r_.fail("$.buffers", "must list at least one buffer id");
+        }
+        for (std::size_t i = 0; i < buffers.size(); ++i) {
+            const std::string name = r_.string(buffers[i], at("$.buffers", i));
+            auto it = std::ranges::find(file_.buffer_types, name, &BufferTypeSpec::name);
+            if (it == file_.buffer_types.end()) {
+                r_.fail(at("$.buffers", i), "unknown buffer type \"" + name + "\"");
+            }
+            file_.buffers.push_back(static_cast<int>(it - file_.buffer_types.begin()));
+        }
+    }
+
+    void parse_tensors() {
+        const json& tensors = r_.array(r_.member(doc_, "$", "tensors"), "$.tensors");
+        // First pass: names, so sources may refer to tensors listed later.
+        for (std::size_t i = 0; i < tensors.size(); ++i) {
+            const std::string path = at("$.tensors", i);
+            const json& t = r_.object(tensors[i], path);
+            const std::string name = r_.string(r_.member(t, path, "name"), dot(path, "name"));
+            if (name.empty()) {
+                r_.fail(dot(path, "name"), "must not be empty");
+            }
+            if (!index_.emplace(name, i).second) {
+                r_.fail(dot(path, "name"), "duplicate tensor name", name);
+            }
+            Tensor tensor;
+            tensor.name = name;
+            file_.context.add(std::move(tensor));
+        }
+        for (std::size_t i = 0; i < tensors.size(); ++i) {
+            parse_tensor(tensors[i], at("$.tensors", i), file_.context.tensors()[i]);
+        }
+        for (std::size_t i = 0; i < tensors.size(); ++i) {
+            check_view(at("$.tensors", i), file_.context.tensors()[i]);
+        }
+        check_cycles();
+    }
+
+    Tensor* tensor_named(const json& value, const std::string& path, std::string_view owner) {
+        const std::string name = r_.string(value, path, owner);
+        auto it = index_.find(name);
+        if (it == index_.end()) {
+            r_.fail(path, "unknown tensor \"" + name + "\"", owner);
+        }
+        return &file_.context.tensors()[it->second];
+    }
+
+    void parse_tensor(const json& t, const std::string& path, Tensor& tensor) {
+        const std::string& name = tensor.name;
+        r_.only_keys(t, path, {"name", "original_name", "type", "ne", "nb", "op", "op_params", "src", "view_src", "view_offs",
+                               "flags", "data"}, name);
+        if (t.contains("original_name")) {
+            file_.original_names[tensor.index] = r_.string(t["original_name"], dot(path, "original_name"), name);
+        }
+        if (t.contains("type")) {
+            const std::string type = r_.string(t["type"], dot(path, "type"), name);
+            auto parsed = parse_type(type);
+            if (!parsed) {
+                r_.fail(dot(path, "type"), "unknown type \"" + type + "\"", name);
+            }
+            tensor.type = *parsed;
+        }
+        const json& ne = r_.array(r_.member(t, path, "ne", name), dot(path, "ne"), name);
+        if (ne.empty() || ne.size() > kMaxDims) {
+            r_.fail(dot(path, "ne"), "must have 1 to 4 element counts, got " + std::to_string(ne.size()), name);
+        }
+        for (std::size_t d = 0; d < ne.size(); ++d) {
+            const std::int64_t n = r_.signed_integer(ne[d], at(dot(path, "ne"), d), name);
+            if (n < 0) {
+                r_.fail(at(dot(path, "ne"), d), "must be >= 0, got " + std::to_string(n), name);
+            }
+            tensor.ne[d] = n;
+        }
+        if (tensor.ne[0] % block_size(tensor.type) != 0) {
+            r_.fail(dot(path, "ne"), "ne[0] = " + std::to_string(tensor.ne[0]) + " is not a multiple of " +
+                                         std::string(type_name(tensor.type)) + "'s block size " +
+                                         std::to_string(block_size(tensor.type)), name);
+        }
+        if (std::ranges::any_of(tensor.ne, [](std::int64_t n) { return n > (std::int64_t{1} << 48); })) {
+            r_.fail(dot(path, "ne"), "element count too large", name);
+        }
+        tensor.nb = contiguous_strides(tensor.type, tensor.ne);
+        if (t.contains("nb")) {
+            const json& nb = r_.array(t["nb"], dot(path, "nb"), name);
+            if (nb.size() != kMaxDims) {
+                r_.fail(dot(path, "nb"), "must have 4 strides, got " + std::to_string(nb.size()), name);
+            }
+            for (std::size_t d = 0; d < nb.size(); ++d) {
+                const std::uint64_t stride = r_.unsigned_integer(nb[d], at(dot(path, "nb"), d), name);
+                if (stride > kMaxTensorBytes) {
+                    r_.fail(at(dot(path, "nb"), d), "stride too large: " + std::to_string(stride), name);
+                }
+                tensor.nb[d] = stride;
+            }
+        }
+        if (!checked_nbytes(tensor)) {
+            r_.fail(dot(path, "ne"), "the tensor's size overflows (more than " + std::to_string(kMaxTensorBytes) + " bytes)", name);
+        }
+        if (t.contains("op")) {
+            const std::string op = r_.string(t["op"], dot(path, "op"), name);
+            auto parsed = parse_op(op);
+            if (!parsed) {
+                r_.fail(dot(path, "op"), "unknown op \"" + op + "\"", name);
+            }
+            tensor.op = *parsed;
+        }
+        if (t.contains("op_params")) {
+            const json& params = r_.array(t["op_params"], dot(path, "op_params"), name);
+            if (params.size() > kMaxOpParams) {
+                r_.fail(dot(path, "op_params"), "at most 16 values", name);
+            }
+            for (std::size_t k = 0; k < params.size(); ++k) {
+                const std::int64_t v = r_.signed_integer(params[k], at(dot(path, "op_params"), k), name);
+                if (v < std::numeric_limits<std::int32_t>::min() || v > std::numeric_limits<std::int32_t>::max()) {
+                    r_.fail(at(dot(path, "op_params"), k), "must fit in 32 bits", name);
+                }
+                tensor.op_params[k] = static_cast<std::int32_t>(v);
+            }
+        }
+        if (t.contains("src")) {
+            const json& src = r_.array(t["src"], dot(path, "src"), name);
+            if (src.size() > kMaxSrc) {
+                r_.fail(dot(path, "src"), "has " + std::to_string(src.size()) + " entries; at most 10 (GGML_MAX_SRC)", name);
+            }
+            for (std::size_t k = 0; k < src.size(); ++k) {
+                if (!src[k].is_null()) {
+                    tensor.src[k] = tensor_named(src[k], at(dot(path, "src"), k), name);
+                }
+            }
+        }
+        if (t.contains("view_src")) {
+            tensor.view_src = tensor_named(t["view_src"], dot(path, "view_src"), name);
+            if (tensor.view_src == &tensor) {
+                r_.fail(dot(path, "view_src"), "a tensor cannot view itself", name);
+            }
+        }
+        if (t.contains("view_offs")) {
+            tensor.view_offs = r_.unsigned_integer(t["view_offs"], dot(path, "view_offs"), name);
+            if (tensor.view_src == nullptr && tensor.view_offs != 0) {
+                r_.fail(dot(path, "view_offs"), "is set but the tensor has no view_src", name);
+            }
+        }
+        if (t.contains("flags")) {
+            const json& flags = r_.array(t["flags"], dot(path, "flags"), name);
+            for (std::size_t k = 0; k < flags.size(); ++k) {
+                const std::string flag = r_.string(flags[k], at(dot(path, "flags"), k), name);
+                auto it = std::ranges::find(kFlagNames, flag, &std::pair<TensorFlag, std::string_view>::second);
+                if (it == kFlagNames.end()) {
+                    r_.fail(at(dot(path, "flags"), k), "unknown flag \"" + flag + "\" (expected input, output, param, loss or compute)", name);
+                }
+                tensor.flags.set(it->first);
+            }
+        }
+        if (t.contains("data") && r_.boolean(t["data"], dot(path, "data"), name)) {
+            tensor.data = external_data_marker();
+        }
+    }
+
+    // ggml keeps view_src at the root of a chain of views, and a view lies inside it.
+    void check_view(const std::string& path, const Tensor& tensor) {
+        if (tensor.view_src == nullptr) {
+            return;
+        }
+        const Tensor& root = *tensor.view_src;
+        if (root.view_src != nullptr) {
+            r_.fail(dot(path, "view_src"), "names " + in_quotes(root.name) + ", which is itself a view of " +
+                                              in_quotes(root.view_src->name) + "; view_src must name the root", tensor.name);
+        }
+        const std::size_t view_bytes = *checked_nbytes(tensor);
+        const std::size_t root_bytes = *checked_nbytes(root);
+        if (tensor.view_offs > root_bytes || view_bytes > root_bytes - tensor.view_offs) {
+            r_.fail(dot(path, "view_offs"), "view of " + std::to_string(view_bytes) + " bytes at offset " +
+                                               std::to_string(tensor.view_offs) + " reaches past its root " +
+                                               in_quotes(root.name) + " of " + std::to_string(root_bytes) + " bytes", tensor.name);
+        }
+    }
+
+    // A tensor may name itself as a source (ggml_cast does); any other cycle is an error.
+    void check_cycles() {
+        enum class Mark : std::uint8_t { none, open, done };
+        auto& tensors = file_.context.tensors();
+        std::unordered_map<const Tensor*, Mark> marks;
+        for (const Tensor& start : tensors) {
+            if (marks[&start] == Mark::done) {
+                continue;
+            }
+            // Iterative depth-first search: (tensor, next source index).
+            std::vector<std::pair<const Tensor*, int>> stack{{&start, 0}};
+            marks[&start] = Mark::open;
+            while (!stack.empty()) {
+                auto& [tensor, next] = stack.back();
+                if (next == kMaxSrc) {
+                    marks[tensor] = Mark::done;
+                    stack.pop_back();
+                    continue;
+                }
+                const Tensor* src = tensor->src[static_cast<std::size_t>(next++)];
+                if (src == nullptr || src == tensor) {
+                    continue;
+                }
+                if (marks[src] == Mark::open) {
+                    r_.fail("$.tensors", "cycle: " + in_quotes(src->name) + " depends on itself through " + in_quotes(tensor->name), src->name);
+                }
+                if (marks[src] == Mark::none) {
+                    marks[src] = Mark::open;
+                    stack.emplace_back(src, 0);
+                }
+            }
+        }
+    }
+
+    std::vector<Tensor*> parse_order(const char* key) {
+        const std::string path = std::string("$.") + key;
+        const json& list = r_.array(r_.member(doc_, "$", key), path);
+        std::vector<Tensor*> order;
+        for (std::size_t i = 0; i < list.size(); ++i) {
+            Tensor* tensor = tensor_named(list[i], at(path, i), {});
+            if (!in_graph_.insert(tensor).second) {
+                r_.fail(at(path, i), "listed twice in leafs/nodes", tensor->name);
+            }
+            order.push_back(tensor);
+        }
+        return order;
+    }
+
+    // Every source of a node must exist by the time the node runs: a leaf, or a node
+    // earlier in execution order (or the node itself). So must a view's root when the root
+    // is a node: a view placed before it would get no memory (ggml's API cannot build it).
+    void check_graph_order() {
+        std::unordered_map<const Tensor*, std::size_t> position;
+        for (std::size_t i = 0; i < file_.graph.nodes.size(); ++i) {
+            position[file_.graph.nodes[i]] = i;
+        }
+        std::set<const Tensor*> leafs(file_.graph.leafs.begin(), file_.graph.leafs.end());
+        for (std::size_t i = 0; i < file_.graph.nodes.size(); ++i) {
+            const Tensor* node = file_.graph.nodes[i];
+            for (const Tensor* src : node->src) {
+                if (src == nullptr || src == node || leafs.contains(src)) {
+                    continue;
+                }
+                auto it = position.find(src);
+                if (it == position.end()) {
+                    r_.fail(at("$.nodes", i), "source " + in_quotes(src->name) + " is neither a leaf nor a node of the graph", node->name);
+                }
+                if (it->second > i) {
+                    r_.fail(at("$.nodes", i), "uses " + in_quotes(src->name) + " before it is computed (node " +
+                                                  std::to_string(it->second) + ")", node->name);
+                }
+            }
+            if (auto root = node->view_src ? position.find(node->view_src) : position.end();
+                root != position.end() && root->second > i) {
+                r_.fail(at("$.nodes", i), "views " + in_quotes(node->view_src->name) + " before it is computed (node " +
+                                              std::to_string(root->second) + ")", node->name);
+            }
+        }
+    }
+
+    std::vector<int> parse_buffer_ids(const char* key, std::size_t expected) {
+        std::vector<int> ids;
+        if (!doc_.contains(key)) {
+            return ids;
+        }
+        const std::string path = std::string("$.") + key;
+        const json& list = r_.array(doc_[key], path);
+        if (list.size() != expected) {
+            r_.fail(path, "has " + std::to_string(list.size()) + " entries for " + std::to_string(expected) + " tensors");
+        }
+        for (std::size_t i = 0; i < list.size(); ++i) {
+            ids.push_back(r_.index(list[i], at(path, i), file_.buffer_count(), "buffer id"));
+        }
+        return ids;
+    }
+
+    CaptureOrigin parse_captured(const json& c) {
+        const std::string path = "$.captured";
+        r_.object(c, path);
+        r_.only_keys(c, path, {"session", "ggml_version", "ggml_commit"});
+        CaptureOrigin origin;
+        origin.session = r_.string(r_.member(c, path, "session"), dot(path, "session"));
+        auto optional_string = [&](const char* key) -> std::optional<std::string> {
+            if (!c.contains(key) || c[key].is_null()) {
+                return std::nullopt;
+            }
+            return r_.string(c[key], dot(path, key));
+        };
+        origin.ggml_version = optional_string("ggml_version");
+        origin.ggml_commit = optional_string("ggml_commit");
+        return origin;
+    }
+
+    PlanRecord parse_expected(const json& e) {
+        const std::string path = "$.expected";
+        r_.object(e, path);
+        r_.only_keys(e, path, {"source", "reserve", "alloc_graph", "buffer_sizes", "chunk_sizes", "tensors"});
+        PlanRecord plan;
+        if (e.contains("source")) {
+            plan.source = r_.string(e["source"], dot(path, "source"));
+        }
+        plan.reserve = r_.boolean(r_.member(e, path, "reserve"), dot(path, "reserve"));
+        plan.alloc_graph = r_.boolean(r_.member(e, path, "alloc_graph"), dot(path, "alloc_graph"));
+        const json& sizes = r_.array(r_.member(e, path, "buffer_sizes"), dot(path, "buffer_sizes"));
+        for (std::size_t i = 0; i < sizes.size(); ++i) {
+            plan.buffer_sizes.push_back(r_.unsigned_integer(sizes[i], at(dot(path, "buffer_sizes"), i)));
+        }
+        const json& chunks = r_.array(r_.member(e, path, "chunk_sizes"), dot(path, "chunk_sizes"));
+        for (std::size_t i = 0; i < chunks.size(); ++i) {
+            const std::string chunk_path = at(dot(path, "chunk_sizes"), i);
+            std::vector<std::size_t> row;
+            for (std::size_t c = 0; c < r_.array(chunks[i], chunk_path).size(); ++c) {
+                row.push_back(r_.unsigned_integer(chunks[i][c], at(chunk_path, c)));
+            }
+            plan.chunk_sizes.push_back(std::move(row));
+        }
+        const json& tensors = r_.object(r_.member(e, path, "tensors"), dot(path, "tensors"));
+        for (const auto& [name, place] : tensors.items()) {
+            const std::string tensor_path = dot(dot(path, "tensors"), name);
+            if (!index_.contains(name)) {
+                r_.fail(tensor_path, "unknown tensor \"" + name + "\"");
+            }
+            r_.object(place, tensor_path, name);
+            r_.only_keys(place, tensor_path, {"buffer", "chunk", "offset"}, name);
+            PlannedPlace p;
+            p.buffer = r_.index(r_.member(place, tensor_path, "buffer", name), dot(tensor_path, "buffer"), file_.buffer_count(), "buffer id");
+            p.chunk = r_.index(r_.member(place, tensor_path, "chunk", name), dot(tensor_path, "chunk"), 16, "chunk");
+            p.offset = r_.unsigned_integer(r_.member(place, tensor_path, "offset", name), dot(tensor_path, "offset"), name);
+            plan.tensors.emplace_back(name, p);
+        }
+        // Keep the order of the file's tensors, as writers do.
+        std::ranges::sort(plan.tensors, {}, [&](const auto& entry) { return index_.at(entry.first); });
+        return plan;
+    }
+
+    const json& doc_;
+    Reader r_;
+    GraphFile file_;
+    std::unordered_map<std::string, std::size_t> index_;
+    std::set<const Tensor*> in_graph_;
+};
+
+} // namespace
+
+void* external_data_marker() {
+    static std::byte marker[64];
+    return marker;
+}
+
+bool GraphFile::is_external(const Tensor& tensor) {
+    return tensor.data == external_data_marker();
+}
+
+void GraphFile::reset_memory() {
+    for (Tensor& tensor : context.tensors()) {
+        tensor.buffer = nullptr;
+        if (!is_external(tensor)) {
+            tensor.data = nullptr;
+        }
+    }
+}
+
+GraphFile parse_graph_file(std::string_view text, std::string_view source_name) {
+    json doc;
+    try {
+        doc = json::parse(text);
+    } catch (const json::exception& error) {
+        // A syntax error (parse_error), or a number too large for a double (out_of_range
+        // 406). nlohmann's message already says where ("parse error at line 3, column 7:
+        // ..."); only its "[json.exception.parse_error.101] " prefix is dropped.
+        std::string what = error.what();
+        const auto prefix_end = what.find("] ");
+        throw GraphFileError(std::string(source_name) + ": invalid JSON: " +
+                             (prefix_end == std::string::npos ? what : what.substr(prefix_end + 2)));
+    }
+    return Parser(doc, source_name).parse();
+}
+
+GraphFile load_graph_file(const std::filesystem::path& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) {
+        throw GraphFileError(path.string() + ": cannot open file");
+    }
+    std::ostringstream text;
+    text << in.rdbuf();
+    return parse_graph_file(text.str(), path.string());
+}
+
+std::string plan_record_to_json(const PlanRecord& plan, int indent) {
+    nlohmann::ordered_json out;
+    if (!plan.source.empty()) {
+        out["source"] = plan.source;
+    }
+    out["reserve"] = plan.reserve;
+    out["alloc_graph"] = plan.alloc_graph;
+    out["buffer_sizes"] = plan.buffer_sizes;
+    out["chunk_sizes"] = plan.chunk_sizes;
+    out["tensors"] = nlohmann::ordered_json::object();
+    for (const auto& [name, place] : plan.tensors) {
+        out["tensors"][name] = nlohmann::ordered_json{{"buffer", place.buffer}, {"chunk", place.chunk}, {"offset", place.offset}};
+    }
+    return out.dump(indent);
+}
+
+std::string graph_file_to_json(const GraphFile& file, int indent) {
+    using ojson = nlohmann::ordered_json;
+    ojson out;
+    out["format"] = "ggml-graph/1";
+    if (!file.name.empty()) {
+        out["name"] = file.name;
+    }
+    if (!file.description.empty()) {
+        out["description"] = file.description;
+    }
+    out["buffer_types"] = ojson::array();
+    for (const auto& spec : file.buffer_types) {
+        ojson t{{"name", spec.name}, {"alignment", spec.alignment}};
+        if (spec.max_size) {
+            t["max_size"] = *spec.max_size;
+        }
+        if (spec.alloc_size != AllocSizeRule::nbytes) {
+            t["alloc_size"] = alloc_size_rule_name(spec.alloc_size);
+        }
+        out["buffer_types"].push_back(t);
+    }
+    // One id per type, in order, is the default. (Not views::iota: clang 14 cannot use
+    // libstdc++ 12's iota_view, and the fuzz preset builds with clang 14.)
+    std::vector<int> one_per_type(file.buffer_types.size());
+    std::iota(one_per_type.begin(), one_per_type.end(), 0);
+    const bool default_buffers = file.buffers == one_per_type;
+    if (!default_buffers) {
+        out["buffers"] = ojson::array();
+        for (int type : file.buffers) {
+            out["buffers"].push_back(file.buffer_types[static_cast<std::size_t>(type)].name);
+        }
+    }
+    out["tensors"] = ojson::array();
+    for (const Tensor& t : file.context.tensors()) {
+        ojson j{{"name", t.name}};
+        if (auto original = file.original_names.find(t.index); original != file.original_names.end()) {
+            j["original_name"] = original->second;
+        }
+        j["type"] = type_name(t.type);
+        std::size_t dims = kMaxDims;
+        while (dims > 1 && t.ne[dims - 1] == 1) {
+            --dims;
+        }
+        j["ne"] = std::vector<std::int64_t>(t.ne.begin(), t.ne.begin() + static_cast<std::ptrdiff_t>(dims));
+        if (t.nb != contiguous_strides(t.type, t.ne)) {
+            j["nb"] = t.nb;
+        }
+        if (t.op != Op::NONE) {
+            j["op"] = op_name(t.op);
+        }
+        if (std::ranges::any_of(t.op_params, [](std::int32_t v) { return v != 0; })) {
+            std::size_t n = kMaxOpParams;
+            while (n > 0 && t.op_params[n - 1] == 0) {
+                --n;
+            }
+            j["op_params"] = std::vector<std::int32_t>(t.op_params.begin(), t.op_params.begin() + static_cast<std::ptrdiff_t>(n));
+        }
+        std::size_t n_src = kMaxSrc;
+        while (n_src > 0 && t.src[n_src - 1] == nullptr) {
+            --n_src;
+        }
+        if (n_src > 0) {
+            j["src"] = ojson::array();
+            for (std::size_t k = 0; k < n_src; ++k) {
+                j["src"].push_back(t.src[k] ? ojson(t.src[k]->name) : ojson(nullptr));
+            }
+        }
+        if (t.view_src) {
+            j["view_src"] = t.view_src->name;
+            if (t.view_offs != 0) {
+                j["view_offs"] = t.view_offs;
+            }
+        }
+        if (t.flags.bits() != 0) {
+            j["flags"] = ojson::array();
+            for (const auto& [flag, flag_name] : kFlagNames) {
+                if (t.flags.has(flag)) {
+                    j["flags"].push_back(flag_name);
+                }
+            }
+        }
+        if (GraphFile::is_external(t)) {
+            j["data"] = true;
+        }
+        out["tensors"].push_back(std::move(j));
+    }
+    auto names = [](const std::vector<Tensor*>& list) {
+        ojson a = ojson::array();
+        for (const Tensor* t : list) {
+            a.push_back(t->name);
+        }
+        return a;
+    };
+    out["leafs"] = names(file.graph.leafs);
+    out["nodes"] = names(file.graph.nodes);
+    if (!file.leaf_buffer_ids.empty()) {
+        out["leaf_buffer_ids"] = file.leaf_buffer_ids;
+    }
+    if (!file.node_buffer_ids.empty()) {
+        out["node_buffer_ids"] = file.node_buffer_ids;
+    }
+    if (file.expected) {
+        out["expected"] = ojson::parse(plan_record_to_json(*file.expected, -1));
+    }
+    if (file.captured) {
+        auto optional_string = [](const std::optional<std::string>& s) { return s ? ojson(*s) : ojson(nullptr); };
+        out["captured"] = {{"session", file.captured->session}, {"ggml_version", optional_string(file.captured->ggml_version)},
+                           {"ggml_commit", optional_string(file.captured->ggml_commit)}};
+    }
+    return out.dump(indent);
+}
+
+} // namespace gallocsim

@@ -1,0 +1,132 @@
+#pragma once
+// Reading a JSON document with validation that says where: every error names the source
+// (a file, or a file and line), the JSON path, the tensor where there is one, and the
+// problem. Graph files and capture sessions share it.
+
+#include "simulator/model/graph_file.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cstdint>
+#include <initializer_list>
+#include <limits>
+#include <string>
+#include <string_view>
+
+namespace gallocsim::json_input {
+
+using nlohmann::json;
+
+inline std::string in_quotes(std::string_view s) { return "'" + std::string(s) + "'"; }
+
+// Reads one document, remembering where it is so every error can say so.
+class Reader {
+public:
+    explicit Reader(std::string_view source) : source_(source) {}
+
+    [[noreturn]] void fail(const std::string& path, const std::string& problem, std::string_view tensor = {}) const {
+        std::string message = std::string(source_) + ": " + path;
+        if (!tensor.empty()) {
+            message += " (tensor " + in_quotes(tensor) + ")";
+        }
+        throw GraphFileError(message + ": " + problem);
+    }
+
+    const json& member(const json& object, const std::string& path, const char* key, std::string_view tensor = {}) const {
+        auto it = object.find(key);
+        if (it == object.end()) {
+            fail(path, std::string("missing required field \"") + key + "\"", tensor);
+        }
+        return *it;
+    }
+
+    std::string string(const json& value, const std::string& path, std::string_view tensor = {}) const {
+        if (!value.is_string()) {
+            fail(path, "must be a string, got " + describe(value), tensor);
+        }
+        return value.get<std::string>();
+    }
+
+    bool boolean(const json& value, const std::string& path, std::string_view tensor = {}) const {
+        if (!value.is_boolean()) {
+            fail(path, "must be true or false, got " + describe(value), tensor);
+        }
+        return value.get<bool>();
+    }
+
+    const json& array(const json& value, const std::string& path, std::string_view tensor = {}) const {
+        if (!value.is_array()) {
+            fail(path, "must be an array, got " + describe(value), tensor);
+        }
+        return value;
+    }
+
+    const json& object(const json& value, const std::string& path, std::string_view tensor = {}) const {
+        if (!value.is_object()) {
+            fail(path, "must be an object, got " + describe(value), tensor);
+        }
+        return value;
+    }
+
+    std::uint64_t unsigned_integer(const json& value, const std::string& path, std::string_view tensor = {}) const {
+        if (value.is_number_unsigned()) {
+            return value.get<std::uint64_t>();
+        }
+        if (value.is_number_integer()) {
+            fail(path, "must not be negative, got " + value.dump(), tensor);
+        }
+        fail(path, "must be a non-negative integer, got " + describe(value), tensor);
+    }
+
+    std::int64_t signed_integer(const json& value, const std::string& path, std::string_view tensor = {}) const {
+        if (value.is_number_unsigned()) {
+            if (value.get<std::uint64_t>() > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) {
+                fail(path, "is too large: " + value.dump(), tensor);
+            }
+            return static_cast<std::int64_t>(value.get<std::uint64_t>());
+        }
+        if (value.is_number_integer()) {
+            return value.get<std::int64_t>();
+        }
+        fail(path, "must be an integer, got " + describe(value), tensor);
+    }
+
+    int index(const json& value, const std::string& path, int count, const char* what) const {
+        const std::uint64_t id = unsigned_integer(value, path);
+        if (id >= static_cast<std::uint64_t>(count)) {
+            fail(path, std::string(what) + " " + std::to_string(id) + " does not exist (there are " +
+                           std::to_string(count) + ")");
+        }
+        return static_cast<int>(id);
+    }
+
+    void only_keys(const json& object, const std::string& path, std::initializer_list<std::string_view> keys,
+                   std::string_view tensor = {}) const {
+        for (const auto& [key, value] : object.items()) {
+            if (std::ranges::find(keys, key) == keys.end()) {
+                fail(path, "unknown field \"" + key + "\"", tensor);
+            }
+        }
+    }
+
+    static std::string describe(const json& value) {
+        switch (value.type()) {
+        case json::value_t::null: return "null";
+        case json::value_t::boolean: return "a boolean";
+        case json::value_t::string: return "the string " + value.dump();
+        case json::value_t::array: return "an array";
+        case json::value_t::object: return "an object";
+        case json::value_t::number_float: return "the number " + value.dump();
+        default: return "the number " + value.dump();
+        }
+    }
+
+private:
+    std::string_view source_;
+};
+
+inline std::string at(const std::string& path, std::size_t i) { return path + "[" + std::to_string(i) + "]"; }
+inline std::string dot(const std::string& path, std::string_view key) { return path + "." + std::string(key); }
+
+} // namespace gallocsim::json_input

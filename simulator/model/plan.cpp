@@ -1,0 +1,249 @@
+#include "simulator/model/plan.hpp"
+
+#include <map>
+
+namespace gallocsim {
+
+std::vector<std::unique_ptr<TestBufferType>> make_buffer_types(const GraphFile& file) {
+    return make_buffer_types(file.buffer_types);
+}
+
+std::vector<std::unique_ptr<TestBufferType>> make_buffer_types(std::span<const BufferTypeSpec> specs) {
+    std::vector<std::unique_ptr<TestBufferType>> types;
+    for (const BufferTypeSpec& spec : specs) {
+        TestBufferSettings settings;
+        settings.name = spec.name;
+        settings.alignment = spec.alignment;
+        settings.max_size = spec.max_size.value_or(kSizeMax);
+        settings.alloc_size = spec.alloc_size;
+        settings.fake_base = true;
+        types.push_back(std::make_unique<TestBufferType>(std::move(settings)));
+    }
+    return types;
+}
+
+namespace {
+
+std::unique_ptr<GraphAllocator> make_allocator(const GraphFile& file, const PlanRun& run, const AllocatorProfile& profile) {
+    std::vector<BufferType*> ids;
+    for (int type : file.buffers) {
+        ids.push_back(run.types[static_cast<std::size_t>(type)].get());
+    }
+    return std::make_unique<GraphAllocator>(ids, profile);
+}
+
+// needs_realloc's per-tensor question, with the numbers: does the reserved place still hold it?
+std::string outgrown(const GraphAllocator& allocator, const Tensor& tensor, const TensorAlloc& alloc) {
+    if (tensor.data != nullptr || tensor.view_src != nullptr) {
+        return {};
+    }
+    if (alloc.buffer_id < 0) {
+        return tensor.name + " had no place in the reserved plan (it had memory from outside then) and needs one now";
+    }
+    const std::size_t size = allocator.buffer_type(alloc.buffer_id).alloc_size(tensor);
+    if (size <= alloc.size_max) {
+        return {};
+    }
+    return tensor.name + " needs " + std::to_string(size) + " bytes, and the reserved plan holds " +
+           std::to_string(alloc.size_max) + " for it";
+}
+
+std::string counted(std::size_t n, const std::string& what) {
+    return std::to_string(n) + " " + what + (n == 1 ? "" : "s");
+}
+
+} // namespace
+
+PlanRecord record_plan(const GraphFile& file, const GraphAllocator& allocator, bool reserved, bool allocated) {
+    PlanRecord plan;
+    plan.source = "gallocsim";
+    plan.reserve = reserved;
+    plan.alloc_graph = allocated;
+    for (int id = 0; id < allocator.buffer_count(); ++id) {
+        plan.buffer_sizes.push_back(allocator.buffer_size(id));
+        plan.chunk_sizes.push_back(allocator.chunk_sizes(id));
+    }
+    for (const Tensor& tensor : file.context.tensors()) {
+        if (auto place = allocator.locate(tensor)) {
+            plan.tensors.emplace_back(tensor.name, PlannedPlace{place->buffer_id, place->chunk, place->offset});
+        }
+    }
+    return plan;
+}
+
+PlanRun run_plan(GraphFile& file, AllocationObserver* observer, const AllocatorProfile& profile) {
+    PlanRun run;
+    file.reset_memory();
+    run.types = make_buffer_types(file);
+    run.allocator = make_allocator(file, run, profile);
+    run.allocator->set_observer(observer);
+    const bool reserved = run.allocator->reserve_n(file.graph, file.node_buffer_ids, file.leaf_buffer_ids);
+    if (!reserved) {
+        run.error = run.allocator->last_error();
+    }
+    const bool allocated = reserved && run.allocator->alloc_graph(file.graph);
+    if (reserved && !allocated) {
+        run.error = run.allocator->last_error();
+    }
+    run.plan = record_plan(file, *run.allocator, reserved, allocated);
+    return run;
+}
+
+
+std::string realloc_reason(const GraphAllocator& allocator, const Graph& graph) {
+    const auto nodes = allocator.node_allocs();
+    const auto leafs = allocator.leaf_allocs();
+    if (nodes.size() != graph.nodes.size()) {
+        return "the graph has " + counted(graph.nodes.size(), "node") + ", the reserved plan " +
+               counted(nodes.size(), "node");
+    }
+    if (leafs.size() != graph.leafs.size()) {
+        return "the graph has " + counted(graph.leafs.size(), "leaf") + ", the reserved plan " +
+               counted(leafs.size(), "leaf");
+    }
+    for (std::size_t i = 0; i < graph.nodes.size(); ++i) {
+        const Tensor& node = *graph.nodes[i];
+        if (std::string why = outgrown(allocator, node, nodes[i].dst); !why.empty()) {
+            return "node " + why;
+        }
+        for (std::size_t j = 0; j < node.src.size(); ++j) {
+            if (node.src[j] == nullptr) {
+                continue;
+            }
+            if (std::string why = outgrown(allocator, *node.src[j], allocator.source_alloc(i, static_cast<int>(j))); !why.empty()) {
+                return "source " + why + " (as read by " + node.name + ")";
+            }
+        }
+    }
+    return {};
+}
+
+ReservedPlanRun run_plan_after_reserve(GraphFile& reserved, GraphFile& file, const AllocatorProfile& profile) {
+    if (reserved.buffer_types != file.buffer_types || reserved.buffers != file.buffers) {
+        throw GraphFileError("'" + reserved.name + "' and '" + file.name +
+                             "' have different buffer types or buffer ids; one allocator cannot serve both");
+    }
+    ReservedPlanRun result;
+    PlanRun& run = result.run;
+    reserved.reset_memory();
+    file.reset_memory();
+    run.types = make_buffer_types(file);
+    run.allocator = make_allocator(file, run, profile);
+    if (!run.allocator->reserve_n(reserved.graph, reserved.node_buffer_ids, reserved.leaf_buffer_ids)) {
+        run.error = run.allocator->last_error();
+        run.plan = record_plan(file, *run.allocator, false, false);
+        return result;
+    }
+    for (int id = 0; id < run.allocator->buffer_count(); ++id) {
+        result.reserved_sizes.push_back(run.allocator->buffer_size(id));
+    }
+    result.needed_realloc = run.allocator->needs_realloc(file.graph);
+    if (result.needed_realloc) {
+        result.realloc_reason = realloc_reason(*run.allocator, file.graph);
+    }
+    const bool allocated = run.allocator->alloc_graph(file.graph);
+    if (!allocated) {
+        run.error = run.allocator->last_error();
+    }
+    run.plan = record_plan(file, *run.allocator, true, allocated);
+    return result;
+}
+
+MeasuredPlan measure_plan(GraphFile& file, const AllocatorProfile& profile) {
+    file.reset_memory();
+    PlanRun run;
+    run.types = make_buffer_types(file);
+    run.allocator = make_allocator(file, run, profile);
+    MeasuredPlan measured;
+    measured.sizes = run.allocator->reserve_n_size(file.graph, file.node_buffer_ids, file.leaf_buffer_ids);
+    if (!measured.sizes) {
+        measured.error = run.allocator->last_error();
+    }
+    for (int id = 0; id < run.allocator->buffer_count(); ++id) {
+        measured.canonical_ids.push_back(run.allocator->canonical_buffer_id(id));
+    }
+    return measured;
+}
+
+namespace {
+
+template <typename T>
+std::string show(const std::vector<T>& values) {
+    std::string out = "[";
+    for (std::size_t i = 0; i < values.size(); ++i) {
+        out += (i ? ", " : "") + std::to_string(values[i]);
+    }
+    return out + "]";
+}
+
+std::string show(const std::vector<std::vector<std::size_t>>& rows) {
+    std::string out = "[";
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+        out += (i ? ", " : "") + show(rows[i]);
+    }
+    return out + "]";
+}
+
+} // namespace
+
+std::optional<std::string> compare_values(const std::string& what, bool expected, bool actual) {
+    auto yes_no = [](bool b) { return std::string(b ? "true" : "false"); };
+    if (expected == actual) {
+        return std::nullopt;
+    }
+    return what + ": expected " + yes_no(expected) + ", got " + yes_no(actual);
+}
+
+std::optional<std::string> compare_values(const std::string& what, const std::vector<std::size_t>& expected,
+                                          const std::vector<std::size_t>& actual) {
+    if (expected == actual) {
+        return std::nullopt;
+    }
+    return what + ": expected " + show(expected) + ", got " + show(actual);
+}
+
+std::vector<std::string> compare_plans(const PlanRecord& expected, const PlanRecord& actual) {
+    std::vector<std::string> differences;
+    auto differ = [&](const std::string& what, const std::string& want, const std::string& got) {
+        differences.push_back(what + ": expected " + want + ", got " + got);
+    };
+    for (auto difference : {compare_values("reserve", expected.reserve, actual.reserve),
+                            compare_values("alloc_graph", expected.alloc_graph, actual.alloc_graph),
+                            compare_values("buffer_sizes", expected.buffer_sizes, actual.buffer_sizes)}) {
+        if (difference) {
+            differences.push_back(std::move(*difference));
+        }
+    }
+    if (expected.chunk_sizes != actual.chunk_sizes) {
+        differ("chunk_sizes", show(expected.chunk_sizes), show(actual.chunk_sizes));
+    }
+    std::map<std::string, PlannedPlace> got(actual.tensors.begin(), actual.tensors.end());
+    for (const auto& [name, want] : expected.tensors) {
+        auto it = got.find(name);
+        const std::string what = "tensor '" + name + "'";
+        if (it == got.end()) {
+            differences.push_back(what + ": expected at buffer " + std::to_string(want.buffer) + ", chunk " +
+                                  std::to_string(want.chunk) + ", offset " + std::to_string(want.offset) +
+                                  ", but it got no memory");
+            continue;
+        }
+        const PlannedPlace& have = it->second;
+        if (want.buffer != have.buffer) {
+            differ(what + " buffer", std::to_string(want.buffer), std::to_string(have.buffer));
+        }
+        if (want.chunk != have.chunk) {
+            differ(what + " chunk", std::to_string(want.chunk), std::to_string(have.chunk));
+        }
+        if (want.offset != have.offset) {
+            differ(what + " offset", std::to_string(want.offset), std::to_string(have.offset));
+        }
+        got.erase(it);
+    }
+    for (const auto& [name, have] : got) {
+        differences.push_back("tensor '" + name + "': expected no memory, got buffer " + std::to_string(have.buffer) +
+                              ", chunk " + std::to_string(have.chunk) + ", offset " + std::to_string(have.offset));
+    }
+    return differences;
+}
+
+} // namespace gallocsim

@@ -1,0 +1,69 @@
+#pragma once
+// Runs the reference allocator on a graph file exactly as the golden corpus was made
+// (new_n, reserve_n with the file's buffer ids, alloc_graph) and reports the plan in the
+// shape of the file's `expected` section; compares two such plans field by field.
+
+#include "reference/graph_allocator.hpp"
+#include "simulator/model/graph_file.hpp"
+
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace gallocsim {
+
+// One buffer type per spec of the file; fake base addresses, so no memory is touched.
+std::vector<std::unique_ptr<TestBufferType>> make_buffer_types(const GraphFile& file);
+std::vector<std::unique_ptr<TestBufferType>> make_buffer_types(std::span<const BufferTypeSpec> specs);
+
+struct PlanRun {
+    std::vector<std::unique_ptr<TestBufferType>> types;
+    std::unique_ptr<GraphAllocator> allocator;
+    PlanRecord plan;
+    std::string error;  // why reserve or alloc_graph failed, if one did
+};
+
+// Clears any memory from a previous run first, so a file can be planned repeatedly.
+// Plans by the rules of `profile` (the newest ggml unless told).
+PlanRun run_plan(GraphFile& file, AllocationObserver* observer = nullptr,
+                 const AllocatorProfile& profile = newest_profile());
+
+// ggml_backend_sched's pattern: reserve_n on one graph (the largest the program will run),
+// then alloc_graph on another graph with the same allocator. alloc_graph keeps the reserved
+// plan when needs_realloc says the graph still fits it, and re-plans otherwise: by itself
+// with one buffer id; with several it fails and the caller must call reserve_n.
+struct ReservedPlanRun {
+    PlanRun run;  // the allocator (for the buffer types both files share) and `file`'s plan
+    std::vector<std::size_t> reserved_sizes;  // buffer sizes right after reserve_n on `reserved`
+    bool needed_realloc = false;
+    std::string realloc_reason;  // why needs_realloc said yes
+};
+// Throws GraphFileError when the files' buffer types or buffer ids differ.
+ReservedPlanRun run_plan_after_reserve(GraphFile& reserved, GraphFile& file,
+                                       const AllocatorProfile& profile = newest_profile());
+
+// Why alloc_graph would not keep the allocator's last plan for `graph` (needs_realloc's
+// reasons, first one found); empty when the plan still fits.
+std::string realloc_reason(const GraphAllocator& allocator, const Graph& graph);
+
+// ggml_gallocr_reserve_n_size: plans with the file's buffer ids and allocates nothing.
+struct MeasuredPlan {
+    std::optional<std::vector<std::size_t>> sizes;  // per buffer id; ids sharing a type repeat its total
+    std::vector<int> canonical_ids;                 // per buffer id, the lowest id with its buffer type
+    std::string error;                              // when planning failed
+};
+MeasuredPlan measure_plan(GraphFile& file, const AllocatorProfile& profile = newest_profile());
+
+// Builds the record of where alloc_graph put things, from the allocator's state.
+PlanRecord record_plan(const GraphFile& file, const GraphAllocator& allocator, bool reserved, bool allocated);
+
+// One line per difference: "tensor 'x': offset expected 32, got 64".
+std::vector<std::string> compare_plans(const PlanRecord& expected, const PlanRecord& actual);
+// The same style for one more value: nothing when equal, else "what: expected [64], got [96]".
+std::optional<std::string> compare_values(const std::string& what, bool expected, bool actual);
+std::optional<std::string> compare_values(const std::string& what, const std::vector<std::size_t>& expected,
+                                          const std::vector<std::size_t>& actual);
+
+} // namespace gallocsim

@@ -1,0 +1,97 @@
+#pragma once
+// Replays a captured session call by call on one GraphAllocator, exactly as the program
+// made the calls (reserve/reserve_n -> reserve_n, reserve_n_size, alloc_graph; an alloc_graph
+// after a reserve keeps the reserved plan unless needs_realloc says otherwise), and compares
+// every observed value: what each call returned, whether alloc_graph re-planned, the sizes
+// reserve_n_size wrote, every chunk and buffer size, and where every tensor went.
+
+#include "reference/graph_allocator.hpp"
+#include "reference/profile.hpp"
+#include "simulator/model/capture_session.hpp"
+#include "simulator/trace/trace.hpp"
+
+#include <cstddef>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace gallocsim {
+
+// The allocator a session's calls run on, with buffer types built from the session header.
+struct SessionAllocator {
+    std::vector<std::unique_ptr<TestBufferType>> types;
+    std::unique_ptr<GraphAllocator> allocator;
+};
+// The allocator version the session's program ran: the profile for the ggml version it
+// reported; nullptr when it reported none, or one gallocsim has no profile for.
+const AllocatorProfile* session_profile(const CaptureSession& session);
+// The one place a session's allocator is made.
+SessionAllocator make_session_allocator(const CaptureSession& session, const AllocatorProfile& profile);
+
+enum class CallOutcome {
+    passed,        // every observed value reproduced
+    failed,        // a value differs, or the call's graph could not be loaded
+    not_replayed,  // a call before it could not be replayed, or its alloc-size rule is unknown
+};
+
+struct CallReplay {
+    std::size_t index = 0;  // into session.calls
+    CallOutcome outcome = CallOutcome::passed;
+    std::vector<std::string> differences;  // one line each, as compare_plans writes them
+    std::string error;                     // the allocator's error, or why the call was not replayed
+    bool replanned = false;                // the call planned (every reserve; alloc_graph when needs_realloc said so)
+    std::size_t plan_call = 0;             // the call whose plan this call used (itself when it planned)
+};
+
+// Steps through a session's calls on one allocator. Each call's graph is loaded into its own
+// GraphFile and kept until the next call is done: the allocator keeps pointers to the last
+// planned graph's tensors (its planning records) between calls.
+class SessionReplayer {
+public:
+    SessionReplayer(const CaptureSession& session, const AllocatorProfile& profile);
+
+    bool done() const { return next_ >= session_->calls.size() || stopped_; }
+    // A call could not be replayed (its graph, or its alloc-size rule): the rest cannot be either.
+    bool stopped() const { return stopped_; }
+    std::size_t next_call() const { return next_; }
+    // Replays the next call and compares what it observed. `graph`: run the call on this
+    // graph instead of loading the call's own (the caller keeps it alive); `observer` sees
+    // the call's events. After a call that cannot be replayed, done() is true.
+    CallReplay replay_next(AllocationObserver* observer = nullptr, GraphFile* graph = nullptr);
+    // Marks the calls not yet replayed (after a stop) as not replayed, with the reason.
+    std::vector<CallReplay> remaining() const;
+
+    const GraphAllocator& allocator() const { return *allocator_.allocator; }
+
+private:
+    CallReplay run(const CapturedCall& call, GraphFile& graph, AllocationObserver* observer);
+
+    const CaptureSession* session_;
+    SessionAllocator allocator_;
+    std::size_t next_ = 0;
+    bool stopped_ = false;
+    std::string stop_reason_;
+    std::size_t plan_call_ = 0;
+    std::optional<GraphFile> previous_graph_;  // alive until the next call is done
+};
+
+// Replays every call of the session in order.
+std::vector<CallReplay> replay_session(const CaptureSession& session, const AllocatorProfile& profile);
+
+// One call as the program saw it, recorded for stepping: the calls before it replayed
+// untraced; when it is an alloc_graph that kept the plan of an earlier call on the same
+// graph file, that planning call is recorded too, then this call's placement.
+struct CallTrace {
+    GraphFile file;  // the call's graph, its tensors where the call left them
+    Trace trace;
+    std::size_t plan_call = 0;  // the call whose plan the trace shows
+    std::string note;           // "alloc_graph reused the plan of call 2 (reserve_n)", ...
+};
+// Throws GraphFileError when the call cannot be reached (a call before it cannot be replayed).
+CallTrace trace_call(const CaptureSession& session, std::size_t index, const AllocatorProfile& profile);
+
+// A short label of a call: "call 3: alloc_graph, 68 nodes, re-planned".
+std::string describe_call(const CapturedCall& call);
+
+} // namespace gallocsim

@@ -1,0 +1,30 @@
+#pragma once
+// Plain-words explanations of trace events for people learning the allocator: one or two
+// sentences naming the tensors, sizes, offsets and the rule that decided, e.g.
+// "mul reuses a's memory at offset 0: MUL can run in place, and a has one consumer left
+// (mul itself), no views, the same layout and no output flag."
+
+#include "simulator/trace/state.hpp"
+#include "simulator/trace/trace.hpp"
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace gallocsim {
+
+// Explains trace.events[index]; `before` is the state before it (its position is `index`),
+// which tells, for instance, whose memory a tensor's went to.
+std::string explain(const Trace& trace, const SimState& before, std::size_t index);
+
+// Every event's explanation, in order (replays the trace once).
+std::vector<std::string> explain_all(const Trace& trace);
+
+// "4 bytes", "1 byte"
+std::string byte_count(std::size_t bytes);
+
+// "2 consumers", "1 view": a count and a noun that takes an s in the plural.
+std::string counted(std::size_t n, std::string_view noun);
+
+} // namespace gallocsim

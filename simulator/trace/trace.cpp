@@ -1,0 +1,414 @@
+#include "simulator/trace/trace.hpp"
+
+#include "simulator/model/plan.hpp"
+
+#include <algorithm>
+#include <array>
+#include <stdexcept>
+#include <type_traits>
+#include <utility>
+
+namespace gallocsim {
+
+// Events are copied as plain bytes: a vector of them grows, copies and frees cheaply.
+static_assert(std::is_trivially_copyable_v<TraceEvent>);
+static_assert(sizeof(TraceEvent) <= 56);
+
+namespace {
+
+constexpr std::array<std::string_view, kEventKindCount> kKindNames{
+    "plan-started", "leaf-allocated", "counting-started", "consumer-counted", "view-counted", "input-allocated",
+    "node-started", "chunk-created", "parent-allocated", "node-allocated", "in-place-rejected", "in-place-reused",
+    "extra-space-freed", "parent-released", "view-released", "tensor-freed", "output-kept", "plan-finished",
+    "buffer-allocated", "tensor-initialised",
+};
+
+template <typename... F>
+struct Overloaded : F... {
+    using F::operator()...;
+};
+// Spelled out for clang 14 (the fuzz preset), which lacks C++20's aggregate deduction.
+template <typename... F>
+Overloaded(F...) -> Overloaded<F...>;
+
+EventKind allocation_kind(AllocationPhase phase) {
+    switch (phase) {
+    case AllocationPhase::leaf: return EventKind::leaf_allocated;
+    case AllocationPhase::graph_input: return EventKind::input_allocated;
+    case AllocationPhase::parent: return EventKind::parent_allocated;
+    case AllocationPhase::node: return EventKind::node_allocated;
+    }
+    return EventKind::node_allocated;
+}
+
+BlockTaken taken_from(const AllocationDecision& decision, PoolRange candidates) {
+    return {decision.address,      decision.size,          decision.choice,           decision.block,
+            decision.block_before, decision.block_consumed, decision.reuse_factor,    decision.high_water_before,
+            decision.high_water_after, candidates};
+}
+
+} // namespace
+
+EventKind kind_of(const TraceEvent& event) {
+    return std::visit(
+        Overloaded{
+            [](const events::PlanStarted&) { return EventKind::plan_started; },
+            [](const events::CountingStarted&) { return EventKind::counting_started; },
+            [](const events::NodeStarted&) { return EventKind::node_started; },
+            [](const events::ConsumerCounted&) { return EventKind::consumer_counted; },
+            [](const events::ViewCounted&) { return EventKind::view_counted; },
+            [](const events::ChunkCreated&) { return EventKind::chunk_created; },
+            [](const events::TensorAllocated& e) { return allocation_kind(e.phase); },
+            [](const events::InPlaceRejected&) { return EventKind::in_place_rejected; },
+            [](const events::InPlaceReused&) { return EventKind::in_place_reused; },
+            [](const events::ExtraSpaceFreed&) { return EventKind::extra_space_freed; },
+            [](const events::ParentReleased&) { return EventKind::parent_released; },
+            [](const events::ViewReleased&) { return EventKind::view_released; },
+            [](const events::TensorFreed&) { return EventKind::tensor_freed; },
+            [](const events::OutputKept&) { return EventKind::output_kept; },
+            [](const events::PlanFinished&) { return EventKind::plan_finished; },
+            [](const events::BufferAllocated&) { return EventKind::buffer_allocated; },
+            [](const events::TensorInitialised&) { return EventKind::tensor_initialised; },
+        },
+        event.data);
+}
+
+std::string_view kind_name(EventKind kind) {
+    return kKindNames.at(static_cast<std::size_t>(kind));
+}
+
+std::optional<EventKind> parse_kind(std::string_view name) {
+    const auto it = std::ranges::find(kKindNames, name);
+    if (it == kKindNames.end()) {
+        return std::nullopt;
+    }
+    return static_cast<EventKind>(it - kKindNames.begin());
+}
+
+std::string_view stage_name(Stage stage) {
+    switch (stage) {
+    case Stage::leafs: return "leafs";
+    case Stage::counting: return "counting";
+    case Stage::nodes: return "nodes";
+    case Stage::buffers: return "buffers";
+    case Stage::addresses: return "addresses";
+    }
+    return "?";
+}
+
+std::vector<TensorId> touched_tensors(const TraceEvent& event) {
+    std::vector<TensorId> ids;
+    auto add = [&](TensorId id) {
+        if (id != kNoTensor && std::ranges::find(ids, id) == ids.end()) {
+            ids.push_back(id);
+        }
+    };
+    std::visit(Overloaded{
+                   [&](const events::NodeStarted& e) { add(e.node); },
+                   [&](const events::ConsumerCounted& e) { add(e.tensor), add(e.consumer); },
+                   [&](const events::ViewCounted& e) { add(e.tensor), add(e.view); },
+                   [&](const events::ChunkCreated& e) { add(e.tensor); },
+                   [&](const events::TensorAllocated& e) { add(e.tensor); },
+                   [&](const events::InPlaceRejected& e) { add(e.node), add(e.parent); },
+                   [&](const events::InPlaceReused& e) { add(e.node), add(e.parent), add(e.view_source); },
+                   [&](const events::ExtraSpaceFreed& e) { add(e.node), add(e.parent); },
+                   [&](const events::ParentReleased& e) { add(e.parent), add(e.node); },
+                   [&](const events::ViewReleased& e) { add(e.view_source), add(e.view); },
+                   [&](const events::TensorFreed& e) { add(e.tensor); },
+                   [&](const events::OutputKept& e) { add(e.tensor); },
+                   [&](const events::TensorInitialised& e) { add(e.tensor); },
+                   [](const auto&) {},
+               },
+               event.data);
+    return ids;
+}
+
+bool touches(const TraceEvent& event, TensorId tensor) {
+    const auto ids = touched_tensors(event);
+    return std::ranges::find(ids, tensor) != ids.end();
+}
+
+std::optional<MemoryRange> touched_memory(const Trace& trace, const TraceEvent& event) {
+    auto range = [&](int buffer_id, BufferAddress address, std::size_t size) {
+        return std::optional(MemoryRange{trace.buffer(buffer_id).canonical_id, address.chunk, address.offset, size});
+    };
+    auto freed = [&](int buffer_id, const FreeDecision& decision) { return range(buffer_id, decision.address, decision.size); };
+    return std::visit(
+        Overloaded{
+            [&](const events::ChunkCreated& e) { return range(e.buffer_id, {e.chunk, 0}, e.size); },
+            [&](const events::TensorAllocated& e) {
+                const BlockTaken& taken = trace.taken(e);
+                return range(e.buffer_id, taken.address, taken.size);
+            },
+            [&](const events::InPlaceReused& e) {
+                return range(e.buffer_id, e.address, align_up(e.alloc_size, trace.buffer(e.buffer_id).alignment));
+            },
+            [&](const events::ExtraSpaceFreed& e) { return freed(e.buffer_id, trace.freed(e)); },
+            [&](const events::TensorFreed& e) { return freed(e.buffer_id, trace.freed(e)); },
+            [](const auto&) { return std::optional<MemoryRange>{}; },
+        },
+        event.data);
+}
+
+std::span<const BlockCandidate> Trace::candidates(const events::TensorAllocated& e) const {
+    const PoolRange range = taken(e).candidates;
+    return std::span(candidate_pool).subspan(range.first, range.count);
+}
+
+std::span<const std::size_t> Trace::chunk_sizes(const events::BufferAllocated& e) const {
+    return std::span(chunk_size_pool).subspan(e.chunk_sizes.first, e.chunk_sizes.count);
+}
+
+std::vector<int> Trace::allocator_buffer_ids() const {
+    std::vector<int> ids(static_cast<std::size_t>(allocator_count), -1);
+    for (const TraceBuffer& buffer : buffers) {
+        ids[static_cast<std::size_t>(buffer.allocator)] = buffer.canonical_id;
+    }
+    return ids;
+}
+
+std::optional<TensorId> Trace::find(std::string_view name) const {
+    const auto it = std::ranges::find(tensors, name, &TraceTensor::name);
+    if (it == tensors.end()) {
+        return std::nullopt;
+    }
+    return static_cast<TensorId>(it - tensors.begin());
+}
+
+// --- The tensor table ----------------------------------------------------------------
+
+// Every event names tensors, so the recorder's id lookup is on the recording's hot path:
+// the error is built out of line to keep the lookup small enough to inline.
+[[noreturn]] static void throw_unknown_tensor(const Tensor& tensor) {
+    throw std::logic_error("trace: tensor " + tensor.name + " is not one of the graph file's tensors");
+}
+
+TraceTensors::TraceTensors(std::vector<TraceTensor> tensors) {
+    for (const TraceTensor& tensor : tensors) {
+        source_count_ += static_cast<std::size_t>(std::ranges::count_if(tensor.src, [](TensorId id) { return id != kNoTensor; }));
+    }
+    tensors_ = std::make_shared<const std::vector<TraceTensor>>(std::move(tensors));
+}
+
+const std::vector<TraceTensor>& TraceTensors::all() const {
+    static const std::vector<TraceTensor> none;
+    return tensors_ ? *tensors_ : none;
+}
+
+TraceTensors describe_tensors(const GraphFile& file) {
+    const auto& context = file.context.tensors();
+    // A tensor's id is its position in the graph file's context.
+    auto id_of = [&](const Tensor* tensor) {
+        if (tensor == nullptr) {
+            return kNoTensor;
+        }
+        if (tensor->index >= context.size() || &context[tensor->index] != tensor) {
+            throw_unknown_tensor(*tensor);
+        }
+        return static_cast<TensorId>(tensor->index);
+    };
+    // Every field given, so that nothing is written twice.
+    auto describe = [&](const Tensor& tensor) -> TraceTensor {
+        auto source_ids = [&]<std::size_t... J>(std::index_sequence<J...>) {
+            return std::array<TensorId, kMaxSrc>{id_of(tensor.src[J])...};
+        };
+        return {.name = tensor.name,
+                .type = tensor.type,
+                .op = tensor.op,
+                .ne = tensor.ne,
+                .flags = tensor.flags,
+                .src = source_ids(std::make_index_sequence<kMaxSrc>{}),
+                .view_src = id_of(tensor.view_src),
+                .view_offs = tensor.view_offs,
+                .external = GraphFile::is_external(tensor),
+                .bytes = nbytes(tensor),
+                .role = TensorRole::other,
+                .position = -1};
+    };
+    std::vector<TraceTensor> tensors;
+    tensors.reserve(context.size());
+    for (const Tensor& tensor : context) {
+        tensors.push_back(describe(tensor));
+    }
+    auto mark = [&](const std::vector<Tensor*>& list, TensorRole role) {
+        for (std::size_t i = 0; i < list.size(); ++i) {
+            TraceTensor& traced = tensors[static_cast<std::size_t>(id_of(list[i]))];
+            traced.role = role;
+            traced.position = static_cast<int>(i);
+        }
+    };
+    mark(file.graph.leafs, TensorRole::leaf);
+    mark(file.graph.nodes, TensorRole::node);
+    return TraceTensors(std::move(tensors));
+}
+
+// --- Recording ----------------------------------------------------------------------
+
+// A tensor's id is its position in the graph file's context.
+inline TensorId TraceRecorder::id_of(const Tensor* tensor) const {
+    if (tensor == nullptr) {
+        return kNoTensor;
+    }
+    if (tensor->index >= addresses_.size() || addresses_[tensor->index] != tensor) [[unlikely]] {
+        throw_unknown_tensor(*tensor);
+    }
+    return static_cast<TensorId>(tensor->index);
+}
+
+TraceRecorder::TraceRecorder(const GraphFile& file) : TraceRecorder(file, describe_tensors(file)) {}
+
+TraceRecorder::TraceRecorder(const GraphFile& file, TraceTensors tensors) {
+    if (tensors.size() != file.context.size()) {
+        throw std::invalid_argument("trace: the tensor description has " + std::to_string(tensors.size()) +
+                                    " tensors, the graph file " + std::to_string(file.context.size()));
+    }
+    trace_.graph_name = file.name;
+    trace_.leaf_count = file.graph.leafs.size();
+    trace_.node_count = file.graph.nodes.size();
+    trace_.tensors = std::move(tensors);
+
+    addresses_.reserve(file.context.size());
+    for (const Tensor& tensor : file.context.tensors()) {
+        addresses_.push_back(&tensor);
+    }
+    // About as many events as a run gives, so that the trace is not copied as it grows:
+    // each leaf is allocated and placed; each node starts, is allocated (or reuses a parent
+    // after a rejection or two) and placed, and each source is counted, released and
+    // perhaps freed.
+    trace_.events.reserve(8 + 2 * file.graph.leafs.size() + 5 * file.graph.nodes.size() + 3 * trace_.tensors.source_count());
+    trace_.blocks_taken.reserve(file.graph.nodes.size() + file.graph.leafs.size());
+    trace_.blocks_freed.reserve(file.graph.nodes.size() + file.graph.leafs.size());
+
+    // As GraphAllocator: ids naming the same buffer type share one allocator.
+    std::vector<int> allocator_of_type(file.buffer_types.size(), -1);
+    std::vector<int> first_id_of_type(file.buffer_types.size(), -1);
+    for (int id = 0; id < file.buffer_count(); ++id) {
+        const auto type = static_cast<std::size_t>(file.buffers[static_cast<std::size_t>(id)]);
+        if (allocator_of_type[type] < 0) {
+            allocator_of_type[type] = trace_.allocator_count++;
+            first_id_of_type[type] = id;
+        }
+        const BufferTypeSpec& spec = file.buffer_types[type];
+        trace_.buffers.push_back(
+            {spec.name, spec.alignment, spec.max_size.value_or(kSizeMax), allocator_of_type[type], first_id_of_type[type]});
+    }
+}
+
+Trace TraceRecorder::take(std::string error) {
+    trace_.error = std::move(error);
+    return std::move(trace_);
+}
+
+template <typename E>
+void TraceRecorder::add(const E& event) {
+    trace_.events.push_back({stage_, node_, event});
+}
+
+std::size_t TraceRecorder::add_freed(const FreeDecision& decision) {
+    trace_.blocks_freed.push_back(decision);
+    return trace_.blocks_freed.size() - 1;
+}
+
+void TraceRecorder::on(const event::PlanStarted& e) {
+    stage_ = Stage::leafs;
+    node_ = kNoTensor;
+    add(events::PlanStarted{e.measure_only});
+}
+
+void TraceRecorder::on(const event::CountingStarted&) {
+    stage_ = Stage::counting;
+    add(events::CountingStarted{});
+}
+
+void TraceRecorder::on(const event::NodeStarted& e) {
+    stage_ = Stage::nodes;
+    node_ = id_of(e.node);
+    add(events::NodeStarted{node_, e.index});
+}
+
+void TraceRecorder::on(const event::ConsumerCounted& e) {
+    add(events::ConsumerCounted{id_of(e.tensor), id_of(e.consumer), e.children});
+}
+
+void TraceRecorder::on(const event::ViewCounted& e) {
+    add(events::ViewCounted{id_of(e.tensor), id_of(e.view), e.views});
+}
+
+void TraceRecorder::on(const event::TensorAllocated& e) {
+    const TensorId tensor = id_of(e.tensor);
+    const AllocationDecision& decision = e.decision;
+    if (decision.choice == BlockChoice::new_chunk) {
+        add(events::ChunkCreated{e.buffer_id, decision.address.chunk, decision.block_before.size, tensor, decision.size});
+    }
+    const PoolRange candidates{trace_.candidate_pool.size(), e.candidates.size()};
+    trace_.candidate_pool.insert(trace_.candidate_pool.end(), e.candidates.begin(), e.candidates.end());
+    trace_.blocks_taken.push_back(taken_from(decision, candidates));
+    add(events::TensorAllocated{tensor, e.buffer_id, e.phase, e.alloc_size, trace_.blocks_taken.size() - 1});
+}
+
+void TraceRecorder::on(const event::InPlaceRejected& e) {
+    add(events::InPlaceRejected{id_of(e.node), id_of(e.parent), e.reason, e.parent_children, e.parent_views});
+}
+
+void TraceRecorder::on(const event::InPlaceReused& e) {
+    add(events::InPlaceReused{id_of(e.node), id_of(e.parent), id_of(e.view_source), e.buffer_id, e.address, e.alloc_size});
+}
+
+void TraceRecorder::on(const event::ExtraSpaceFreed& e) {
+    add(events::ExtraSpaceFreed{id_of(e.node), id_of(e.parent), e.buffer_id, add_freed(e.decision)});
+}
+
+void TraceRecorder::on(const event::ParentReleased& e) {
+    add(events::ParentReleased{id_of(e.node), id_of(e.parent), e.children_left, e.views_left, e.still_owned});
+}
+
+void TraceRecorder::on(const event::ViewReleased& e) {
+    add(events::ViewReleased{id_of(e.view), id_of(e.view_source), e.source_children, e.source_views_left});
+}
+
+void TraceRecorder::on(const event::TensorFreed& e) {
+    add(events::TensorFreed{id_of(e.tensor), e.buffer_id, e.reason, e.alloc_size, add_freed(e.decision)});
+}
+
+void TraceRecorder::on(const event::OutputKept& e) {
+    add(events::OutputKept{id_of(e.tensor), e.reason});
+}
+
+void TraceRecorder::on(const event::PlanFinished& e) {
+    stage_ = Stage::buffers;
+    node_ = kNoTensor;
+    add(events::PlanFinished{e.ok});
+}
+
+void TraceRecorder::on(const event::BufferAllocated& e) {
+    stage_ = Stage::buffers;
+    node_ = kNoTensor;
+    const PoolRange sizes{trace_.chunk_size_pool.size(), e.chunk_sizes.size()};
+    trace_.chunk_size_pool.insert(trace_.chunk_size_pool.end(), e.chunk_sizes.begin(), e.chunk_sizes.end());
+    add(events::BufferAllocated{e.buffer_id, sizes, e.previous_size, e.reallocated, e.ok});
+}
+
+void TraceRecorder::on(const event::TensorInitialised& e) {
+    stage_ = Stage::addresses;
+    add(events::TensorInitialised{id_of(e.tensor), e.buffer_id, e.address,
+                                  static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(e.data))});
+}
+
+Trace record_trace(GraphFile& file, const AllocatorProfile& profile) {
+    return record_trace(file, describe_tensors(file), profile);
+}
+
+Trace record_trace(GraphFile& file, TraceTensors tensors, const AllocatorProfile& profile) {
+    TraceRecorder recorder(file, std::move(tensors));
+    PlanRun run = run_plan(file, &recorder, profile);
+    Trace trace = recorder.take(run.error);
+    trace.profile = &profile;
+    if (!profile.chunks) {
+        for (TraceBuffer& buffer : trace.buffers) {
+            buffer.max_size = kSizeMax;  // before chunks, planning ignored it
+        }
+    }
+    return trace;
+}
+
+} // namespace gallocsim

@@ -1,0 +1,130 @@
+// Allocator versions on the command line: conform picks each file's profile from its source,
+// unknown versions are listed, diff names the rule that moved a tensor. The rules themselves
+// are tested in profile_test.cpp.
+#include "simulator/cli/analysis_commands.hpp"
+#include "simulator/cli/commands.hpp"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+namespace gallocsim {
+namespace {
+
+// --- the command line -------------------------------------------------------------------
+
+class ProfileCommands : public ::testing::Test {
+protected:
+    std::filesystem::path dir = std::filesystem::temp_directory_path() /
+                                ("gallocsim-profile-test-" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) +
+                                 ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    void SetUp() override { std::filesystem::create_directories(dir); }
+    void TearDown() override { std::filesystem::remove_all(dir); }
+
+    // The CLAMP graph with an `expected` plan from `source`: c at `c_offset`, buffer `size`.
+    std::string clamp_file(const std::string& name, const std::string& source, int c_offset, int size) {
+        const std::filesystem::path path = dir / name;
+        std::ofstream(path) << R"({"format": "ggml-graph/1", "buffer_types": [{"name": "CPU", "alignment": 32}],
+          "tensors": [{"name": "a", "type": "f32", "ne": [8], "flags": ["input"]},
+                      {"name": "c", "type": "f32", "ne": [8], "op": "CLAMP", "src": ["a"], "flags": ["output"]}],
+          "leafs": ["a"], "nodes": ["c"],
+          "expected": {"source": ")" << source << R"(", "reserve": true, "alloc_graph": true,
+            "buffer_sizes": [)" << size << R"(], "chunk_sizes": [[)" << size << R"(]],
+            "tensors": {"a": {"buffer": 0, "chunk": 0, "offset": 0}, "c": {"buffer": 0, "chunk": 0, "offset": )"
+                                   << c_offset << "}}}}";
+        return path.string();
+    }
+};
+
+// conform plans each file by the version its source names: the same graph passes with c in
+// place when llama.cpp made it, and beside a when ggml d99724f2 did.
+TEST_F(ProfileCommands, ConformPicksTheProfileFromEachFilesSource) {
+    const std::string llama_file = clamp_file("llama.json", "llama.cpp 0c1e570 (ggml 0.25.3)", 0, 32);
+    const std::string ggml_file = clamp_file("ggml.json", "ggml d99724f2", 32, 64);
+    std::ostringstream out, err;
+    EXPECT_EQ(cli::conform({.paths = {llama_file, ggml_file}}, out, err), 0) << out.str() << err.str();
+    EXPECT_EQ(out.str(), "2 passed, 0 failed\n");
+
+    // Forcing one version makes the other file fail, and says which version planned it.
+    std::ostringstream forced;
+    EXPECT_EQ(cli::conform({.paths = {llama_file, ggml_file}, .ggml_version = "ggml-d99724f2"}, forced, err), 1);
+    EXPECT_NE(forced.str().find("FAIL " + llama_file + " (planned as ggml-d99724f2)"), std::string::npos) << forced.str();
+    EXPECT_NE(forced.str().find("1 passed, 1 failed"), std::string::npos) << forced.str();
+}
+
+TEST_F(ProfileCommands, ConformRefusesAnUnknownSourceUnlessAVersionIsGiven) {
+    const std::string file = clamp_file("new.json", "ggml 0.30.0", 32, 64);
+    std::ostringstream out, err;
+    EXPECT_EQ(cli::conform({.paths = {file}}, out, err), 1);
+    const std::string text = out.str();
+    EXPECT_NE(text.find("expected.source \"ggml 0.30.0\" is no ggml version gallocsim knows"), std::string::npos) << text;
+    for (const char* known : {"\"ggml d99724f2\" (ggml-d99724f2)", "\"llama.cpp 0c1e570 (ggml 0.25.3)\" (llama.cpp-0c1e570)",
+                              "\"ggml f54604ef\" (ggml-f54604ef)", "--ggml-version"}) {
+        EXPECT_NE(text.find(known), std::string::npos) << known << "\n" << text;
+    }
+    std::ostringstream given;
+    EXPECT_EQ(cli::conform({.paths = {file}, .ggml_version = "ggml-d99724f2"}, given, err), 0) << given.str();
+}
+
+TEST_F(ProfileCommands, AnUnknownVersionListsTheKnownOnes) {
+    std::ostringstream out, err;
+    EXPECT_EQ(cli::plan({.graph = {.input = "seed", .ggml_version = "ggml-1234"}}, out, err), 2);
+    EXPECT_EQ(err.str(), "--ggml-version ggml-1234: unknown version; known: llama.cpp-0c1e570, ggml-d99724f2, ggml-f54604ef\n");
+    std::ostringstream conform_err;
+    EXPECT_EQ(cli::conform({.paths = {dir.string()}, .ggml_version = "0.25.3"}, out, conform_err), 2);
+    EXPECT_NE(conform_err.str().find("known: llama.cpp-0c1e570"), std::string::npos) << conform_err.str();
+}
+
+// diff A under one version and B under another: the sizes, the moved tensor and the rule.
+TEST_F(ProfileCommands, DiffNamesTheRuleThatMovedATensor) {
+    const std::string file = clamp_file("clamp.json", "ggml d99724f2", 32, 64);
+    cli::DiffOptions options;
+    options.before.input = file;
+    options.ggml_versions = {"ggml-d99724f2", "llama.cpp-0c1e570"};
+    std::ostringstream out, err;
+    EXPECT_EQ(cli::diff(options, out, err), 0) << err.str();
+    const std::string text = out.str();
+    for (const char* line : {"A: " , ", ggml version ggml-d99724f2\nB: ", ", ggml version llama.cpp-0c1e570\n",
+                             "buffer 0 (CPU): 64 -> 32 bytes (-32, -50.0%), chunks [64] -> [32]\n", "1 tensor moved, 1 unchanged\n",
+                             "- CLAMP may run in place under llama.cpp-0c1e570, not under ggml-d99724f2: c reuses its parent a's memory\n"}) {
+        EXPECT_NE(text.find(line), std::string::npos) << line << "\n" << text;
+    }
+    options.ggml_versions = {"ggml-d99724f2", "llama.cpp-0c1e570", "ggml-f54604ef"};
+    std::ostringstream three_err;
+    EXPECT_EQ(cli::diff(options, out, three_err), 2);
+    EXPECT_NE(three_err.str().find("at most two"), std::string::npos) << three_err.str();
+}
+
+// The chunk graph of MaxSizeSplitsIntoChunksOnlySinceChunksCame, written without max_size:
+// with two versions, --max-size 96 applies to both plans. n moves from 0:96 to chunk 1 at 0,
+// m from 0:128 to chunk 1 at 32; a, b and k stay (see that test for the steps).
+TEST_F(ProfileCommands, DiffOfTwoVersionsAppliesBufferOptionsToBothAndNamesChunks) {
+    const std::filesystem::path path = dir / "chunks.json";
+    std::ofstream(path) << R"({"format": "ggml-graph/1", "buffer_types": [{"name": "CPU", "alignment": 32}],
+      "tensors": [{"name": "a", "type": "f32", "ne": [8]}, {"name": "b", "type": "f32", "ne": [16]},
+                  {"name": "n", "type": "f32", "ne": [8], "op": "NORM", "src": ["a"]},
+                  {"name": "m", "type": "f32", "ne": [16], "op": "NORM", "src": ["b"]},
+                  {"name": "k", "type": "f32", "ne": [24], "op": "CONCAT", "src": ["n", "m"], "flags": ["output"]}],
+      "leafs": ["a", "b"], "nodes": ["n", "m", "k"]})";
+    cli::DiffOptions options;
+    options.before.input = path.string();
+    options.after_buffers.max_size = 96;
+    options.ggml_versions = {"ggml-f54604ef", "ggml-d99724f2"};
+    std::ostringstream out, err;
+    EXPECT_EQ(cli::diff(options, out, err), 0) << err.str();
+    const std::string text = out.str();
+    for (const char* line : {", ggml version ggml-f54604ef, max_size 96\nB: ", ", ggml version ggml-d99724f2, max_size 96\n",
+                             "buffer 0 (CPU): 192 -> 192 bytes (+0, +0.0%), chunks [192] -> [96, 96]\n",
+                             "2 tensors moved, 3 unchanged\n",
+                             "- buffer 0 (CPU): under ggml-d99724f2 the plan is split into chunks of at most max_size 96 (2 chunks, "
+                             "ggml 254ea3e5, llama.cpp #15815, placed by the reuse factor of #16788); ggml-f54604ef ignores "
+                             "max_size and plans one buffer\n"}) {
+        EXPECT_NE(text.find(line), std::string::npos) << line << "\n" << text;
+    }
+}
+
+} // namespace
+} // namespace gallocsim

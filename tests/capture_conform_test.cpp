@@ -3,6 +3,7 @@
 // tests/data/captures/seed/README.md (and below where a test uses them).
 
 #include "simulator/cli/commands.hpp"
+#include "simulator/cli/step_commands.hpp"
 #include "simulator/model/capture_session.hpp"
 #include "tests/test_support.hpp"
 

@@ -3,6 +3,7 @@
 // are tested in profile_test.cpp.
 #include "simulator/cli/analysis_commands.hpp"
 #include "simulator/cli/commands.hpp"
+#include "simulator/cli/step_commands.hpp"
 
 #include <gtest/gtest.h>
 

@@ -126,31 +126,31 @@ void FreeListChecker::give_back(int buffer_id, BufferAddress address, std::size_
             ", which is not in use");
 }
 
-void FreeListChecker::on_event(const Event& event) {
+void FreeListChecker::on_event(const ObservedEvent& event) {
     ++events_;
     std::string after = "?";
-    if (std::holds_alternative<event::PlanStarted>(event)) {
+    if (std::holds_alternative<Observed<event::PlanStarted>>(event)) {
         // The allocator resets its chunks after this event: nothing to check yet.
         slots_.clear();
         holding_.clear();
         return;
     }
-    if (const auto* allocated = std::get_if<event::TensorAllocated>(&event)) {
-        take(allocated->buffer_id, allocated->decision.address, allocated->decision.size);
+    if (const auto* allocated = std::get_if<Observed<event::TensorAllocated>>(&event)) {
+        take(allocated->buffer_id, allocated->taken.decision.address, allocated->taken.decision.size);
         holding_.insert(allocated->tensor);
         after = "allocating " + allocated->tensor->name;
-    } else if (const auto* reused = std::get_if<event::InPlaceReused>(&event)) {
+    } else if (const auto* reused = std::get_if<Observed<event::InPlaceReused>>(&event)) {
         const Tensor* owner = reused->view_source != nullptr ? reused->view_source : reused->parent;
         if (holding_.erase(owner) == 0) {
             problem(reused->node->name + " reuses " + owner->name + "'s memory, which it does not hold");
         }
         holding_.insert(reused->node);
         after = reused->node->name + " reusing " + reused->parent->name;
-    } else if (const auto* extra = std::get_if<event::ExtraSpaceFreed>(&event)) {
-        give_back(extra->buffer_id, extra->decision.address, extra->decision.size, extra->node->name + "'s extra space");
+    } else if (const auto* extra = std::get_if<Observed<event::ExtraSpaceFreed>>(&event)) {
+        give_back(extra->buffer_id, extra->freed.address, extra->freed.size, extra->node->name + "'s extra space");
         after = "freeing " + extra->node->name + "'s extra space";
-    } else if (const auto* freed = std::get_if<event::TensorFreed>(&event)) {
-        give_back(freed->buffer_id, freed->decision.address, freed->decision.size, freed->tensor->name);
+    } else if (const auto* freed = std::get_if<Observed<event::TensorFreed>>(&event)) {
+        give_back(freed->buffer_id, freed->freed.address, freed->freed.size, freed->tensor->name);
         if (freed->tensor->has_flag(TensorFlag::output)) {
             problem("output " + freed->tensor->name + " was freed");
         }

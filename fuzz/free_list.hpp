@@ -42,11 +42,11 @@ std::vector<std::string> free_list_violations(const DynamicAllocator& allocator,
 // Watches a GraphAllocator plan: keeps its own record of the bytes each allocation took
 // and gave back, checks the free lists after every event, and remembers which tensors
 // hold memory at the end and whether an output was ever freed.
-class FreeListChecker final : public AllocationObserver {
+class FreeListChecker final : public EventListener {
 public:
     explicit FreeListChecker(const GraphAllocator& allocator) : allocator_(&allocator) {}
 
-    void on_event(const Event& event) override;
+    void on_event(const ObservedEvent& event) override;
 
     const std::vector<std::string>& problems() const { return problems_; }
     // Tensors whose memory was allocated and not freed (ownership follows in-place reuse).

@@ -26,9 +26,9 @@ std::size_t buffer_allocations(const std::vector<std::unique_ptr<TestBufferType>
 }
 
 // Counts re-plans (reserve, or alloc_graph planning again).
-class PlanCounter final : public AllocationObserver {
+class PlanCounter final : public EventListener {
 public:
-    void on_event(const Event& event) override { plans += std::holds_alternative<event::PlanStarted>(event) ? 1 : 0; }
+    void on_event(const ObservedEvent& event) override { plans += std::holds_alternative<Observed<event::PlanStarted>>(event) ? 1 : 0; }
     int plans = 0;
 };
 

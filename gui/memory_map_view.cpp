@@ -40,9 +40,9 @@ std::optional<StepMark> mark_of(const Trace& trace, const TraceEvent& event) {
         mark.merge = decision.merge;
         mark.merged = decision.result;
     };
-    if (const auto* freed = std::get_if<events::TensorFreed>(&event.data)) {
+    if (const auto* freed = std::get_if<Recorded<event::TensorFreed>>(&event.data)) {
         merged(trace.freed(*freed));
-    } else if (const auto* extra = std::get_if<events::ExtraSpaceFreed>(&event.data)) {
+    } else if (const auto* extra = std::get_if<Recorded<event::ExtraSpaceFreed>>(&event.data)) {
         merged(trace.freed(*extra));
     }
     return mark;

@@ -33,18 +33,18 @@ TraceSpans::TraceSpans(const Trace& trace) : by_tensor_(trace.tensors.size()) {
         std::visit(
             [&](const auto& e) {
                 using E = std::decay_t<decltype(e)>;
-                if constexpr (std::is_same_v<E, events::TensorAllocated>) {
+                if constexpr (std::is_same_v<E, Recorded<event::TensorAllocated>>) {
                     const BlockTaken& taken = trace.taken(e);
                     open(e.tensor, e.buffer_id, taken.address, taken.size, i, kNoTensor);
                     grow(trace.buffer(e.buffer_id).allocator, taken.address.chunk, taken.high_water_after);
-                } else if constexpr (std::is_same_v<E, events::ChunkCreated>) {
+                } else if constexpr (std::is_same_v<E, Recorded<event::ChunkCreated>>) {
                     grow(trace.buffer(e.buffer_id).allocator, e.chunk, 0);
-                } else if constexpr (std::is_same_v<E, events::InPlaceReused>) {
+                } else if constexpr (std::is_same_v<E, Recorded<event::InPlaceReused>>) {
                     const TensorId owner = e.view_source != kNoTensor ? e.view_source : e.parent;
                     close(owner, i, SpanEnd::handed_over);
                     const std::size_t size = align_up(e.alloc_size, trace.buffer(e.buffer_id).alignment);
                     open(e.node, e.buffer_id, e.address, size, i, owner);
-                } else if constexpr (std::is_same_v<E, events::TensorFreed>) {
+                } else if constexpr (std::is_same_v<E, Recorded<event::TensorFreed>>) {
                     close(e.tensor, i, SpanEnd::freed);
                 }
             },

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <span>
 
 namespace gallocsim {
 
@@ -51,6 +52,41 @@ DynamicAllocator::Pick DynamicAllocator::find_best_fit(std::size_t size, std::ve
     }
     return pick;
 }
+
+namespace {
+// Best fit's diagnostic, from the blocks it looked at: how many fitted and which clause of
+// the rule above picked `taken` (per chunk the smallest, the last of equals; across chunks
+// the later chunk's).
+void explain_best_fit(std::span<const BlockCandidate> candidates, const FreeBlock& taken, AllocationDecision& decision) {
+    std::size_t smallest = SIZE_MAX;
+    for (const BlockCandidate& c : candidates) {
+        if (!c.is_tail && c.fits) {
+            decision.fitting_blocks += 1;
+            decision.equal_fits += c.free_block.size == taken.size ? 1 : 0;
+            smallest = std::min(smallest, c.free_block.size);
+        }
+    }
+    if (decision.fitting_blocks <= 1) {
+        decision.best_fit_reason = BestFitReason::only_fit;
+    } else if (smallest < taken.size) {
+        decision.best_fit_reason = BestFitReason::later_chunk;
+    } else if (decision.equal_fits > 1) {
+        decision.best_fit_reason = BestFitReason::last_of_equals;
+    } else {
+        decision.best_fit_reason = BestFitReason::smallest;
+    }
+}
+// The tail rule's diagnostic, like explain_best_fit's.
+void explain_tail(std::span<const BlockCandidate> candidates, AllocationDecision& decision) {
+    decision.fitting_blocks = static_cast<int>(
+        std::ranges::count_if(candidates, [](const BlockCandidate& c) { return c.is_tail && c.fits; }));
+    if (decision.fitting_blocks <= 1) {
+        decision.tail_reason = TailReason::only_fit;
+    } else {
+        decision.tail_reason = decision.reuse_factor >= 0 ? TailReason::least_unused : TailReason::grows_least;
+    }
+}
+} // namespace
 
 // Among tail blocks that fit, prefer one that needs no growth and leaves the least
 // unused (reuse factor >= 0, smallest); failing that, the one that grows its chunk least.
@@ -122,6 +158,11 @@ AllocationDecision DynamicAllocator::allocate(std::size_t size, std::vector<Bloc
     decision.block_before = block;
     decision.reuse_factor = pick.reuse_factor;
     decision.high_water_before = chunk.high_water;
+    if (candidates != nullptr && pick.choice == BlockChoice::best_fit) {
+        explain_best_fit(*candidates, block, decision);
+    } else if (candidates != nullptr && pick.choice == BlockChoice::tail) {
+        explain_tail(*candidates, decision);
+    }
 
     block.offset += size;
     block.size -= size;
@@ -158,6 +199,7 @@ FreeDecision DynamicAllocator::free(BufferAddress address, std::size_t size) {
             }
             decision.block = i;
             decision.result = blocks[static_cast<std::size_t>(i)];
+            decision.free_blocks_after = static_cast<int>(blocks.size());
             return decision;
         }
         if (address.offset + size == block.offset) {
@@ -172,6 +214,7 @@ FreeDecision DynamicAllocator::free(BufferAddress address, std::size_t size) {
                 decision.block = i - 1;
             }
             decision.result = blocks[static_cast<std::size_t>(decision.block)];
+            decision.free_blocks_after = static_cast<int>(blocks.size());
             return decision;
         }
     }
@@ -183,6 +226,7 @@ FreeDecision DynamicAllocator::free(BufferAddress address, std::size_t size) {
     auto position = std::ranges::find_if(blocks, [&](const FreeBlock& b) { return b.offset >= address.offset; });
     decision.block = static_cast<int>(position - blocks.begin());
     decision.result = *blocks.insert(position, FreeBlock{address.offset, size});
+    decision.free_blocks_after = static_cast<int>(blocks.size());
     return decision;
 }
 

@@ -56,10 +56,32 @@ struct BlockCandidate {
     std::int64_t reuse_factor = 0;  // tail blocks only: high_water - offset - size (may be negative)
 };
 
+// Which clause of best fit decided among the non-tail blocks that fit. Told only to an
+// observer (worked out from the candidates, which only an observer asks for).
+enum class BestFitReason : std::uint8_t {
+    only_fit,        // the one block that fits
+    smallest,        // the smallest of those that fit
+    last_of_equals,  // several as small fit: the scan's `<=` keeps the last one
+    later_chunk,     // an earlier chunk has a smaller fit, but the best is kept per chunk and a later chunk's wins
+};
+
+// Which clause of the tail rule decided among the tails that fit (tail choices only).
+enum class TailReason : std::uint8_t {
+    only_fit,     // the one tail that fits
+    least_unused, // it fits below its chunk's high-water mark and leaves the least unused (reuse factor >= 0, smallest)
+    grows_least,  // no tail fits below its high-water mark: this one grows its chunk least
+};
+
 struct AllocationDecision {
     BufferAddress address;
     std::size_t size = 0;  // aligned request
     BlockChoice choice = BlockChoice::best_fit;
+    // When candidates were asked for: why this block, and how many blocks of its kind (non-tail
+    // blocks for best_fit, tails for tail) fitted.
+    BestFitReason best_fit_reason = BestFitReason::only_fit;
+    TailReason tail_reason = TailReason::only_fit;
+    int fitting_blocks = 0;
+    int equal_fits = 0;  // fitting blocks as small as the one taken (last_of_equals)
     int block = 0;               // index of the block taken, in its chunk, before the take
     FreeBlock block_before;      // that block before the take
     bool block_consumed = false; // the block was used up and removed from the list
@@ -81,6 +103,9 @@ struct FreeDecision {
     MergeKind merge = MergeKind::none;
     int block = 0;         // index of the resulting block
     FreeBlock result;      // the resulting free block
+    int free_blocks_after = 0;  // the chunk's free blocks after the free (the last one is its tail)
+
+    bool result_is_tail() const { return block + 1 == free_blocks_after; }
 };
 
 // Thrown where upstream ggml would abort: more than 256 free blocks in a chunk, or no

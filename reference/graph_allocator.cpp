@@ -208,19 +208,19 @@ bool GraphAllocator::plan(const Graph& graph, std::span<const int> node_ids, std
     // Records are made as tensors are first met. A graph built in one context holds about
     // as many tensors as it lists; tensors past that go to the map's overflow table.
     hash_.reset(graph.leafs.size() + graph.nodes.size() + kTensorsPerStep, kTensorsPerStep);
-    emit<event::PlanStarted>(&graph, measure_only);
+    emit<Observed<event::PlanStarted>>(measure_only);
     try {
         for (auto& allocator : allocators_) {
             allocator.reset();
         }
         plan_graph(graph, node_ids, leaf_ids);
     } catch (const AllocatorError& error) {
-        emit<event::PlanFinished>(false);
+        emit<Observed<event::PlanFinished>>(false);
         return fail(std::string("graph allocation failed: ") + error.what());
     }
     record_plan(graph);
     const bool ok = allocate_buffers(measure_only);
-    emit<event::PlanFinished>(ok);
+    emit<Observed<event::PlanFinished>>(ok);
     return ok;
 }
 
@@ -230,13 +230,13 @@ void GraphAllocator::plan_graph(const Graph& graph, std::span<const int> node_id
         make_room_for_step();
         allocate_tensor(graph.leafs[i], id_at(leaf_ids, i), AllocationPhase::leaf);
     }
-    emit<event::CountingStarted>();
+    emit<Observed<event::CountingStarted>>();
     count_consumers(graph, node_ids);
     for (std::size_t i = 0; i < graph.nodes.size(); ++i) {
         const Tensor* node = graph.nodes[i];
         const int buffer_id = id_at(node_ids, i);
         make_room_for_step();
-        emit<event::NodeStarted>(node, i);
+        emit<Observed<event::NodeStarted>>(node, i);
         // Only leafs and inputs can be unallocated parents at this point.
         for_each_src(*node, [&](const Tensor* parent) { allocate_tensor(parent, buffer_id, AllocationPhase::parent); });
         allocate_tensor(node, buffer_id, AllocationPhase::node);
@@ -255,7 +255,7 @@ void GraphAllocator::count_consumers(const Graph& graph, std::span<const int> no
         if (node->is_view() && node->op != Op::NONE) {
             HashNode& source = node_of(node->view_src);
             source.views += 1;
-            emit<event::ViewCounted>(node->view_src, node, source.views);
+            emit<Observed<event::ViewCounted>>(node->view_src, node, source.views);
         }
         if (node->has_flag(TensorFlag::input)) {
             allocate_tensor(node, id_at(node_ids, i), AllocationPhase::graph_input);
@@ -263,7 +263,7 @@ void GraphAllocator::count_consumers(const Graph& graph, std::span<const int> no
         for_each_src(*node, [&](const Tensor* src) {
             HashNode& record = node_of(src);
             record.children += 1;
-            emit<event::ConsumerCounted>(src, node, record.children);
+            emit<Observed<event::ConsumerCounted>>(src, node, record.children);
             if (src->has_flag(TensorFlag::input)) {
                 allocate_tensor(src, id_at(node_ids, i), AllocationPhase::graph_input);
             }
@@ -300,7 +300,12 @@ void GraphAllocator::allocate_tensor(const Tensor* tensor, int buffer_id, Alloca
     record.buffer_id = buffer_id;
     record.address = decision.address;
     record.alloc_size = size;
-    emit<event::TensorAllocated>(tensor, buffer_id, phase, size, decision, candidates_);
+    if (decision.choice == BlockChoice::new_chunk) {
+        emit<Observed<event::ChunkCreated>>(buffer_id, decision.address.chunk, decision.block_before.size, tensor,
+                                            decision.size);
+    }
+    emit<Observed<event::TensorAllocated>>(tensor, buffer_id, phase, size,
+                                           ObservedRefs::Taken{decision, candidates_});
 }
 
 // A node whose op may run in place takes over the memory of a parent that nothing else
@@ -316,7 +321,7 @@ bool GraphAllocator::try_inplace(const Tensor* node, PlanRecord& record) {
         }
         PlanRecord& parent_record = node_of(parent);
         auto reject = [&](InPlaceRejection reason) {
-            emit<event::InPlaceRejected>(node, parent, reason, parent_record.children, parent_record.views);
+            emit<Observed<event::InPlaceRejected>>(node, parent, reason, parent_record.children, parent_record.views);
         };
         if (!parent_record.allocated) {
             reject(InPlaceRejection::not_owned);
@@ -353,7 +358,7 @@ bool GraphAllocator::try_inplace(const Tensor* node, PlanRecord& record) {
         record.address = parent_record.address;
         record.alloc_size = types_[static_cast<std::size_t>(record.buffer_id)]->alloc_size(*node);
         parent_record.allocated = false;  // so that releasing the parent does not free the node's memory
-        emit<event::InPlaceReused>(node, parent, owner != parent ? owner : nullptr, record.buffer_id, record.address,
+        emit<Observed<event::InPlaceReused>>(node, parent, owner != parent ? owner : nullptr, record.buffer_id, record.address,
                                   record.alloc_size);
         if (profile_->free_extra_space) {
             free_extra_space(*node, record, *owner, *owner_record);
@@ -379,7 +384,7 @@ void GraphAllocator::free_extra_space(const Tensor& node, const PlanRecord& reco
         BufferAddress extra = parent_record.address;
         extra.offset += node_aligned;
         FreeDecision decision = allocator.free(extra, parent_aligned - node_aligned);
-        emit<event::ExtraSpaceFreed>(&node, &parent, parent_record.buffer_id, decision);
+        emit<Observed<event::ExtraSpaceFreed>>(&node, &parent, parent_record.buffer_id, decision);
     }
 }
 
@@ -389,14 +394,14 @@ void GraphAllocator::release_parents(const Tensor& node) {
     for_each_src(node, [&](const Tensor* parent) {
         PlanRecord& record = node_of(parent);
         record.children -= 1;
-        emit<event::ParentReleased>(&node, parent, record.children, record.views, record.allocated);
+        emit<Observed<event::ParentReleased>>(&node, parent, record.children, record.views, record.allocated);
         if (record.children != 0 || record.views != 0) {
             return;
         }
         if (parent->is_view()) {
             PlanRecord& source = node_of(parent->view_src);
             source.views -= 1;
-            emit<event::ViewReleased>(parent, parent->view_src, source.children, source.views);
+            emit<Observed<event::ViewReleased>>(parent, parent->view_src, source.children, source.views);
             if (source.views == 0 && source.children == 0 && source.allocated) {
                 free_tensor(*parent->view_src, source, FreeReason::last_view);
             }
@@ -408,13 +413,13 @@ void GraphAllocator::release_parents(const Tensor& node) {
 
 void GraphAllocator::free_tensor(const Tensor& tensor, PlanRecord& record, FreeReason reason) {
     if (tensor.has_flag(TensorFlag::output)) {
-        emit<event::OutputKept>(&tensor, reason);  // graph outputs are never freed
+        emit<Observed<event::OutputKept>>(&tensor, reason);  // graph outputs are never freed
         return;
     }
     const std::size_t size = alloc_size_of(tensor, record);
     FreeDecision decision = allocator_of(record.buffer_id).free(record.address, size);
     record.allocated = false;
-    emit<event::TensorFreed>(&tensor, record.buffer_id, reason, size, decision);
+    emit<Observed<event::TensorFreed>>(&tensor, record.buffer_id, reason, size, decision);
 }
 
 TensorAlloc GraphAllocator::tensor_alloc_of(const Tensor& tensor) {
@@ -469,7 +474,7 @@ bool GraphAllocator::allocate_buffers(bool measure_only) {
         }
         const std::size_t previous_size = buffer ? buffer->size() : 0;
         if (!realloc) {
-            emit<event::BufferAllocated>(buffer_id, chunk_sizes, previous_size, false, true);
+            emit<Observed<event::BufferAllocated>>(buffer_id, chunk_sizes, previous_size, false, true);
             continue;
         }
         buffer.reset();
@@ -478,7 +483,7 @@ bool GraphAllocator::allocate_buffers(bool measure_only) {
         }
         buffer = VirtualBuffer::allocate(*types_[static_cast<std::size_t>(buffer_id)], chunk_sizes, BufferUsage::compute, *profile_);
         const bool ok = buffer != nullptr;
-        emit<event::BufferAllocated>(buffer_id, chunk_sizes, previous_size, true, ok);
+        emit<Observed<event::BufferAllocated>>(buffer_id, chunk_sizes, previous_size, true, ok);
         if (!ok) {
             std::size_t total = 0;
             for (std::size_t size : chunk_sizes) {
@@ -634,7 +639,7 @@ bool GraphAllocator::init_tensor(Tensor& tensor, const TensorAlloc& alloc, SizeC
         }
         if (observer_) {
             const auto placement = locate(tensor);
-            emit<event::TensorInitialised>(&tensor, -1, placement ? BufferAddress{placement->chunk, placement->offset} : kInvalidAddress,
+            emit<Observed<event::TensorInitialised>>(&tensor, -1, placement ? BufferAddress{placement->chunk, placement->offset} : kInvalidAddress,
                                           tensor.data);
         }
         return true;
@@ -655,7 +660,7 @@ bool GraphAllocator::init_tensor(Tensor& tensor, const TensorAlloc& alloc, SizeC
     if (auto error = place_tensor(*chunk, tensor, alloc.address.offset, size); !error.empty()) {
         return fail(error + " (upstream aborts here)");
     }
-    emit<event::TensorInitialised>(&tensor, alloc.buffer_id, alloc.address, tensor.data);
+    emit<Observed<event::TensorInitialised>>(&tensor, alloc.buffer_id, alloc.address, tensor.data);
     return true;
 }
 

@@ -1,7 +1,9 @@
 #pragma once
 // The observer seam: the graph allocator reports each step of planning and allocation
 // to an optional observer. Events are plain values that name the tensors involved and
-// carry the numbers a teacher would show; with no observer attached none is built.
+// carry the allocator's decisions and the reasons for them (which rule picked a block, how
+// a freed range merged), so that explanations word them instead of working them out again.
+// With no observer attached none is built.
 
 #include "reference/dynamic_allocator.hpp"
 #include "reference/tensor.hpp"
@@ -36,157 +38,246 @@ enum class FreeReason {
     last_view,      // its last view has been released and it has no consumers left
 };
 
+// How an event refers to the things it names. The graph allocator reports events as it
+// works (ObservedRefs): tensor pointers, its own decisions, views of its lists valid for the
+// length of the call. A trace (simulator/trace) records the same kinds with its own
+// references (tensor ids, indexes into its side tables) so that it outlives the run.
+struct ObservedRefs {
+    using TensorRef = const Tensor*;
+    static constexpr TensorRef kNone = nullptr;
+    struct Taken {
+        AllocationDecision decision;
+        std::span<const BlockCandidate> candidates;  // the blocks the search looked at
+    };
+    using Freed = FreeDecision;
+    using ChunkSizes = std::span<const std::size_t>;
+    using Data = const void*;
+};
+
+// Every kind of event, declared once: `R` is how it refers to things (see ObservedRefs).
+// Adding a kind here and to Any makes every observer and every trace consumer fail to
+// compile until it handles the new kind.
 namespace event {
 
+template <class R>
+using TensorRef = typename R::TensorRef;
+
+template <class R>
 struct PlanStarted {
-    const Graph* graph;
-    bool measure_only;  // reserve_n_size: plan only, allocate no buffer
+    bool measure_only = false;  // reserve_n_size: plan only, allocate no buffer
 };
 
 // The counting pass begins: consumers and views are counted and inputs allocated early.
+template <class R>
 struct CountingStarted {};
 
 // The node loop reaches graph.nodes[index]: its parents, then the node itself, get memory,
 // then its parents are released.
+template <class R>
 struct NodeStarted {
-    const Tensor* node;
-    std::size_t index;
+    TensorRef<R> node = R::kNone;
+    std::size_t index = 0;
 };
 
 // The counting pass found another consumer of `tensor` (node `consumer` reads it).
+template <class R>
 struct ConsumerCounted {
-    const Tensor* tensor;
-    const Tensor* consumer;
-    int children;  // after counting
+    TensorRef<R> tensor = R::kNone;
+    TensorRef<R> consumer = R::kNone;
+    int children = 0;  // after counting
 };
 
 // The counting pass found another view of `tensor`.
+template <class R>
 struct ViewCounted {
-    const Tensor* tensor;
-    const Tensor* view;
-    int views;  // after counting
+    TensorRef<R> tensor = R::kNone;
+    TensorRef<R> view = R::kNone;
+    int views = 0;  // after counting
 };
 
+// No free block could hold `tensor`'s `request` bytes: a new chunk with one free block of
+// `size` bytes (reported just before the allocation that takes from it).
+template <class R>
+struct ChunkCreated {
+    int buffer_id = 0;
+    int chunk = 0;
+    std::size_t size = 0;
+    TensorRef<R> tensor = R::kNone;
+    std::size_t request = 0;  // aligned
+};
+
+template <class R>
 struct TensorAllocated {
-    const Tensor* tensor;
-    int buffer_id;
-    AllocationPhase phase;
-    std::size_t alloc_size;  // buffer type's alloc size, before alignment
-    AllocationDecision decision;
-    std::span<const BlockCandidate> candidates;  // the blocks the search looked at; valid during on_event only
+    TensorRef<R> tensor = R::kNone;
+    int buffer_id = 0;
+    AllocationPhase phase = AllocationPhase::node;
+    std::size_t alloc_size = 0;  // the buffer type's alloc size, before alignment
+    typename R::Taken taken{};   // the dynamic allocator's decision and why (its candidates)
 };
 
+template <class R>
 struct InPlaceRejected {
-    const Tensor* node;
-    const Tensor* parent;
-    InPlaceRejection reason;
-    int parent_children;  // the parent's consumers and views not yet done, when it was checked
-    int parent_views;
+    TensorRef<R> node = R::kNone;
+    TensorRef<R> parent = R::kNone;
+    InPlaceRejection reason = InPlaceRejection::not_owned;
+    int parent_children = 0;  // the parent's consumers and views not yet done, when it was checked
+    int parent_views = 0;
 };
 
+template <class R>
 struct InPlaceReused {
-    const Tensor* node;
-    const Tensor* parent;
-    const Tensor* view_source;  // non-null when the parent is a view (upstream never gets here)
-    int buffer_id;
+    TensorRef<R> node = R::kNone;
+    TensorRef<R> parent = R::kNone;
+    TensorRef<R> view_source = R::kNone;  // set when the parent is a view (upstream never gets here)
+    int buffer_id = 0;
     BufferAddress address;
-    std::size_t alloc_size;
+    std::size_t alloc_size = 0;
 };
 
 // After in-place reuse of a larger parent, the bytes past the node's end are freed.
+template <class R>
 struct ExtraSpaceFreed {
-    const Tensor* node;
-    const Tensor* parent;
-    int buffer_id;
-    FreeDecision decision;
+    TensorRef<R> node = R::kNone;
+    TensorRef<R> parent = R::kNone;
+    int buffer_id = 0;
+    typename R::Freed freed{};  // the dynamic allocator's decision: where, the merge, the free list after
 };
 
 // A node has run: `parent` has one consumer fewer.
+template <class R>
 struct ParentReleased {
-    const Tensor* node;
-    const Tensor* parent;
-    int children_left;
-    int views_left;
-    bool still_owned;  // parent's memory is still the allocator's (false after in-place reuse)
+    TensorRef<R> node = R::kNone;
+    TensorRef<R> parent = R::kNone;
+    int children_left = 0;
+    int views_left = 0;
+    bool still_owned = false;  // the parent's memory is still the allocator's (false after in-place reuse)
 };
 
 // A view parent is done: its source has one view fewer.
+template <class R>
 struct ViewReleased {
-    const Tensor* view;
-    const Tensor* view_source;
-    int source_children;
-    int source_views_left;
+    TensorRef<R> view = R::kNone;
+    TensorRef<R> view_source = R::kNone;
+    int source_children = 0;
+    int source_views_left = 0;
 };
 
+template <class R>
 struct TensorFreed {
-    const Tensor* tensor;
-    int buffer_id;
-    FreeReason reason;
-    std::size_t alloc_size;
-    FreeDecision decision;
+    TensorRef<R> tensor = R::kNone;
+    int buffer_id = 0;
+    FreeReason reason = FreeReason::last_consumer;
+    std::size_t alloc_size = 0;
+    typename R::Freed freed{};
 };
 
 // An output would have been freed here but outputs are never freed.
+template <class R>
 struct OutputKept {
-    const Tensor* tensor;
-    FreeReason reason;
+    TensorRef<R> tensor = R::kNone;
+    FreeReason reason = FreeReason::last_consumer;
 };
 
+template <class R>
 struct PlanFinished {
-    bool ok;
+    bool ok = false;
 };
 
 // The chunks of a buffer id after planning: allocated anew, kept, or failed.
+template <class R>
 struct BufferAllocated {
-    int buffer_id;
-    std::span<const std::size_t> chunk_sizes;  // valid during on_event only
-    std::size_t previous_size;
-    bool reallocated;  // false: the existing buffer was large enough
-    bool ok;
+    int buffer_id = 0;
+    typename R::ChunkSizes chunk_sizes{};
+    std::size_t previous_size = 0;
+    bool reallocated = false;  // false: the existing buffer was large enough
+    bool ok = false;
 };
 
+template <class R>
 struct TensorInitialised {
-    const Tensor* tensor;
-    int buffer_id;  // -1 for a view (it takes its source's buffer)
-    BufferAddress address;
-    const void* data;  // chunk base + offset
+    TensorRef<R> tensor = R::kNone;
+    int buffer_id = -1;  // -1 for a view (it takes its source's buffer)
+    BufferAddress address = kInvalidAddress;
+    typename R::Data data{};  // chunk base + offset
 };
+
+// Every kind, in the order a run can report them.
+template <class R>
+using Any = std::variant<PlanStarted<R>, CountingStarted<R>, NodeStarted<R>, ConsumerCounted<R>, ViewCounted<R>,
+                         ChunkCreated<R>, TensorAllocated<R>, InPlaceRejected<R>, InPlaceReused<R>,
+                         ExtraSpaceFreed<R>, ParentReleased<R>, ViewReleased<R>, TensorFreed<R>, OutputKept<R>,
+                         PlanFinished<R>, BufferAllocated<R>, TensorInitialised<R>>;
 
 } // namespace event
 
-using Event = std::variant<event::PlanStarted, event::CountingStarted, event::NodeStarted, event::ConsumerCounted,
-                           event::ViewCounted, event::TensorAllocated, event::InPlaceRejected, event::InPlaceReused,
-                           event::ExtraSpaceFreed, event::ParentReleased, event::ViewReleased, event::TensorFreed,
-                           event::OutputKept, event::PlanFinished, event::BufferAllocated, event::TensorInitialised>;
+// An event as the allocator reports it: Observed<event::TensorAllocated>.
+template <template <class> class Kind>
+using Observed = Kind<ObservedRefs>;
+using ObservedEvent = event::Any<ObservedRefs>;
 
 // Events are built and dropped for every step of a traced plan: nothing in them owns
 // memory (lists are views of the allocator's own, for the length of the call).
-static_assert(std::is_trivially_copyable_v<Event> && std::is_trivially_destructible_v<Event>);
+static_assert(std::is_trivially_copyable_v<ObservedEvent> && std::is_trivially_destructible_v<ObservedEvent>);
 
-// An observer takes events as one Event (on_event: one place for every kind, as logs
-// want) or by kind (on: a virtual per kind, each passing its event to on_event unless
-// overridden). A recorder that overrides every kind gets one direct call per event, the
-// same target from each place that emits, instead of a dispatch on the kind every time.
+// Takes every kind of event by its own virtual, each one pure: an observer that forgets a
+// kind does not compile, and a recorder gets one direct call per event (no dispatch on the
+// kind), the same target from each place that emits.
 class AllocationObserver {
 public:
     virtual ~AllocationObserver() = default;
-    virtual void on_event(const Event&) {}
-    virtual void on(const event::PlanStarted& e) { on_event(e); }
-    virtual void on(const event::CountingStarted& e) { on_event(e); }
-    virtual void on(const event::NodeStarted& e) { on_event(e); }
-    virtual void on(const event::ConsumerCounted& e) { on_event(e); }
-    virtual void on(const event::ViewCounted& e) { on_event(e); }
-    virtual void on(const event::TensorAllocated& e) { on_event(e); }
-    virtual void on(const event::InPlaceRejected& e) { on_event(e); }
-    virtual void on(const event::InPlaceReused& e) { on_event(e); }
-    virtual void on(const event::ExtraSpaceFreed& e) { on_event(e); }
-    virtual void on(const event::ParentReleased& e) { on_event(e); }
-    virtual void on(const event::ViewReleased& e) { on_event(e); }
-    virtual void on(const event::TensorFreed& e) { on_event(e); }
-    virtual void on(const event::OutputKept& e) { on_event(e); }
-    virtual void on(const event::PlanFinished& e) { on_event(e); }
-    virtual void on(const event::BufferAllocated& e) { on_event(e); }
-    virtual void on(const event::TensorInitialised& e) { on_event(e); }
+    virtual void on(const Observed<event::PlanStarted>& e) = 0;
+    virtual void on(const Observed<event::CountingStarted>& e) = 0;
+    virtual void on(const Observed<event::NodeStarted>& e) = 0;
+    virtual void on(const Observed<event::ConsumerCounted>& e) = 0;
+    virtual void on(const Observed<event::ViewCounted>& e) = 0;
+    virtual void on(const Observed<event::ChunkCreated>& e) = 0;
+    virtual void on(const Observed<event::TensorAllocated>& e) = 0;
+    virtual void on(const Observed<event::InPlaceRejected>& e) = 0;
+    virtual void on(const Observed<event::InPlaceReused>& e) = 0;
+    virtual void on(const Observed<event::ExtraSpaceFreed>& e) = 0;
+    virtual void on(const Observed<event::ParentReleased>& e) = 0;
+    virtual void on(const Observed<event::ViewReleased>& e) = 0;
+    virtual void on(const Observed<event::TensorFreed>& e) = 0;
+    virtual void on(const Observed<event::OutputKept>& e) = 0;
+    virtual void on(const Observed<event::PlanFinished>& e) = 0;
+    virtual void on(const Observed<event::BufferAllocated>& e) = 0;
+    virtual void on(const Observed<event::TensorInitialised>& e) = 0;
+};
+
+namespace detail {
+template <class Kind>
+concept Observable = requires(AllocationObserver& observer, const Kind& e) { observer.on(e); };
+template <class... Kinds>
+constexpr bool observes_every_kind(const std::variant<Kinds...>*) {
+    return (Observable<Kinds> && ...);
+}
+} // namespace detail
+static_assert(detail::observes_every_kind(static_cast<const ObservedEvent*>(nullptr)),
+              "AllocationObserver needs an on() for every kind in event::Any");
+
+// For observers that want every event in one place (logs, filters, forwarding): each kind
+// arrives as an ObservedEvent.
+class EventListener : public AllocationObserver {
+public:
+    virtual void on_event(const ObservedEvent& e) = 0;
+
+    void on(const Observed<event::PlanStarted>& e) override { on_event(e); }
+    void on(const Observed<event::CountingStarted>& e) override { on_event(e); }
+    void on(const Observed<event::NodeStarted>& e) override { on_event(e); }
+    void on(const Observed<event::ConsumerCounted>& e) override { on_event(e); }
+    void on(const Observed<event::ViewCounted>& e) override { on_event(e); }
+    void on(const Observed<event::ChunkCreated>& e) override { on_event(e); }
+    void on(const Observed<event::TensorAllocated>& e) override { on_event(e); }
+    void on(const Observed<event::InPlaceRejected>& e) override { on_event(e); }
+    void on(const Observed<event::InPlaceReused>& e) override { on_event(e); }
+    void on(const Observed<event::ExtraSpaceFreed>& e) override { on_event(e); }
+    void on(const Observed<event::ParentReleased>& e) override { on_event(e); }
+    void on(const Observed<event::ViewReleased>& e) override { on_event(e); }
+    void on(const Observed<event::TensorFreed>& e) override { on_event(e); }
+    void on(const Observed<event::OutputKept>& e) override { on_event(e); }
+    void on(const Observed<event::PlanFinished>& e) override { on_event(e); }
+    void on(const Observed<event::BufferAllocated>& e) override { on_event(e); }
+    void on(const Observed<event::TensorInitialised>& e) override { on_event(e); }
 };
 
 } // namespace gallocsim

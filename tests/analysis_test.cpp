@@ -141,7 +141,7 @@ TEST(Lifetimes, ArenasFollowBufferTypes) {
 
 // Replays ggml's events into the step each tensor got memory and the step it gave it back,
 // so the lifetimes worked out from the graph can be held against the allocator's own.
-class StepRecorder final : public AllocationObserver {
+class StepRecorder final : public EventListener {
 public:
     explicit StepRecorder(const Graph& graph) {
         for (std::size_t i = 0; i < graph.nodes.size(); ++i) {
@@ -149,7 +149,7 @@ public:
         }
     }
 
-    void on_event(const Event& event) override {
+    void on_event(const ObservedEvent& event) override {
         std::visit([&](const auto& e) { handle(e); }, event);
     }
 
@@ -164,7 +164,7 @@ private:
         }
         pending_.clear();
     }
-    void handle(const event::TensorAllocated& e) {
+    void handle(const Observed<event::TensorAllocated>& e) {
         switch (e.phase) {
         case AllocationPhase::leaf:
         case AllocationPhase::graph_input: allocated[e.tensor->name] = kStartStep; break;
@@ -173,7 +173,7 @@ private:
         }
     }
     // Input nodes get memory in the counting pass, before any node runs: at the start.
-    void handle(const event::InPlaceReused& e) {
+    void handle(const Observed<event::InPlaceReused>& e) {
         const bool input = e.node->has_flag(TensorFlag::input);
         if (!input) {
             at_node(e.node);
@@ -181,13 +181,13 @@ private:
         allocated[e.node->name] = input ? kStartStep : step_;
         released[e.parent->name] = step_of_node_.at(e.node);  // the node is the parent's last consumer
     }
-    void handle(const event::InPlaceRejected& e) {
+    void handle(const Observed<event::InPlaceRejected>& e) {
         if (!e.node->has_flag(TensorFlag::input)) {
             at_node(e.node);
         }
     }
-    void handle(const event::ParentReleased& e) { at_node(e.node); }
-    void handle(const event::TensorFreed& e) { released[e.tensor->name] = step_; }
+    void handle(const Observed<event::ParentReleased>& e) { at_node(e.node); }
+    void handle(const Observed<event::TensorFreed>& e) { released[e.tensor->name] = step_; }
     template <typename Other>
     void handle(const Other&) {}
 

@@ -85,6 +85,7 @@ TEST_F(FreeBlockMerging, NoNeighbourInsertsABlock) {
     const FreeDecision decision = allocator.free(A, 16);
     EXPECT_EQ(decision.merge, MergeKind::none);
     EXPECT_EQ(decision.block, 0);
+    EXPECT_EQ(decision.free_blocks_after, 2);
     EXPECT_EQ(blocks(allocator), (Blocks{{0, 16}, tail}));
 }
 
@@ -131,6 +132,8 @@ TEST_F(FreeBlockMerging, JoinsBothNeighbours) {
     EXPECT_EQ(decision.merge, MergeKind::both);
     EXPECT_EQ(decision.block, 0);
     EXPECT_EQ(decision.result, (FreeBlock{0, 48}));
+    EXPECT_EQ(decision.free_blocks_after, 2);  // [0, 48) and the tail
+    EXPECT_FALSE(decision.result_is_tail());
     EXPECT_EQ(blocks(allocator), (Blocks{{0, 48}, tail}));
 }
 
@@ -138,6 +141,8 @@ TEST_F(FreeBlockMerging, JoinsBothNeighbours) {
 TEST_F(FreeBlockMerging, JoinsTheTail) {
     const FreeDecision decision = allocator.free(D, 16);
     EXPECT_EQ(decision.merge, MergeKind::next);
+    EXPECT_EQ(decision.free_blocks_after, 1);
+    EXPECT_TRUE(decision.result_is_tail());
     EXPECT_EQ(blocks(allocator), (Blocks{{48, kChunkMax - 48}}));
     // The high-water mark remembers what the chunk needed.
     EXPECT_EQ(allocator.chunk_high_water(0), 64u);
@@ -207,9 +212,16 @@ TEST(DynamicAllocator, BestFitTakesTheSmallestBlockThatFitsBeforeTheTail) {
     ASSERT_EQ(candidates.size(), 2u);
     EXPECT_TRUE(candidates[0].fits);
     EXPECT_FALSE(candidates[0].is_tail);
+    // Both blocks before the tail fit (32 and 8 bytes); the 8-byte one is the smaller.
+    EXPECT_EQ(small.fitting_blocks, 2);
+    EXPECT_EQ(small.best_fit_reason, BestFitReason::smallest);
 
-    const AllocationDecision large = allocator.allocate(24);
+    candidates.clear();
+    const AllocationDecision large = allocator.allocate(24, &candidates);
     EXPECT_EQ(large.choice, BlockChoice::best_fit);
+    // Only [0, 32) is left before the tail.
+    EXPECT_EQ(large.fitting_blocks, 1);
+    EXPECT_EQ(large.best_fit_reason, BestFitReason::only_fit);
     EXPECT_EQ(large.address, (BufferAddress{0, 0}));
     EXPECT_EQ(blocks(allocator), (Blocks{{24, 8}, {64, kChunkMax - 64}}));
 }
@@ -226,9 +238,13 @@ TEST(DynamicAllocator, BestFitTieGoesToTheLaterBlock) {
     allocator.free({0, 0}, 16);
     allocator.free({0, 32}, 16);
 
-    const AllocationDecision decision = allocator.allocate(16);
+    std::vector<BlockCandidate> candidates;
+    const AllocationDecision decision = allocator.allocate(16, &candidates);
     EXPECT_EQ(decision.address, (BufferAddress{0, 32}));
     EXPECT_EQ(decision.block, 1);
+    // The reason an observer is told: two 16-byte fits, the later kept.
+    EXPECT_EQ(decision.best_fit_reason, BestFitReason::last_of_equals);
+    EXPECT_EQ(decision.equal_fits, 2);
 }
 
 // Upstream's best fit keeps its best size per chunk, so any fitting block of a later
@@ -256,9 +272,12 @@ TEST(DynamicAllocator, BestFitPrefersALaterChunkOverATighterBlockInAnEarlierOne)
     ASSERT_EQ(blocks(allocator, 0), (Blocks{{0, 16}, {24, 40}}));
     ASSERT_EQ(blocks(allocator, 1), (Blocks{{0, 32}, {40, 24}}));
 
-    const AllocationDecision decision = allocator.allocate(16);
+    std::vector<BlockCandidate> candidates;
+    const AllocationDecision decision = allocator.allocate(16, &candidates);
     EXPECT_EQ(decision.choice, BlockChoice::best_fit);
     EXPECT_EQ(decision.address, (BufferAddress{1, 0}));
+    EXPECT_EQ(decision.fitting_blocks, 2);
+    EXPECT_EQ(decision.best_fit_reason, BestFitReason::later_chunk);
     EXPECT_EQ(blocks(allocator, 0), (Blocks{{0, 16}, {24, 40}}));
     EXPECT_EQ(blocks(allocator, 1), (Blocks{{16, 16}, {40, 24}}));
 }
@@ -282,6 +301,8 @@ TEST(DynamicAllocator, TailWithTheSmallestNonNegativeReuseFactorWins) {
     EXPECT_EQ(decision.choice, BlockChoice::tail);
     EXPECT_EQ(decision.address, (BufferAddress{1, 0}));
     EXPECT_EQ(decision.reuse_factor, 16);
+    EXPECT_EQ(decision.fitting_blocks, 2);
+    EXPECT_EQ(decision.tail_reason, TailReason::least_unused);
     ASSERT_EQ(candidates.size(), 2u);
     EXPECT_EQ(candidates[0].reuse_factor, 32);
     EXPECT_EQ(candidates[1].reuse_factor, 16);
@@ -308,10 +329,13 @@ TEST(DynamicAllocator, TailThatGrowsItsChunkLeastWins) {
     allocator.allocate(32);                  // chunk 0's 16-byte tail is too small: chunk 1 [0, 32)
     allocator.free(b.address, 8);            // chunk 0's tail is back to [40, 64), high water 48
 
-    const AllocationDecision decision = allocator.allocate(16);
+    std::vector<BlockCandidate> candidates;
+    const AllocationDecision decision = allocator.allocate(16, &candidates);
     EXPECT_EQ(decision.choice, BlockChoice::tail);
     EXPECT_EQ(decision.address, (BufferAddress{0, 40}));
     EXPECT_EQ(decision.reuse_factor, -8);
+    EXPECT_EQ(decision.fitting_blocks, 2);  // both tails fit, both grow their chunk
+    EXPECT_EQ(decision.tail_reason, TailReason::grows_least);
     EXPECT_EQ(decision.high_water_before, 48u);
     EXPECT_EQ(decision.high_water_after, 56u);
 }

@@ -228,14 +228,18 @@ TEST(Explain, ExtraSpaceAfterAnInPlaceNode) {
     trace.buffers = {{"CPU", 32, kSizeMax, 0, 0}};
     trace.allocator_count = 1;
     const TensorId p = 0, n = 1;
-    trace.blocks_taken = {{{0, 0}, 64, BlockChoice::new_chunk, 0, {0, kTail}, false, 0, 0, 64, {}}};
-    trace.blocks_freed = {{{0, 32}, 32, MergeKind::next, 0, {32, kTail - 32}}};
+    const AllocationDecision new_chunk{.address = {0, 0}, .size = 64, .choice = BlockChoice::new_chunk,
+                                       .block_before = {0, kTail}, .high_water_after = 64};
+    trace.blocks_taken = {BlockTaken{new_chunk, {}}};
+    // [32, 64) meets the tail at 64: the chunk's one free block, now from 32.
+    trace.blocks_freed = {{.address = {0, 32}, .size = 32, .merge = MergeKind::next, .block = 0,
+                           .result = {32, kTail - 32}, .free_blocks_after = 1}};
     trace.events = {
-        {Stage::leafs, kNoTensor, events::PlanStarted{}},
-        {Stage::nodes, n, events::ChunkCreated{0, 0, kTail, p, 64}},
-        {Stage::nodes, n, events::TensorAllocated{p, 0, AllocationPhase::node, 64, 0}},
-        {Stage::nodes, n, events::InPlaceReused{n, p, kNoTensor, 0, {0, 0}, 32}},
-        {Stage::nodes, n, events::ExtraSpaceFreed{n, p, 0, 0}},
+        {Stage::leafs, kNoTensor, Recorded<event::PlanStarted>{}},
+        {Stage::nodes, n, Recorded<event::ChunkCreated>{0, 0, kTail, p, 64}},
+        {Stage::nodes, n, Recorded<event::TensorAllocated>{p, 0, AllocationPhase::node, 64, 0}},
+        {Stage::nodes, n, Recorded<event::InPlaceReused>{n, p, kNoTensor, 0, {0, 0}, 32}},
+        {Stage::nodes, n, Recorded<event::ExtraSpaceFreed>{n, p, 0, 0}},
     };
     const SimState before = replay(trace, 4);
     EXPECT_EQ(explain(trace, before, 4), "p's block is larger than n needs (64 bytes against 32 bytes): the 32 bytes "

@@ -54,7 +54,7 @@ protected:
     // (node, parent, why) for every parent that a node could not take over.
     Rejections rejections() const {
         Rejections out;
-        for (const auto& e : log.all<event::InPlaceRejected>()) {
+        for (const auto& e : log.all<Observed<event::InPlaceRejected>>()) {
             out.emplace_back(e.node->name, e.parent->name, e.reason);
         }
         return out;
@@ -62,16 +62,16 @@ protected:
     // (node, parent) for every in-place reuse.
     Reuses reuses() const {
         Reuses out;
-        for (const auto& e : log.all<event::InPlaceReused>()) {
+        for (const auto& e : log.all<Observed<event::InPlaceReused>>()) {
             out.emplace_back(e.node->name, e.parent->name);
         }
         return out;
     }
     int freed_at(const Tensor& tensor) const {
-        return log.index_of<event::TensorFreed>([&](const auto& e) { return e.tensor == &tensor; });
+        return log.index_of<Observed<event::TensorFreed>>([&](const auto& e) { return e.tensor == &tensor; });
     }
     int allocated_at(const Tensor& tensor) const {
-        return log.index_of<event::TensorAllocated>([&](const auto& e) { return e.tensor == &tensor; });
+        return log.index_of<Observed<event::TensorAllocated>>([&](const auto& e) { return e.tensor == &tensor; });
     }
 
     // What a fresh build of the same graph would look like: no memory yet.
@@ -254,7 +254,7 @@ TEST_F(GraphAllocatorTest, ParentWithALiveViewIsNotReused) {
     EXPECT_EQ(rejections(), (Rejections{{"c", "a", InPlaceRejection::other_consumers}}));
     EXPECT_EQ(places(allocator), (Places{{"x", {0, 0, 0}}, {"a", {0, 0, 16}}, {"v", {0, 0, 16}}, {"c", {0, 0, 0}},
                                          {"w", {0, 0, 32}}}));
-    const auto freed = log.all<event::TensorFreed>();
+    const auto freed = log.all<Observed<event::TensorFreed>>();
     ASSERT_EQ(freed.size(), 2u);
     EXPECT_EQ(freed[1].tensor, &a);
     EXPECT_EQ(freed[1].reason, FreeReason::last_view);
@@ -277,7 +277,7 @@ TEST_F(GraphAllocatorTest, ParentThatIsAViewIsNeverReused) {
 
     EXPECT_EQ(rejections(), (Rejections{{"c", "r", InPlaceRejection::not_owned}}));
     EXPECT_EQ(places(allocator), (Places{{"x", {0, 0, 0}}, {"r", {0, 0, 0}}, {"c", {0, 0, 16}}}));
-    const auto freed = log.all<event::TensorFreed>();
+    const auto freed = log.all<Observed<event::TensorFreed>>();
     ASSERT_EQ(freed.size(), 1u);
     EXPECT_EQ(freed[0].tensor, &x);
     EXPECT_EQ(freed[0].reason, FreeReason::last_view);
@@ -328,7 +328,7 @@ TEST_F(GraphAllocatorTest, ViewKeepsItsRootAliveUntilTheViewsLastConsumer) {
     EXPECT_EQ(places(allocator), (Places{{"a", {0, 0, 0}}, {"b", {0, 0, 16}}, {"r", {0, 0, 32}}, {"v", {0, 0, 32}},
                                          {"u", {0, 0, 0}}, {"w", {0, 0, 16}}}));
     EXPECT_GT(freed_at(r), allocated_at(w));
-    const auto released = log.all<event::ViewReleased>();
+    const auto released = log.all<Observed<event::ViewReleased>>();
     ASSERT_EQ(released.size(), 1u);
     EXPECT_EQ(released[0].view, &v);
     EXPECT_EQ(released[0].view_source, &r);
@@ -351,7 +351,7 @@ TEST_F(GraphAllocatorTest, ViewsOfViewsPointAtTheRoot) {
     EXPECT_EQ(x2.view_src, &x0);
     EXPECT_EQ(x3.view_src, &x0);
     std::vector<std::pair<std::string, int>> counted;
-    for (const auto& e : log.all<event::ViewCounted>()) {
+    for (const auto& e : log.all<Observed<event::ViewCounted>>()) {
         counted.emplace_back(e.tensor->name, e.views);
     }
     EXPECT_EQ(counted, (std::vector<std::pair<std::string, int>>{{"x0", 1}, {"x0", 2}, {"x0", 3}}));
@@ -397,7 +397,7 @@ TEST_F(InputNode, IsAllocatedBeforeAnyNodeRuns) {
 
     EXPECT_EQ(places(allocator), (Places{{"a", {0, 0, 0}}, {"n1", {0, 0, 32}}, {"n2", {0, 0, 0}}, {"p", {0, 0, 16}},
                                          {"n3", {0, 0, 0}}}));
-    const auto allocated = log.all<event::TensorAllocated>();
+    const auto allocated = log.all<Observed<event::TensorAllocated>>();
     ASSERT_GE(allocated.size(), 2u);
     EXPECT_EQ(allocated[1].tensor, &p);
     EXPECT_EQ(allocated[1].phase, AllocationPhase::graph_input);
@@ -436,7 +436,7 @@ TEST_F(GraphAllocatorTest, OutputsAreNeverFreed) {
     plan(allocator);
 
     EXPECT_EQ(places(allocator), (Places{{"x", {0, 0, 0}}, {"o", {0, 0, 16}}, {"n", {0, 0, 0}}, {"m", {0, 0, 32}}}));
-    const auto kept = log.all<event::OutputKept>();
+    const auto kept = log.all<Observed<event::OutputKept>>();
     ASSERT_EQ(kept.size(), 1u);
     EXPECT_EQ(kept[0].tensor, &o);
     EXPECT_EQ(kept[0].reason, FreeReason::last_consumer);

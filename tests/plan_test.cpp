@@ -61,9 +61,9 @@ TEST(RunPlan, ReportsEventsToTheObserver) {
     GraphFile file = seed_example();
     test_support::EventLog log;
     run_plan(file, &log);
-    EXPECT_EQ(log.all<event::PlanStarted>().size(), 1u);
-    EXPECT_EQ(log.all<event::InPlaceReused>().size(), 1u);
-    EXPECT_EQ(log.all<event::TensorInitialised>().size(), 3u);  // a, b, mul
+    EXPECT_EQ(log.all<Observed<event::PlanStarted>>().size(), 1u);
+    EXPECT_EQ(log.all<Observed<event::InPlaceReused>>().size(), 1u);
+    EXPECT_EQ(log.all<Observed<event::TensorInitialised>>().size(), 3u);  // a, b, mul
 }
 
 // A failed reserve is reported with the allocator's message, and nothing is placed.

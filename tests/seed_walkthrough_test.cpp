@@ -19,16 +19,16 @@ namespace gallocsim {
 namespace {
 
 // Records the dynamic allocator's free blocks after the leafs are placed.
-class LeafWatcher : public AllocationObserver {
+class LeafWatcher : public EventListener {
 public:
     explicit LeafWatcher(const GraphAllocator& allocator) : allocator_(&allocator) {}
-    void on_event(const Event& event) override {
-        if (const auto* allocated = std::get_if<event::TensorAllocated>(&event)) {
+    void on_event(const ObservedEvent& event) override {
+        if (const auto* allocated = std::get_if<Observed<event::TensorAllocated>>(&event)) {
             if (allocated->phase == AllocationPhase::leaf) {
                 blocks_after_leaf.push_back(allocator_->allocator(0).chunks().at(0).free_blocks);
             }
         }
-        if (const auto* counted = std::get_if<event::ConsumerCounted>(&event)) {
+        if (const auto* counted = std::get_if<Observed<event::ConsumerCounted>>(&event)) {
             children_counted.emplace_back(counted->tensor->name, counted->children);
         }
     }

@@ -56,14 +56,14 @@ inline void assign_names(Context& context, std::string_view prefix = "x") {
 }
 
 // Keeps every event the allocator reports, so a test can pick out the kinds it checks.
-class EventLog : public AllocationObserver {
+class EventLog : public EventListener {
 public:
-    void on_event(const Event& event) override { events.push_back(event); }
+    void on_event(const ObservedEvent& event) override { events.push_back(event); }
 
     template <typename E>
     std::vector<E> all() const {
         std::vector<E> found;
-        for (const Event& event : events) {
+        for (const ObservedEvent& event : events) {
             if (const E* e = std::get_if<E>(&event)) {
                 found.push_back(*e);
             }
@@ -82,7 +82,7 @@ public:
         return -1;
     }
 
-    std::vector<Event> events;
+    std::vector<ObservedEvent> events;
 };
 
 // Where alloc_graph put every tensor of `context` that got memory from `allocator`, in

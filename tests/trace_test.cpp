@@ -64,7 +64,7 @@ TEST_F(SeedTrace, TensorsAreNamedByFileIndexWithTheirRoles) {
 // Leaf b: the only block is the tail at 32; its reuse factor is 32 - 32 - 32 = -32 (the
 // chunk must grow by 32 bytes).
 TEST_F(SeedTrace, LeafBTakesTheTailAndGrowsTheChunk) {
-    const auto& b = event<events::TensorAllocated>(4);
+    const auto& b = event<Recorded<event::TensorAllocated>>(4);
     EXPECT_EQ(b.tensor, kB);
     EXPECT_EQ(b.phase, AllocationPhase::leaf);
     EXPECT_EQ(b.alloc_size, 4u);
@@ -87,13 +87,13 @@ TEST_F(SeedTrace, LeafBTakesTheTailAndGrowsTheChunk) {
 
 // The first allocation needs a chunk: it appears as its own event, before the allocation.
 TEST_F(SeedTrace, TheFirstChunkIsCreatedForA) {
-    const auto& created = event<events::ChunkCreated>(2);
+    const auto& created = event<Recorded<event::ChunkCreated>>(2);
     EXPECT_EQ(created.buffer_id, 0);
     EXPECT_EQ(created.chunk, 0);
     EXPECT_EQ(created.size, kTail);
     EXPECT_EQ(created.tensor, kA);
     EXPECT_EQ(created.request, 32u);
-    EXPECT_EQ(trace.taken(event<events::TensorAllocated>(3)).choice, BlockChoice::new_chunk);
+    EXPECT_EQ(trace.taken(event<Recorded<event::TensorAllocated>>(3)).choice, BlockChoice::new_chunk);
 }
 
 TEST_F(SeedTrace, EventsKnowTheirStageAndNode) {
@@ -107,17 +107,17 @@ TEST_F(SeedTrace, EventsKnowTheirStageAndNode) {
 }
 
 TEST_F(SeedTrace, MulReusesAAndBIsFreedIntoTheTail) {
-    const auto& reused = event<events::InPlaceReused>(9);
+    const auto& reused = event<Recorded<event::InPlaceReused>>(9);
     EXPECT_EQ(reused.node, kMul);
     EXPECT_EQ(reused.parent, kA);
     EXPECT_EQ(reused.view_source, kNoTensor);
     EXPECT_EQ(reused.address, (BufferAddress{0, 0}));
 
-    const auto& released_a = event<events::ParentReleased>(10);
+    const auto& released_a = event<Recorded<event::ParentReleased>>(10);
     EXPECT_EQ(released_a.parent, kA);
     EXPECT_FALSE(released_a.still_owned);  // mul owns that memory now
 
-    const auto& freed = event<events::TensorFreed>(12);
+    const auto& freed = event<Recorded<event::TensorFreed>>(12);
     EXPECT_EQ(freed.tensor, kB);
     EXPECT_EQ(freed.reason, FreeReason::last_consumer);
     const FreeDecision& decision = trace.freed(freed);
@@ -128,11 +128,11 @@ TEST_F(SeedTrace, MulReusesAAndBIsFreedIntoTheTail) {
 }
 
 TEST_F(SeedTrace, AddressesAreBasePlusOffset) {
-    const auto& b = event<events::TensorInitialised>(16);
+    const auto& b = event<Recorded<event::TensorInitialised>>(16);
     EXPECT_EQ(b.tensor, kB);
     EXPECT_EQ(b.data, TestBufferType::kFakeBase + 32);
-    EXPECT_EQ(event<events::TensorInitialised>(17).data, TestBufferType::kFakeBase);  // mul, at a's address
-    const auto& buffer = event<events::BufferAllocated>(13);
+    EXPECT_EQ(event<Recorded<event::TensorInitialised>>(17).data, TestBufferType::kFakeBase);  // mul, at a's address
+    const auto& buffer = event<Recorded<event::BufferAllocated>>(13);
     EXPECT_EQ(std::vector<std::size_t>(trace.chunk_sizes(buffer).begin(), trace.chunk_sizes(buffer).end()),
               std::vector<std::size_t>{64});
     EXPECT_TRUE(buffer.reallocated);
@@ -268,7 +268,7 @@ TEST(MemoryStats, CountOnlyHolesBelowTheHighWaterMark) {
 TEST(TraceReplay, RejectsAnEventThatDoesNotFitTheState) {
     GraphFile file = seed_example();
     Trace trace = record_trace(file);
-    trace.blocks_taken[std::get<events::TensorAllocated>(trace.events[3].data).taken].block = 5;  // b's block does not exist
+    trace.blocks_taken[std::get<Recorded<event::TensorAllocated>>(trace.events[3].data).taken].block = 5;  // b's block does not exist
     SimState state = replay(trace, 3);
     EXPECT_THROW(apply_next(state, trace), std::logic_error);
 }

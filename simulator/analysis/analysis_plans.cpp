@@ -9,13 +9,13 @@ namespace gallocsim {
 namespace {
 
 // Collects which nodes took over a parent's memory.
-class InPlaceRecorder final : public AllocationObserver {
+class InPlaceRecorder final : public EventListener {
 public:
-    void on_event(const Event& event) override {
-        if (const auto* reused = std::get_if<event::InPlaceReused>(&event)) {
+    void on_event(const ObservedEvent& event) override {
+        if (const auto* reused = std::get_if<Observed<event::InPlaceReused>>(&event)) {
             pairs.emplace_back(reused->node->name, reused->parent->name);
-        } else if (const auto* extra = std::get_if<event::ExtraSpaceFreed>(&event)) {
-            extra_space += extra->decision.size;
+        } else if (const auto* extra = std::get_if<Observed<event::ExtraSpaceFreed>>(&event)) {
+            extra_space += extra->freed.size;
         }
     }
     std::vector<std::pair<std::string, std::string>> pairs;

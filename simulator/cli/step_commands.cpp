@@ -383,7 +383,7 @@ int stats(const StatsOptions& options, std::ostream& out, std::ostream& err) {
             const TraceEvent& event = recorded.events[state.position];
             const EventKind kind = kind_of(event);
             summary.kinds[static_cast<std::size_t>(kind)] += 1;
-            if (const auto* allocated = std::get_if<events::TensorAllocated>(&event.data)) {
+            if (const auto* allocated = std::get_if<Recorded<event::TensorAllocated>>(&event.data)) {
                 summary.choices[static_cast<std::size_t>(recorded.taken(*allocated).choice)] += 1;
             }
             apply_next(state, recorded);

@@ -14,18 +14,18 @@ std::string short_name(CapturedFunction function) {
 
 // Passes every event on, and notes whether the call planned (alloc_graph plans only when
 // needs_realloc says so, or a buffer is missing).
-class PlanWatcher final : public AllocationObserver {
+class PlanWatcher final : public EventListener {
 public:
     explicit PlanWatcher(AllocationObserver* inner) : inner_(inner) {}
     bool planned() const { return planned_; }
 
-    void on(const event::PlanStarted& e) override {
+    void on(const Observed<event::PlanStarted>& e) override {
         planned_ = true;
         if (inner_) {
             inner_->on(e);
         }
     }
-    void on_event(const Event& e) override {
+    void on_event(const ObservedEvent& e) override {
         if (inner_) {
             std::visit([this](const auto& event) { inner_->on(event); }, e);
         }

@@ -49,7 +49,7 @@ public:
     Explainer(const Trace& trace, const SimState& before, std::size_t index)
         : trace_(trace), before_(before), index_(index), event_(trace.events.at(index)) {}
 
-    std::string operator()(const events::PlanStarted& e) const {
+    std::string operator()(const Recorded<event::PlanStarted>& e) const {
         std::string text = before_.position > 0 ? "A new plan starts: reserve_n" : "reserve_n starts planning";
         if (e.measure_only) {
             text = "reserve_n_size measures, allocating nothing,";
@@ -58,12 +58,12 @@ public:
                " go in " + buffers() + ".";
     }
 
-    std::string operator()(const events::CountingStarted&) const {
+    std::string operator()(const Recorded<event::CountingStarted>&) const {
         return "The counting pass starts: it goes through the nodes in order, counting each tensor's consumers and "
                "views, and gives graph inputs memory now so that nothing planned later can take it.";
     }
 
-    std::string operator()(const events::NodeStarted& e) const {
+    std::string operator()(const Recorded<event::NodeStarted>& e) const {
         const TraceTensor& node = tensor(e.node);
         std::string text = "Node " + std::to_string(e.index + 1) + " of " + std::to_string(trace_.node_count) + ": " +
                            formula(e.node) + ". ";
@@ -84,7 +84,7 @@ public:
                " needs a free block of its own.";
     }
 
-    std::string operator()(const events::ConsumerCounted& e) const {
+    std::string operator()(const Recorded<event::ConsumerCounted>& e) const {
         if (e.tensor == e.consumer) {
             return name(e.tensor) + " reads itself (as the CPY made by ggml_cast does), so it counts as its own consumer: " +
                    counted(non_negative(e.children), "consumer") + " so far.";
@@ -93,12 +93,12 @@ public:
                counted(non_negative(e.children), "consumer") + ".";
     }
 
-    std::string operator()(const events::ViewCounted& e) const {
+    std::string operator()(const Recorded<event::ViewCounted>& e) const {
         return name(e.view) + " is a view of " + name(e.tensor) + ": " + name(e.tensor) + " now has " +
                counted(non_negative(e.views), "view") + ", and keeps its memory until they are released.";
     }
 
-    std::string operator()(const events::ChunkCreated& e) const {
+    std::string operator()(const Recorded<event::ChunkCreated>& e) const {
         const TraceBuffer& buffer = trace_.buffer(e.buffer_id);
         const std::size_t chunks = before_.allocator_of(trace_, e.buffer_id).chunks.size();
         std::string text;
@@ -122,7 +122,7 @@ public:
         return text + ": one free block of " + byte_count(e.size) + ", the buffer type's max size.";
     }
 
-    std::string operator()(const events::TensorAllocated& e) const {
+    std::string operator()(const Recorded<event::TensorAllocated>& e) const {
         const BlockTaken& taken = trace_.taken(e);
         std::string text = subject(e) + " needs " + size_phrase(e.alloc_size, taken.size, e.buffer_id) + " and goes at " +
                            where(e.buffer_id, taken.address);
@@ -144,11 +144,11 @@ public:
         return text;
     }
 
-    std::string operator()(const events::InPlaceRejected& e) const {
+    std::string operator()(const Recorded<event::InPlaceRejected>& e) const {
         return name(e.node) + " cannot reuse " + name(e.parent) + "'s memory in place: " + rejection(e) + ".";
     }
 
-    std::string operator()(const events::InPlaceReused& e) const {
+    std::string operator()(const Recorded<event::InPlaceReused>& e) const {
         std::string whose = name(e.parent) + "'s memory";
         if (e.view_source != kNoTensor) {
             whose = "the memory of " + name(e.view_source) + ", through its view " + name(e.parent) + ",";
@@ -163,16 +163,16 @@ public:
         return text + " has one consumer left (" + name(e.node) + " itself), no views, the same layout and no output flag.";
     }
 
-    std::string operator()(const events::ExtraSpaceFreed& e) const {
+    std::string operator()(const Recorded<event::ExtraSpaceFreed>& e) const {
         const FreeDecision& freed = trace_.freed(e);
         const std::size_t parent_offset = before_.tensor(e.parent).record.address.offset;
         const std::size_t node_bytes = freed.address.offset - parent_offset;
         return name(e.parent) + "'s block is larger than " + name(e.node) + " needs (" + byte_count(node_bytes + freed.size) +
                " against " + byte_count(node_bytes) + "): the " + byte_count(freed.size) + " past " + name(e.node) +
-               "'s end, at " + where(e.buffer_id, freed.address) + ", " + merge_phrase(e.buffer_id, freed) + ".";
+               "'s end, at " + where(e.buffer_id, freed.address) + ", " + merge_phrase(freed) + ".";
     }
 
-    std::string operator()(const events::ParentReleased& e) const {
+    std::string operator()(const Recorded<event::ParentReleased>& e) const {
         std::string text = name(e.node) + " has run: " + name(e.parent) + " has " + left(e.children_left, e.views_left);
         if (e.children_left != 0 || e.views_left != 0) {
             return text + ".";
@@ -188,7 +188,7 @@ public:
         return text + ", " + why_nothing_to_free(e.parent) + ".";
     }
 
-    std::string operator()(const events::ViewReleased& e) const {
+    std::string operator()(const Recorded<event::ViewReleased>& e) const {
         std::string text = name(e.view) + " is done: its source " + name(e.view_source) + " now has " +
                            left(e.source_children, e.source_views_left);
         if (e.source_children != 0 || e.source_views_left != 0) {
@@ -202,7 +202,7 @@ public:
         return text + ", " + why_nothing_to_free(e.view_source) + ".";
     }
 
-    std::string operator()(const events::TensorFreed& e) const {
+    std::string operator()(const Recorded<event::TensorFreed>& e) const {
         std::string reason = "its last consumer has run";
         if (e.reason == FreeReason::last_consumer && event_.node != kNoTensor) {
             reason = "its last consumer, " + name(event_.node) + ", has run";
@@ -210,22 +210,22 @@ public:
         if (e.reason == FreeReason::last_view) {
             reason = "its last view is done and nothing else reads it";
             if (index_ > 0) {
-                if (const auto* released = std::get_if<events::ViewReleased>(&trace_.events[index_ - 1].data)) {
+                if (const auto* released = std::get_if<Recorded<event::ViewReleased>>(&trace_.events[index_ - 1].data)) {
                     reason = "its last view, " + name(released->view) + ", is done and nothing else reads it";
                 }
             }
         }
         const FreeDecision& freed = trace_.freed(e);
         return name(e.tensor) + " is freed: " + reason + ". Its " + byte_count(freed.size) + " at " +
-               where(e.buffer_id, freed.address) + " " + merge_phrase(e.buffer_id, freed) + ".";
+               where(e.buffer_id, freed.address) + " " + merge_phrase(freed) + ".";
     }
 
-    std::string operator()(const events::OutputKept& e) const {
+    std::string operator()(const Recorded<event::OutputKept>& e) const {
         return name(e.tensor) + " is no longer needed by the graph, but it is a graph output, so its memory is kept: "
                                 "outputs are never freed.";
     }
 
-    std::string operator()(const events::PlanFinished& e) const {
+    std::string operator()(const Recorded<event::PlanFinished>& e) const {
         if (!e.ok) {
             return trace_.error.empty() ? "Planning failed." : "Planning failed: " + trace_.error + ".";
         }
@@ -247,7 +247,7 @@ public:
         return "reserve_n is done: " + join(needs) + ".";
     }
 
-    std::string operator()(const events::BufferAllocated& e) const {
+    std::string operator()(const Recorded<event::BufferAllocated>& e) const {
         const std::string buffer = "Buffer " + std::to_string(e.buffer_id) + " (" + trace_.buffer(e.buffer_id).type_name + ")";
         std::size_t total = 0;
         std::vector<std::string> sizes;
@@ -276,7 +276,7 @@ public:
         return text + ".";
     }
 
-    std::string operator()(const events::TensorInitialised& e) const {
+    std::string operator()(const Recorded<event::TensorInitialised>& e) const {
         const TraceTensor& initialised = tensor(e.tensor);
         const std::string address = hex(e.data);
         if (e.buffer_id < 0) {
@@ -359,7 +359,7 @@ private:
                std::to_string(trace_.buffer(buffer_id).alignment) + ")";
     }
 
-    std::string subject(const events::TensorAllocated& e) const {
+    std::string subject(const Recorded<event::TensorAllocated>& e) const {
         switch (e.phase) {
         case AllocationPhase::leaf: return "Leaf " + name(e.tensor);
         case AllocationPhase::graph_input: return "Input " + name(e.tensor);
@@ -376,23 +376,21 @@ private:
         return name(e.tensor);
     }
 
-    std::string tail_reason(const events::TensorAllocated& e) const {
+    std::string tail_reason(const Recorded<event::TensorAllocated>& e) const {
         const BlockTaken& taken = trace_.taken(e);
         const auto candidates = trace_.candidates(e);
         const auto non_tail = static_cast<std::size_t>(std::ranges::count(candidates, false, &BlockCandidate::is_tail));
         const std::string text = nothing_fits_before_the_tail(non_tail, several_chunks(e.buffer_id));
-        const auto fitting_tails = static_cast<std::size_t>(
-            std::ranges::count_if(candidates, [](const BlockCandidate& c) { return c.is_tail && c.fits; }));
-        if (fitting_tails <= 1) {
+        if (taken.tail_reason == TailReason::only_fit) {
             return text + ", so " + name(e.tensor) +
                    (taken.block_consumed ? " takes all of the tail" : " takes the start of the tail");
         }
-        const std::int64_t factor = taken.reuse_factor;
         return text + ", so " + name(e.tensor) + " takes the start of chunk " + std::to_string(taken.address.chunk) +
-               "'s tail, chosen among " + std::to_string(fitting_tails) + " tails that fit by its reuse factor " +
-               std::to_string(factor) +
-               (factor >= 0 ? " (it fits below the high-water mark and leaves the least unused)"
-                            : " (no tail fits below its high-water mark, and this one grows its chunk least)");
+               "'s tail, chosen among " + std::to_string(taken.fitting_blocks) + " tails that fit by its reuse factor " +
+               std::to_string(taken.reuse_factor) +
+               (taken.tail_reason == TailReason::least_unused
+                    ? " (it fits below the high-water mark and leaves the least unused)"
+                    : " (no tail fits below its high-water mark, and this one grows its chunk least)");
     }
 
     // Why the search fell through to a tail.
@@ -415,36 +413,44 @@ private:
         return ", and the chunk does not grow (it stays " + byte_count(taken.high_water_after) + ")";
     }
 
-    std::string best_fit_reason(const events::TensorAllocated& e) const {
+    // Words the allocator's own reason (AllocationDecision::best_fit_reason).
+    std::string best_fit_reason(const Recorded<event::TensorAllocated>& e) const {
         const BlockTaken& taken = trace_.taken(e);
-        std::vector<BlockCandidate> fitting;
-        for (const BlockCandidate& c : trace_.candidates(e)) {
-            if (!c.is_tail && c.fits) {
-                fitting.push_back(c);
-            }
-        }
-        std::string text = fitting.size() <= 1
-                               ? "the only free block before the tail that fits"
-                               : "the best fit among " + counted(fitting.size(), "free block") + " that fit";
+        const auto fitting = static_cast<std::size_t>(taken.fitting_blocks);
+        std::string text = fitting <= 1 ? "the only free block before the tail that fits"
+                                        : "the best fit among " + counted(fitting, "free block") + " that fit";
         text += " has " + byte_count(taken.block_before.size) + " there";
         text += taken.block_consumed ? ", all used"
                                      : ", so " + byte_count(taken.block_before.size - taken.size) + " stay free at offset " +
                                            std::to_string(taken.address.offset + taken.size);
-        if (fitting.size() > 1) {
-            const auto tightest = std::ranges::min(fitting, {}, [](const BlockCandidate& c) { return c.free_block.size; });
-            const auto ties = std::ranges::count(fitting, taken.block_before.size,
-                                                 [](const BlockCandidate& c) { return c.free_block.size; });
-            if (tightest.free_block.size < taken.block_before.size) {
-                text += " (chunk " + std::to_string(tightest.chunk) + " has a tighter one, but the best is kept per chunk "
-                        "and a later chunk's fit wins)";
-            } else if (ties > 1) {
-                text += " (of " + std::to_string(ties) + " blocks of that size, the last one wins)";
-            }
+        switch (taken.best_fit_reason) {
+        case BestFitReason::only_fit:
+        case BestFitReason::smallest: break;
+        case BestFitReason::later_chunk:
+            text += " (chunk " + std::to_string(tighter_chunk(e, taken)) +
+                    " has a tighter one, but the best is kept per chunk and a later chunk's fit wins)";
+            break;
+        case BestFitReason::last_of_equals:
+            text += " (of " + std::to_string(taken.equal_fits) + " blocks of that size, the last one wins)";
+            break;
         }
         return text;
     }
 
-    std::string rejection(const events::InPlaceRejected& e) const {
+    // The chunk holding the tightest fit that lost to a later chunk's (for the wording only).
+    int tighter_chunk(const Recorded<event::TensorAllocated>& e, const BlockTaken& taken) const {
+        int chunk = taken.address.chunk;
+        std::size_t tightest = taken.block_before.size;
+        for (const BlockCandidate& c : trace_.candidates(e)) {
+            if (!c.is_tail && c.fits && c.free_block.size < tightest) {
+                tightest = c.free_block.size;
+                chunk = c.chunk;
+            }
+        }
+        return chunk;
+    }
+
+    std::string rejection(const Recorded<event::InPlaceRejected>& e) const {
         const TraceTensor& parent = tensor(e.parent);
         const TraceTensor& node = tensor(e.node);
         switch (e.reason) {
@@ -527,18 +533,7 @@ private:
     }
 
     // What became of a freed range: which free blocks it joined, and where the result lies.
-    std::string merge_phrase(int buffer_id, const FreeDecision& decision) const {
-        const auto& chunks = before_.allocator_of(trace_, buffer_id).chunks;
-        std::size_t blocks_after = 0;
-        if (decision.address.chunk >= 0 && static_cast<std::size_t>(decision.address.chunk) < chunks.size()) {
-            blocks_after = chunks[static_cast<std::size_t>(decision.address.chunk)].free_blocks.size();
-        }
-        if (decision.merge == MergeKind::none) {
-            ++blocks_after;
-        } else if (decision.merge == MergeKind::both) {
-            --blocks_after;
-        }
-        const bool is_tail = static_cast<std::size_t>(decision.block) + 1 == blocks_after;
+    static std::string merge_phrase(const FreeDecision& decision) {
         std::string text;
         switch (decision.merge) {
         case MergeKind::none: return "become a new free block, touching no other";
@@ -546,7 +541,7 @@ private:
         case MergeKind::next: text = "join the free block after them"; break;
         case MergeKind::both: text = "join the free blocks on both sides"; break;
         }
-        if (is_tail) {
+        if (decision.result_is_tail()) {
             return text + ", and the tail now starts at offset " + std::to_string(decision.result.offset);
         }
         return text + " into one free block of " + byte_count(decision.result.size) + " at offset " +

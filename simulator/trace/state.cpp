@@ -17,7 +17,7 @@ class Replayer {
 public:
     Replayer(SimState& state, const Trace& trace) : state_(state), trace_(trace) {}
 
-    void operator()(const events::PlanStarted&) {
+    void operator()(const Recorded<event::PlanStarted>&) {
         // Every plan starts afresh (the reference resets its hash table and allocators);
         // the backend buffers stay until they are replaced.
         state_.tensors.assign(trace_.tensors.size(), TensorState{});
@@ -26,12 +26,12 @@ public:
             allocator.live_bytes = 0;
         }
     }
-    void operator()(const events::CountingStarted&) {}
-    void operator()(const events::NodeStarted&) {}
-    void operator()(const events::ConsumerCounted& e) { tensor(e.tensor).record.children = e.children; }
-    void operator()(const events::ViewCounted& e) { tensor(e.tensor).record.views = e.views; }
+    void operator()(const Recorded<event::CountingStarted>&) {}
+    void operator()(const Recorded<event::NodeStarted>&) {}
+    void operator()(const Recorded<event::ConsumerCounted>& e) { tensor(e.tensor).record.children = e.children; }
+    void operator()(const Recorded<event::ViewCounted>& e) { tensor(e.tensor).record.views = e.views; }
 
-    void operator()(const events::ChunkCreated& e) {
+    void operator()(const Recorded<event::ChunkCreated>& e) {
         auto& chunks = allocator(e.buffer_id).chunks;
         if (e.chunk != static_cast<int>(chunks.size())) {
             inconsistent(state_, "chunk " + std::to_string(e.chunk) + " created after " + std::to_string(chunks.size()));
@@ -39,7 +39,7 @@ public:
         chunks.push_back(Chunk{{FreeBlock{0, e.size}}, 0});
     }
 
-    void operator()(const events::TensorAllocated& e) {
+    void operator()(const Recorded<event::TensorAllocated>& e) {
         const BlockTaken& taken = trace_.taken(e);
         AllocatorState& target = allocator(e.buffer_id);
         take(chunk(target, taken.address.chunk), taken);
@@ -51,9 +51,9 @@ public:
         allocated.life = TensorLife::live;
     }
 
-    void operator()(const events::InPlaceRejected&) {}
+    void operator()(const Recorded<event::InPlaceRejected>&) {}
 
-    void operator()(const events::InPlaceReused& e) {
+    void operator()(const Recorded<event::InPlaceReused>& e) {
         const TensorId owner = e.view_source != kNoTensor ? e.view_source : e.parent;
         TensorState& node = tensor(e.node);
         node.record.allocated = true;
@@ -68,31 +68,31 @@ public:
         previous_owner.handed_to = e.node;
     }
 
-    void operator()(const events::ExtraSpaceFreed& e) { give_back(e.buffer_id, trace_.freed(e)); }
+    void operator()(const Recorded<event::ExtraSpaceFreed>& e) { give_back(e.buffer_id, trace_.freed(e)); }
 
-    void operator()(const events::ParentReleased& e) {
+    void operator()(const Recorded<event::ParentReleased>& e) {
         HashNode& record = tensor(e.parent).record;
         record.children = e.children_left;
         record.views = e.views_left;
     }
 
-    void operator()(const events::ViewReleased& e) {
+    void operator()(const Recorded<event::ViewReleased>& e) {
         HashNode& record = tensor(e.view_source).record;
         record.children = e.source_children;
         record.views = e.source_views_left;
     }
 
-    void operator()(const events::TensorFreed& e) {
+    void operator()(const Recorded<event::TensorFreed>& e) {
         give_back(e.buffer_id, trace_.freed(e));
         TensorState& freed = tensor(e.tensor);
         freed.record.allocated = false;
         freed.life = TensorLife::freed;
     }
 
-    void operator()(const events::OutputKept& e) { tensor(e.tensor).kept_as_output = true; }
-    void operator()(const events::PlanFinished&) {}
+    void operator()(const Recorded<event::OutputKept>& e) { tensor(e.tensor).kept_as_output = true; }
+    void operator()(const Recorded<event::PlanFinished>&) {}
 
-    void operator()(const events::BufferAllocated& e) {
+    void operator()(const Recorded<event::BufferAllocated>& e) {
         if (e.reallocated) {
             const auto sizes = trace_.chunk_sizes(e);
             allocator(e.buffer_id).buffer =
@@ -100,7 +100,7 @@ public:
         }
     }
 
-    void operator()(const events::TensorInitialised& e) {
+    void operator()(const Recorded<event::TensorInitialised>& e) {
         TensorState& initialised = tensor(e.tensor);
         initialised.data = e.data;
         if (e.address == kInvalidAddress) {

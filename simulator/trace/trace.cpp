@@ -16,13 +16,6 @@ static_assert(sizeof(TraceEvent) <= 56);
 
 namespace {
 
-constexpr std::array<std::string_view, kEventKindCount> kKindNames{
-    "plan-started", "leaf-allocated", "counting-started", "consumer-counted", "view-counted", "input-allocated",
-    "node-started", "chunk-created", "parent-allocated", "node-allocated", "in-place-rejected", "in-place-reused",
-    "extra-space-freed", "parent-released", "view-released", "tensor-freed", "output-kept", "plan-finished",
-    "buffer-allocated", "tensor-initialised",
-};
-
 template <typename... F>
 struct Overloaded : F... {
     using F::operator()...;
@@ -41,48 +34,42 @@ EventKind allocation_kind(AllocationPhase phase) {
     return EventKind::node_allocated;
 }
 
-BlockTaken taken_from(const AllocationDecision& decision, PoolRange candidates) {
-    return {decision.address,      decision.size,          decision.choice,           decision.block,
-            decision.block_before, decision.block_consumed, decision.reuse_factor,    decision.high_water_before,
-            decision.high_water_after, candidates};
-}
-
 } // namespace
 
 EventKind kind_of(const TraceEvent& event) {
     return std::visit(
         Overloaded{
-            [](const events::PlanStarted&) { return EventKind::plan_started; },
-            [](const events::CountingStarted&) { return EventKind::counting_started; },
-            [](const events::NodeStarted&) { return EventKind::node_started; },
-            [](const events::ConsumerCounted&) { return EventKind::consumer_counted; },
-            [](const events::ViewCounted&) { return EventKind::view_counted; },
-            [](const events::ChunkCreated&) { return EventKind::chunk_created; },
-            [](const events::TensorAllocated& e) { return allocation_kind(e.phase); },
-            [](const events::InPlaceRejected&) { return EventKind::in_place_rejected; },
-            [](const events::InPlaceReused&) { return EventKind::in_place_reused; },
-            [](const events::ExtraSpaceFreed&) { return EventKind::extra_space_freed; },
-            [](const events::ParentReleased&) { return EventKind::parent_released; },
-            [](const events::ViewReleased&) { return EventKind::view_released; },
-            [](const events::TensorFreed&) { return EventKind::tensor_freed; },
-            [](const events::OutputKept&) { return EventKind::output_kept; },
-            [](const events::PlanFinished&) { return EventKind::plan_finished; },
-            [](const events::BufferAllocated&) { return EventKind::buffer_allocated; },
-            [](const events::TensorInitialised&) { return EventKind::tensor_initialised; },
+            [](const Recorded<event::PlanStarted>&) { return EventKind::plan_started; },
+            [](const Recorded<event::CountingStarted>&) { return EventKind::counting_started; },
+            [](const Recorded<event::NodeStarted>&) { return EventKind::node_started; },
+            [](const Recorded<event::ConsumerCounted>&) { return EventKind::consumer_counted; },
+            [](const Recorded<event::ViewCounted>&) { return EventKind::view_counted; },
+            [](const Recorded<event::ChunkCreated>&) { return EventKind::chunk_created; },
+            [](const Recorded<event::TensorAllocated>& e) { return allocation_kind(e.phase); },
+            [](const Recorded<event::InPlaceRejected>&) { return EventKind::in_place_rejected; },
+            [](const Recorded<event::InPlaceReused>&) { return EventKind::in_place_reused; },
+            [](const Recorded<event::ExtraSpaceFreed>&) { return EventKind::extra_space_freed; },
+            [](const Recorded<event::ParentReleased>&) { return EventKind::parent_released; },
+            [](const Recorded<event::ViewReleased>&) { return EventKind::view_released; },
+            [](const Recorded<event::TensorFreed>&) { return EventKind::tensor_freed; },
+            [](const Recorded<event::OutputKept>&) { return EventKind::output_kept; },
+            [](const Recorded<event::PlanFinished>&) { return EventKind::plan_finished; },
+            [](const Recorded<event::BufferAllocated>&) { return EventKind::buffer_allocated; },
+            [](const Recorded<event::TensorInitialised>&) { return EventKind::tensor_initialised; },
         },
         event.data);
 }
 
 std::string_view kind_name(EventKind kind) {
-    return kKindNames.at(static_cast<std::size_t>(kind));
+    return kEventKindNames.at(static_cast<std::size_t>(kind));
 }
 
 std::optional<EventKind> parse_kind(std::string_view name) {
-    const auto it = std::ranges::find(kKindNames, name);
-    if (it == kKindNames.end()) {
+    const auto it = std::ranges::find(kEventKindNames, name);
+    if (it == kEventKindNames.end()) {
         return std::nullopt;
     }
-    return static_cast<EventKind>(it - kKindNames.begin());
+    return static_cast<EventKind>(it - kEventKindNames.begin());
 }
 
 std::string_view stage_name(Stage stage) {
@@ -104,20 +91,23 @@ std::vector<TensorId> touched_tensors(const TraceEvent& event) {
         }
     };
     std::visit(Overloaded{
-                   [&](const events::NodeStarted& e) { add(e.node); },
-                   [&](const events::ConsumerCounted& e) { add(e.tensor), add(e.consumer); },
-                   [&](const events::ViewCounted& e) { add(e.tensor), add(e.view); },
-                   [&](const events::ChunkCreated& e) { add(e.tensor); },
-                   [&](const events::TensorAllocated& e) { add(e.tensor); },
-                   [&](const events::InPlaceRejected& e) { add(e.node), add(e.parent); },
-                   [&](const events::InPlaceReused& e) { add(e.node), add(e.parent), add(e.view_source); },
-                   [&](const events::ExtraSpaceFreed& e) { add(e.node), add(e.parent); },
-                   [&](const events::ParentReleased& e) { add(e.parent), add(e.node); },
-                   [&](const events::ViewReleased& e) { add(e.view_source), add(e.view); },
-                   [&](const events::TensorFreed& e) { add(e.tensor); },
-                   [&](const events::OutputKept& e) { add(e.tensor); },
-                   [&](const events::TensorInitialised& e) { add(e.tensor); },
-                   [](const auto&) {},
+                   [&](const Recorded<event::NodeStarted>& e) { add(e.node); },
+                   [&](const Recorded<event::ConsumerCounted>& e) { add(e.tensor), add(e.consumer); },
+                   [&](const Recorded<event::ViewCounted>& e) { add(e.tensor), add(e.view); },
+                   [&](const Recorded<event::ChunkCreated>& e) { add(e.tensor); },
+                   [&](const Recorded<event::TensorAllocated>& e) { add(e.tensor); },
+                   [&](const Recorded<event::InPlaceRejected>& e) { add(e.node), add(e.parent); },
+                   [&](const Recorded<event::InPlaceReused>& e) { add(e.node), add(e.parent), add(e.view_source); },
+                   [&](const Recorded<event::ExtraSpaceFreed>& e) { add(e.node), add(e.parent); },
+                   [&](const Recorded<event::ParentReleased>& e) { add(e.parent), add(e.node); },
+                   [&](const Recorded<event::ViewReleased>& e) { add(e.view_source), add(e.view); },
+                   [&](const Recorded<event::TensorFreed>& e) { add(e.tensor); },
+                   [&](const Recorded<event::OutputKept>& e) { add(e.tensor); },
+                   [&](const Recorded<event::TensorInitialised>& e) { add(e.tensor); },
+                   [](const Recorded<event::PlanStarted>&) {},
+                   [](const Recorded<event::CountingStarted>&) {},
+                   [](const Recorded<event::PlanFinished>&) {},
+                   [](const Recorded<event::BufferAllocated>&) {},
                },
                event.data);
     return ids;
@@ -129,33 +119,46 @@ bool touches(const TraceEvent& event, TensorId tensor) {
 }
 
 std::optional<MemoryRange> touched_memory(const Trace& trace, const TraceEvent& event) {
+    static constexpr std::optional<MemoryRange> kNoRange;  // an event that moves no memory
     auto range = [&](int buffer_id, BufferAddress address, std::size_t size) {
         return std::optional(MemoryRange{trace.buffer(buffer_id).canonical_id, address.chunk, address.offset, size});
     };
     auto freed = [&](int buffer_id, const FreeDecision& decision) { return range(buffer_id, decision.address, decision.size); };
     return std::visit(
         Overloaded{
-            [&](const events::ChunkCreated& e) { return range(e.buffer_id, {e.chunk, 0}, e.size); },
-            [&](const events::TensorAllocated& e) {
+            [&](const Recorded<event::ChunkCreated>& e) { return range(e.buffer_id, {e.chunk, 0}, e.size); },
+            [&](const Recorded<event::TensorAllocated>& e) {
                 const BlockTaken& taken = trace.taken(e);
                 return range(e.buffer_id, taken.address, taken.size);
             },
-            [&](const events::InPlaceReused& e) {
+            [&](const Recorded<event::InPlaceReused>& e) {
                 return range(e.buffer_id, e.address, align_up(e.alloc_size, trace.buffer(e.buffer_id).alignment));
             },
-            [&](const events::ExtraSpaceFreed& e) { return freed(e.buffer_id, trace.freed(e)); },
-            [&](const events::TensorFreed& e) { return freed(e.buffer_id, trace.freed(e)); },
-            [](const auto&) { return std::optional<MemoryRange>{}; },
+            [&](const Recorded<event::ExtraSpaceFreed>& e) { return freed(e.buffer_id, trace.freed(e)); },
+            [&](const Recorded<event::TensorFreed>& e) { return freed(e.buffer_id, trace.freed(e)); },
+            // Each kind that moves no memory is named, so that a new kind must be placed here.
+            [](const Recorded<event::PlanStarted>&) { return kNoRange; },
+            [](const Recorded<event::CountingStarted>&) { return kNoRange; },
+            [](const Recorded<event::NodeStarted>&) { return kNoRange; },
+            [](const Recorded<event::ConsumerCounted>&) { return kNoRange; },
+            [](const Recorded<event::ViewCounted>&) { return kNoRange; },
+            [](const Recorded<event::InPlaceRejected>&) { return kNoRange; },
+            [](const Recorded<event::ParentReleased>&) { return kNoRange; },
+            [](const Recorded<event::ViewReleased>&) { return kNoRange; },
+            [](const Recorded<event::OutputKept>&) { return kNoRange; },
+            [](const Recorded<event::PlanFinished>&) { return kNoRange; },
+            [](const Recorded<event::BufferAllocated>&) { return kNoRange; },
+            [](const Recorded<event::TensorInitialised>&) { return kNoRange; },
         },
         event.data);
 }
 
-std::span<const BlockCandidate> Trace::candidates(const events::TensorAllocated& e) const {
+std::span<const BlockCandidate> Trace::candidates(const Recorded<event::TensorAllocated>& e) const {
     const PoolRange range = taken(e).candidates;
     return std::span(candidate_pool).subspan(range.first, range.count);
 }
 
-std::span<const std::size_t> Trace::chunk_sizes(const events::BufferAllocated& e) const {
+std::span<const std::size_t> Trace::chunk_sizes(const Recorded<event::BufferAllocated>& e) const {
     return std::span(chunk_size_pool).subspan(e.chunk_sizes.first, e.chunk_sizes.count);
 }
 
@@ -309,88 +312,88 @@ std::size_t TraceRecorder::add_freed(const FreeDecision& decision) {
     return trace_.blocks_freed.size() - 1;
 }
 
-void TraceRecorder::on(const event::PlanStarted& e) {
+void TraceRecorder::on(const Observed<event::PlanStarted>& e) {
     stage_ = Stage::leafs;
     node_ = kNoTensor;
-    add(events::PlanStarted{e.measure_only});
+    add(Recorded<event::PlanStarted>{e.measure_only});
 }
 
-void TraceRecorder::on(const event::CountingStarted&) {
+void TraceRecorder::on(const Observed<event::CountingStarted>&) {
     stage_ = Stage::counting;
-    add(events::CountingStarted{});
+    add(Recorded<event::CountingStarted>{});
 }
 
-void TraceRecorder::on(const event::NodeStarted& e) {
+void TraceRecorder::on(const Observed<event::NodeStarted>& e) {
     stage_ = Stage::nodes;
     node_ = id_of(e.node);
-    add(events::NodeStarted{node_, e.index});
+    add(Recorded<event::NodeStarted>{node_, e.index});
 }
 
-void TraceRecorder::on(const event::ConsumerCounted& e) {
-    add(events::ConsumerCounted{id_of(e.tensor), id_of(e.consumer), e.children});
+void TraceRecorder::on(const Observed<event::ConsumerCounted>& e) {
+    add(Recorded<event::ConsumerCounted>{id_of(e.tensor), id_of(e.consumer), e.children});
 }
 
-void TraceRecorder::on(const event::ViewCounted& e) {
-    add(events::ViewCounted{id_of(e.tensor), id_of(e.view), e.views});
+void TraceRecorder::on(const Observed<event::ViewCounted>& e) {
+    add(Recorded<event::ViewCounted>{id_of(e.tensor), id_of(e.view), e.views});
 }
 
-void TraceRecorder::on(const event::TensorAllocated& e) {
-    const TensorId tensor = id_of(e.tensor);
-    const AllocationDecision& decision = e.decision;
-    if (decision.choice == BlockChoice::new_chunk) {
-        add(events::ChunkCreated{e.buffer_id, decision.address.chunk, decision.block_before.size, tensor, decision.size});
-    }
-    const PoolRange candidates{trace_.candidate_pool.size(), e.candidates.size()};
-    trace_.candidate_pool.insert(trace_.candidate_pool.end(), e.candidates.begin(), e.candidates.end());
-    trace_.blocks_taken.push_back(taken_from(decision, candidates));
-    add(events::TensorAllocated{tensor, e.buffer_id, e.phase, e.alloc_size, trace_.blocks_taken.size() - 1});
+void TraceRecorder::on(const Observed<event::ChunkCreated>& e) {
+    add(Recorded<event::ChunkCreated>{e.buffer_id, e.chunk, e.size, id_of(e.tensor), e.request});
 }
 
-void TraceRecorder::on(const event::InPlaceRejected& e) {
-    add(events::InPlaceRejected{id_of(e.node), id_of(e.parent), e.reason, e.parent_children, e.parent_views});
+void TraceRecorder::on(const Observed<event::TensorAllocated>& e) {
+    const auto& [decision, candidates] = e.taken;
+    const PoolRange range{trace_.candidate_pool.size(), candidates.size()};
+    trace_.candidate_pool.insert(trace_.candidate_pool.end(), candidates.begin(), candidates.end());
+    trace_.blocks_taken.push_back({decision, range});
+    add(Recorded<event::TensorAllocated>{id_of(e.tensor), e.buffer_id, e.phase, e.alloc_size, trace_.blocks_taken.size() - 1});
 }
 
-void TraceRecorder::on(const event::InPlaceReused& e) {
-    add(events::InPlaceReused{id_of(e.node), id_of(e.parent), id_of(e.view_source), e.buffer_id, e.address, e.alloc_size});
+void TraceRecorder::on(const Observed<event::InPlaceRejected>& e) {
+    add(Recorded<event::InPlaceRejected>{id_of(e.node), id_of(e.parent), e.reason, e.parent_children, e.parent_views});
 }
 
-void TraceRecorder::on(const event::ExtraSpaceFreed& e) {
-    add(events::ExtraSpaceFreed{id_of(e.node), id_of(e.parent), e.buffer_id, add_freed(e.decision)});
+void TraceRecorder::on(const Observed<event::InPlaceReused>& e) {
+    add(Recorded<event::InPlaceReused>{id_of(e.node), id_of(e.parent), id_of(e.view_source), e.buffer_id, e.address, e.alloc_size});
 }
 
-void TraceRecorder::on(const event::ParentReleased& e) {
-    add(events::ParentReleased{id_of(e.node), id_of(e.parent), e.children_left, e.views_left, e.still_owned});
+void TraceRecorder::on(const Observed<event::ExtraSpaceFreed>& e) {
+    add(Recorded<event::ExtraSpaceFreed>{id_of(e.node), id_of(e.parent), e.buffer_id, add_freed(e.freed)});
 }
 
-void TraceRecorder::on(const event::ViewReleased& e) {
-    add(events::ViewReleased{id_of(e.view), id_of(e.view_source), e.source_children, e.source_views_left});
+void TraceRecorder::on(const Observed<event::ParentReleased>& e) {
+    add(Recorded<event::ParentReleased>{id_of(e.node), id_of(e.parent), e.children_left, e.views_left, e.still_owned});
 }
 
-void TraceRecorder::on(const event::TensorFreed& e) {
-    add(events::TensorFreed{id_of(e.tensor), e.buffer_id, e.reason, e.alloc_size, add_freed(e.decision)});
+void TraceRecorder::on(const Observed<event::ViewReleased>& e) {
+    add(Recorded<event::ViewReleased>{id_of(e.view), id_of(e.view_source), e.source_children, e.source_views_left});
 }
 
-void TraceRecorder::on(const event::OutputKept& e) {
-    add(events::OutputKept{id_of(e.tensor), e.reason});
+void TraceRecorder::on(const Observed<event::TensorFreed>& e) {
+    add(Recorded<event::TensorFreed>{id_of(e.tensor), e.buffer_id, e.reason, e.alloc_size, add_freed(e.freed)});
 }
 
-void TraceRecorder::on(const event::PlanFinished& e) {
+void TraceRecorder::on(const Observed<event::OutputKept>& e) {
+    add(Recorded<event::OutputKept>{id_of(e.tensor), e.reason});
+}
+
+void TraceRecorder::on(const Observed<event::PlanFinished>& e) {
     stage_ = Stage::buffers;
     node_ = kNoTensor;
-    add(events::PlanFinished{e.ok});
+    add(Recorded<event::PlanFinished>{e.ok});
 }
 
-void TraceRecorder::on(const event::BufferAllocated& e) {
+void TraceRecorder::on(const Observed<event::BufferAllocated>& e) {
     stage_ = Stage::buffers;
     node_ = kNoTensor;
     const PoolRange sizes{trace_.chunk_size_pool.size(), e.chunk_sizes.size()};
     trace_.chunk_size_pool.insert(trace_.chunk_size_pool.end(), e.chunk_sizes.begin(), e.chunk_sizes.end());
-    add(events::BufferAllocated{e.buffer_id, sizes, e.previous_size, e.reallocated, e.ok});
+    add(Recorded<event::BufferAllocated>{e.buffer_id, sizes, e.previous_size, e.reallocated, e.ok});
 }
 
-void TraceRecorder::on(const event::TensorInitialised& e) {
+void TraceRecorder::on(const Observed<event::TensorInitialised>& e) {
     stage_ = Stage::addresses;
-    add(events::TensorInitialised{id_of(e.tensor), e.buffer_id, e.address,
+    add(Recorded<event::TensorInitialised>{id_of(e.tensor), e.buffer_id, e.address,
                                   static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(e.data))});
 }
 

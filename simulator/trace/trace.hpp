@@ -116,142 +116,56 @@ struct PoolRange {
 };
 
 // The reference's AllocationDecision, its candidate list in Trace::candidate_pool.
-struct BlockTaken {
-    BufferAddress address;
-    std::size_t size = 0;  // aligned request
-    BlockChoice choice = BlockChoice::best_fit;
-    int block = 0;  // index of the block taken, before the take
-    FreeBlock block_before;
-    bool block_consumed = false;
-    std::int64_t reuse_factor = 0;
-    std::size_t high_water_before = 0;
-    std::size_t high_water_after = 0;
+struct BlockTaken : AllocationDecision {
     PoolRange candidates;  // the blocks the search looked at
 };
 
-// The events of a trace: the reference's events with tensor ids, plus ChunkCreated
-// (split out of an allocation that needed a new chunk, so the chunk appears on its own).
-namespace events {
-
-struct PlanStarted {
-    bool measure_only = false;
-};
-struct CountingStarted {};
-struct NodeStarted {
-    TensorId node = kNoTensor;
-    std::size_t index = 0;  // in graph.nodes
-};
-struct ConsumerCounted {
-    TensorId tensor = kNoTensor;
-    TensorId consumer = kNoTensor;
-    int children = 0;  // after counting
-};
-struct ViewCounted {
-    TensorId tensor = kNoTensor;
-    TensorId view = kNoTensor;
-    int views = 0;  // after counting
-};
-// No free block could hold `tensor`'s `request` bytes: a chunk with one free block of `size` bytes.
-struct ChunkCreated {
-    int buffer_id = 0;
-    int chunk = 0;
-    std::size_t size = 0;
-    TensorId tensor = kNoTensor;
-    std::size_t request = 0;  // aligned
-};
-struct TensorAllocated {
-    TensorId tensor = kNoTensor;
-    int buffer_id = 0;
-    AllocationPhase phase = AllocationPhase::node;
-    std::size_t alloc_size = 0;  // before alignment
-    std::size_t taken = 0;       // index into Trace::blocks_taken
-};
-struct InPlaceRejected {
-    TensorId node = kNoTensor;
-    TensorId parent = kNoTensor;
-    InPlaceRejection reason = InPlaceRejection::not_owned;
-    int parent_children = 0;
-    int parent_views = 0;
-};
-struct InPlaceReused {
-    TensorId node = kNoTensor;
-    TensorId parent = kNoTensor;
-    TensorId view_source = kNoTensor;  // set when the parent is a view (upstream never gets here)
-    int buffer_id = 0;
-    BufferAddress address;
-    std::size_t alloc_size = 0;
-};
-struct ExtraSpaceFreed {
-    TensorId node = kNoTensor;
-    TensorId parent = kNoTensor;
-    int buffer_id = 0;
-    std::size_t freed = 0;  // index into Trace::blocks_freed
-};
-struct ParentReleased {
-    TensorId node = kNoTensor;
-    TensorId parent = kNoTensor;
-    int children_left = 0;
-    int views_left = 0;
-    bool still_owned = false;
-};
-struct ViewReleased {
-    TensorId view = kNoTensor;
-    TensorId view_source = kNoTensor;
-    int source_children = 0;
-    int source_views_left = 0;
-};
-struct TensorFreed {
-    TensorId tensor = kNoTensor;
-    int buffer_id = 0;
-    FreeReason reason = FreeReason::last_consumer;
-    std::size_t alloc_size = 0;
-    std::size_t freed = 0;  // index into Trace::blocks_freed
-};
-struct OutputKept {
-    TensorId tensor = kNoTensor;
-    FreeReason reason = FreeReason::last_consumer;
-};
-struct PlanFinished {
-    bool ok = false;
-};
-struct BufferAllocated {
-    int buffer_id = 0;
-    PoolRange chunk_sizes;  // in Trace::chunk_size_pool
-    std::size_t previous_size = 0;
-    bool reallocated = false;
-    bool ok = false;
-};
-struct TensorInitialised {
-    TensorId tensor = kNoTensor;
-    int buffer_id = -1;  // -1 for a view
-    BufferAddress address = kInvalidAddress;
-    std::uint64_t data = 0;  // chunk base + offset
+// How a trace refers to what its events name (the reference's event kinds, event::Any,
+// recorded): tensors by id, the allocator's decisions and lists by their place in the
+// trace's side tables, so that events stay small and outlive the run.
+struct RecordedRefs {
+    using TensorRef = TensorId;
+    static constexpr TensorRef kNone = kNoTensor;
+    using Taken = std::size_t;       // index into Trace::blocks_taken
+    using Freed = std::size_t;       // index into Trace::blocks_freed
+    using ChunkSizes = PoolRange;    // in Trace::chunk_size_pool
+    using Data = std::uint64_t;      // the address the tensor got (chunk base + offset), as a number
 };
 
-} // namespace events
-
-using EventData = std::variant<events::PlanStarted, events::CountingStarted, events::NodeStarted,
-                               events::ConsumerCounted, events::ViewCounted, events::ChunkCreated,
-                               events::TensorAllocated, events::InPlaceRejected, events::InPlaceReused,
-                               events::ExtraSpaceFreed, events::ParentReleased, events::ViewReleased,
-                               events::TensorFreed, events::OutputKept, events::PlanFinished,
-                               events::BufferAllocated, events::TensorInitialised>;
+// An event as a trace holds it: Recorded<event::TensorAllocated>.
+template <template <class> class Kind>
+using Recorded = Kind<RecordedRefs>;
+using RecordedEvent = event::Any<RecordedRefs>;
 
 struct TraceEvent {
     Stage stage = Stage::leafs;
     TensorId node = kNoTensor;  // the node being run (node stage only)
-    EventData data;
+    RecordedEvent data;
 };
 
-// What kind of thing an event is, for filters and breakpoints. Allocations are split by
-// why they happened.
+// What kind of thing an event is, for filters and breakpoints: the event kinds, with
+// allocations split by why they happened (kind_of maps each event::Any alternative).
 enum class EventKind : std::uint8_t {
     plan_started, leaf_allocated, counting_started, consumer_counted, view_counted, input_allocated,
     node_started, chunk_created, parent_allocated, node_allocated, in_place_rejected, in_place_reused,
     extra_space_freed, parent_released, view_released, tensor_freed, output_kept, plan_finished,
     buffer_allocated, tensor_initialised,
 };
-inline constexpr std::size_t kEventKindCount = 20;
+// Their names, in EventKind's order (the names filters and JSON use).
+inline constexpr std::array kEventKindNames{
+    std::string_view("plan-started"),      std::string_view("leaf-allocated"),    std::string_view("counting-started"),
+    std::string_view("consumer-counted"),  std::string_view("view-counted"),      std::string_view("input-allocated"),
+    std::string_view("node-started"),      std::string_view("chunk-created"),     std::string_view("parent-allocated"),
+    std::string_view("node-allocated"),    std::string_view("in-place-rejected"), std::string_view("in-place-reused"),
+    std::string_view("extra-space-freed"), std::string_view("parent-released"),   std::string_view("view-released"),
+    std::string_view("tensor-freed"),      std::string_view("output-kept"),       std::string_view("plan-finished"),
+    std::string_view("buffer-allocated"),  std::string_view("tensor-initialised"),
+};
+inline constexpr std::size_t kEventKindCount = kEventKindNames.size();
+static_assert(kEventKindCount == static_cast<std::size_t>(EventKind::tensor_initialised) + 1,
+              "one name per EventKind");
+// Every event::Any kind is one EventKind, except TensorAllocated, which is one of four.
+static_assert(kEventKindCount == std::variant_size_v<RecordedEvent> + 3);
 
 EventKind kind_of(const TraceEvent& event);
 std::string_view kind_name(EventKind kind);  // "leaf-allocated"
@@ -300,11 +214,11 @@ struct Trace {
     // Per allocator, the lowest buffer id using it: the id people know that buffer by.
     std::vector<int> allocator_buffer_ids() const;
 
-    const BlockTaken& taken(const events::TensorAllocated& e) const { return blocks_taken.at(e.taken); }
-    const FreeDecision& freed(const events::TensorFreed& e) const { return blocks_freed.at(e.freed); }
-    const FreeDecision& freed(const events::ExtraSpaceFreed& e) const { return blocks_freed.at(e.freed); }
-    std::span<const BlockCandidate> candidates(const events::TensorAllocated& e) const;
-    std::span<const std::size_t> chunk_sizes(const events::BufferAllocated& e) const;
+    const BlockTaken& taken(const Recorded<event::TensorAllocated>& e) const { return blocks_taken.at(e.taken); }
+    const FreeDecision& freed(const Recorded<event::TensorFreed>& e) const { return blocks_freed.at(e.freed); }
+    const FreeDecision& freed(const Recorded<event::ExtraSpaceFreed>& e) const { return blocks_freed.at(e.freed); }
+    std::span<const BlockCandidate> candidates(const Recorded<event::TensorAllocated>& e) const;
+    std::span<const std::size_t> chunk_sizes(const Recorded<event::BufferAllocated>& e) const;
 };
 
 // Records the events of one run into a Trace. Construct it on the graph file to be run,
@@ -319,22 +233,23 @@ public:
     Trace take(std::string error);
 
     // Every kind of event is taken by its own override: a direct call per event.
-    void on(const event::PlanStarted& e) override;
-    void on(const event::CountingStarted& e) override;
-    void on(const event::NodeStarted& e) override;
-    void on(const event::ConsumerCounted& e) override;
-    void on(const event::ViewCounted& e) override;
-    void on(const event::TensorAllocated& e) override;
-    void on(const event::InPlaceRejected& e) override;
-    void on(const event::InPlaceReused& e) override;
-    void on(const event::ExtraSpaceFreed& e) override;
-    void on(const event::ParentReleased& e) override;
-    void on(const event::ViewReleased& e) override;
-    void on(const event::TensorFreed& e) override;
-    void on(const event::OutputKept& e) override;
-    void on(const event::PlanFinished& e) override;
-    void on(const event::BufferAllocated& e) override;
-    void on(const event::TensorInitialised& e) override;
+    void on(const Observed<event::PlanStarted>& e) override;
+    void on(const Observed<event::CountingStarted>& e) override;
+    void on(const Observed<event::NodeStarted>& e) override;
+    void on(const Observed<event::ConsumerCounted>& e) override;
+    void on(const Observed<event::ViewCounted>& e) override;
+    void on(const Observed<event::ChunkCreated>& e) override;
+    void on(const Observed<event::TensorAllocated>& e) override;
+    void on(const Observed<event::InPlaceRejected>& e) override;
+    void on(const Observed<event::InPlaceReused>& e) override;
+    void on(const Observed<event::ExtraSpaceFreed>& e) override;
+    void on(const Observed<event::ParentReleased>& e) override;
+    void on(const Observed<event::ViewReleased>& e) override;
+    void on(const Observed<event::TensorFreed>& e) override;
+    void on(const Observed<event::OutputKept>& e) override;
+    void on(const Observed<event::PlanFinished>& e) override;
+    void on(const Observed<event::BufferAllocated>& e) override;
+    void on(const Observed<event::TensorInitialised>& e) override;
 
 private:
     TensorId id_of(const Tensor* tensor) const;

@@ -65,20 +65,20 @@ class Fields {
 public:
     explicit Fields(const Trace& trace) : trace_(trace) {}
 
-    json operator()(const events::PlanStarted& e) const { return {{"measure_only", e.measure_only}}; }
-    json operator()(const events::CountingStarted&) const { return json::object(); }
-    json operator()(const events::NodeStarted& e) const { return {{"node_index", e.index}}; }
-    json operator()(const events::ConsumerCounted& e) const {
+    json operator()(const Recorded<event::PlanStarted>& e) const { return {{"measure_only", e.measure_only}}; }
+    json operator()(const Recorded<event::CountingStarted>&) const { return json::object(); }
+    json operator()(const Recorded<event::NodeStarted>& e) const { return {{"node_index", e.index}}; }
+    json operator()(const Recorded<event::ConsumerCounted>& e) const {
         return {{"tensor", name(e.tensor)}, {"consumer", name(e.consumer)}, {"children", e.children}};
     }
-    json operator()(const events::ViewCounted& e) const {
+    json operator()(const Recorded<event::ViewCounted>& e) const {
         return {{"tensor", name(e.tensor)}, {"view", name(e.view)}, {"views", e.views}};
     }
-    json operator()(const events::ChunkCreated& e) const {
+    json operator()(const Recorded<event::ChunkCreated>& e) const {
         return {{"buffer", e.buffer_id}, {"chunk", e.chunk},       {"size", e.size},
                 {"tensor", name(e.tensor)}, {"request", e.request}};
     }
-    json operator()(const events::TensorAllocated& e) const {
+    json operator()(const Recorded<event::TensorAllocated>& e) const {
         json candidates = json::array();
         for (const BlockCandidate& c : trace_.candidates(e)) {
             candidates.push_back({{"chunk", c.chunk}, {"block", c.block}, {"offset", c.free_block.offset},
@@ -102,41 +102,41 @@ public:
                 {"high_water_after", t.high_water_after},
                 {"candidates", std::move(candidates)}};
     }
-    json operator()(const events::InPlaceRejected& e) const {
+    json operator()(const Recorded<event::InPlaceRejected>& e) const {
         return {{"node", name(e.node)}, {"parent", name(e.parent)}, {"reason", rejection_name(e.reason)},
                 {"parent_children", e.parent_children}, {"parent_views", e.parent_views}};
     }
-    json operator()(const events::InPlaceReused& e) const {
+    json operator()(const Recorded<event::InPlaceReused>& e) const {
         return {{"node", name(e.node)},         {"parent", name(e.parent)}, {"view_source", name(e.view_source)},
                 {"buffer", e.buffer_id},        {"chunk", e.address.chunk}, {"offset", e.address.offset},
                 {"alloc_size", e.alloc_size}};
     }
-    json operator()(const events::ExtraSpaceFreed& e) const {
+    json operator()(const Recorded<event::ExtraSpaceFreed>& e) const {
         return {{"node", name(e.node)}, {"parent", name(e.parent)}, {"buffer", e.buffer_id}, {"free", free_json(trace_.freed(e))}};
     }
-    json operator()(const events::ParentReleased& e) const {
+    json operator()(const Recorded<event::ParentReleased>& e) const {
         return {{"node", name(e.node)},           {"parent", name(e.parent)},   {"children_left", e.children_left},
                 {"views_left", e.views_left},     {"still_owned", e.still_owned}};
     }
-    json operator()(const events::ViewReleased& e) const {
+    json operator()(const Recorded<event::ViewReleased>& e) const {
         return {{"view", name(e.view)}, {"view_source", name(e.view_source)}, {"source_children", e.source_children},
                 {"source_views_left", e.source_views_left}};
     }
-    json operator()(const events::TensorFreed& e) const {
+    json operator()(const Recorded<event::TensorFreed>& e) const {
         return {{"tensor", name(e.tensor)}, {"buffer", e.buffer_id}, {"reason", free_reason_name(e.reason)},
                 {"alloc_size", e.alloc_size}, {"free", free_json(trace_.freed(e))}};
     }
-    json operator()(const events::OutputKept& e) const {
+    json operator()(const Recorded<event::OutputKept>& e) const {
         return {{"tensor", name(e.tensor)}, {"reason", free_reason_name(e.reason)}};
     }
-    json operator()(const events::PlanFinished& e) const { return {{"ok", e.ok}}; }
-    json operator()(const events::BufferAllocated& e) const {
+    json operator()(const Recorded<event::PlanFinished>& e) const { return {{"ok", e.ok}}; }
+    json operator()(const Recorded<event::BufferAllocated>& e) const {
         const auto sizes = trace_.chunk_sizes(e);
         return {{"buffer", e.buffer_id}, {"chunk_sizes", std::vector<std::size_t>(sizes.begin(), sizes.end())},
                 {"previous_size", e.previous_size},
                 {"reallocated", e.reallocated}, {"ok", e.ok}};
     }
-    json operator()(const events::TensorInitialised& e) const {
+    json operator()(const Recorded<event::TensorInitialised>& e) const {
         json fields = {{"tensor", name(e.tensor)}, {"buffer", nullptr}, {"chunk", nullptr}, {"offset", nullptr},
                        {"address", e.data}};
         if (e.buffer_id >= 0) {

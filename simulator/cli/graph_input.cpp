@@ -5,6 +5,8 @@
 #include "reference/profile.hpp"
 
 #include <filesystem>
+#include <iostream>
+#include <sstream>
 #include <string>
 
 namespace gallocsim::cli {
@@ -21,7 +23,17 @@ bool any_model_flag(const ModelFlags& f) {
 
 GraphFile load_graph_input(const GraphInput& input) {
     GraphFile file;
-    if (fs::exists(input.input)) {
+    std::error_code ec;
+    if (input.input == "-") {
+        if (any_model_flag(input.model)) {
+            throw UsageError("-: example options (--layers, --embd, ...) apply to built-in examples only");
+        }
+        std::ostringstream text;
+        text << std::cin.rdbuf();
+        file = parse_graph_file(text.str(), "standard input");
+    } else if (fs::is_directory(input.input, ec)) {
+        throw GraphFileError(input.input + ": is a folder, not a graph file (conform takes folders)");
+    } else if (fs::exists(input.input, ec)) {
         if (any_model_flag(input.model)) {
             throw UsageError(input.input + ": example options (--layers, --embd, ...) apply to built-in examples only");
         }

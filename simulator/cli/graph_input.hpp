@@ -49,7 +49,8 @@ struct GraphInput {
 // known versions for any other.
 const AllocatorProfile& chosen_profile(const std::string& ggml_version);
 
-// A path that names an existing file is loaded; anything else must be an example name.
+// A path that names an existing file is loaded, "-" reads the file from standard input;
+// anything else must be an example name (a folder is refused: it is no graph file).
 // Example flags are refused for files; buffer flags apply to both. Throws UsageError for
 // flags, GraphFileError for the input.
 GraphFile load_graph_input(const GraphInput& input);

@@ -1,0 +1,109 @@
+// The command line as a whole (cli/command_line.hpp): help, --version, the exit-code scheme
+// of cli/errors.hpp (0 done, 1 a check failed, 2 bad input or usage, never CLI11's own
+// 105-109), unknown and missing commands, and the input forms: a folder is refused, "-"
+// reads standard input.
+#include "simulator/cli/command_line.hpp"
+#include "simulator/cli/errors.hpp"
+
+#include "reference/profile.hpp"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <iostream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace gallocsim::cli {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::StartsWith;
+
+struct Outcome {
+    int code = 0;
+    std::string out;
+    std::string err;
+};
+
+Outcome run(std::vector<std::string> args, const std::string& stdin_text = "") {
+    args.insert(args.begin(), "gallocsim");
+    std::vector<const char*> argv;
+    for (const std::string& arg : args) {
+        argv.push_back(arg.c_str());
+    }
+    // "-" reads the process's standard input: give it the text for the length of the run.
+    std::istringstream in(stdin_text);
+    std::streambuf* const saved = std::cin.rdbuf(in.rdbuf());
+    std::ostringstream out, err;
+    const int code = run_command_line(static_cast<int>(argv.size()), argv.data(), {in, out, err});
+    std::cin.rdbuf(saved);
+    return {code, out.str(), err.str()};
+}
+
+TEST(CommandLine, VersionNamesTheProjectVersionAndEveryAllocatorVersion) {
+    const Outcome r = run({"--version"});
+    EXPECT_EQ(r.code, kDone);
+    EXPECT_THAT(r.out, StartsWith(std::string("gallocsim ") + GALLOCSIM_VERSION + "\n"));  // CMake's project version
+    for (const AllocatorProfile& profile : allocator_profiles()) {
+        EXPECT_THAT(r.out, HasSubstr(std::string(profile.name)));
+    }
+}
+
+TEST(CommandLine, HelpIsSuccess) {
+    const Outcome r = run({"--help"});
+    EXPECT_EQ(r.code, kDone);
+    EXPECT_THAT(r.out, HasSubstr("Usage:"));
+    EXPECT_EQ(run({"plan", "--help"}).code, kDone);
+}
+
+TEST(CommandLine, AnUnknownCommandIsNamedAndTheCommandsListed) {
+    const Outcome r = run({"frobnicate"});
+    EXPECT_EQ(r.code, kBadInput);
+    EXPECT_THAT(r.err, HasSubstr("unknown command \"frobnicate\""));
+    for (const char* command : {"plan", "conform", "trace", "walk", "compare", "capture"}) {
+        EXPECT_THAT(r.err, HasSubstr(command));
+    }
+}
+
+TEST(CommandLine, NoCommandListsTheCommands) {
+    const Outcome r = run({});
+    EXPECT_EQ(r.code, kBadInput);
+    EXPECT_THAT(r.err, HasSubstr("no command given; the commands are plan, conform"));
+}
+
+// CLI11 would exit with 109 (an unexpected argument) and 106 (a required one missing).
+TEST(CommandLine, UsageErrorsExitWithTwo) {
+    EXPECT_EQ(run({"plan", "seed", "--bogus"}).code, kBadInput);
+    EXPECT_EQ(run({"plan"}).code, kBadInput);
+    EXPECT_EQ(run({"walk", "seed", "--checkpoint-every", "0"}).code, kBadInput);
+    EXPECT_EQ(run({"plan", "seed", "--ggml-version", "ggml-1234"}).code, kBadInput);
+}
+
+TEST(CommandLine, AFolderIsNoGraphFile) {
+    const std::filesystem::path folder = std::filesystem::temp_directory_path();
+    const Outcome r = run({"plan", folder.string()});
+    EXPECT_EQ(r.code, kBadInput);
+    EXPECT_EQ(r.err, folder.string() + ": is a folder, not a graph file (conform takes folders)\n");
+}
+
+// The seed graph on standard input: a and b (4 bytes each, 32-aligned) at 0 and 32, mul in
+// place of a, so one 64-byte buffer.
+TEST(CommandLine, DashReadsTheGraphFromStandardInput) {
+    const Outcome exported = run({"examples", "seed"});
+    ASSERT_EQ(exported.code, kDone) << exported.err;
+    const Outcome r = run({"plan", "-", "--json"}, exported.out);
+    EXPECT_EQ(r.code, kDone) << r.err;
+    const nlohmann::json plan = nlohmann::json::parse(r.out);
+    EXPECT_EQ(plan["buffer_sizes"], nlohmann::json::array({64}));
+    EXPECT_EQ(plan["tensors"]["b"]["offset"], 32);
+    EXPECT_EQ(plan["tensors"]["mul"]["offset"], 0);
+    EXPECT_EQ(run({"plan", "-"}, "{").code, kBadInput);
+    EXPECT_THAT(run({"plan", "-"}, "{").err, StartsWith("standard input: "));
+}
+
+} // namespace
+} // namespace gallocsim::cli

@@ -6,6 +6,7 @@
 #include "gui/simulation_controller.hpp"
 
 #include <QApplication>
+#include <QCoreApplication>
 #include <QCommandLineParser>
 #include <QTimer>
 
@@ -22,14 +23,15 @@ bool select_call(gallocsim::gui::SimulationController& controller, const QString
     return parts.size() <= 2 && session_ok && call_ok && controller.select_call(session, call);
 }
 
+void name_application() {
+    QCoreApplication::setOrganizationName("gallocsim");
+    QCoreApplication::setApplicationName("gallocsim-gui");
+    QCoreApplication::setApplicationVersion(GALLOCSIM_VERSION);
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
-    QApplication app(argc, argv);
-    QApplication::setOrganizationName("gallocsim");
-    QApplication::setApplicationName("gallocsim-gui");
-    QApplication::setApplicationVersion("0.1.0");
-
     QCommandLineParser parser;
     parser.setApplicationDescription("Step through ggml's graph memory allocator.");
     parser.addHelpOption();
@@ -43,7 +45,25 @@ int main(int argc, char** argv) {
     const QCommandLineOption version_option("ggml-version", "plan by the rules of this ggml version (default: the newest)", "name");
     const QCommandLineOption call_option("call", "in a capture folder, pick this call: K (session 0) or S:K", "call");
     parser.addOptions({example_option, step_option, screenshot_option, size_option, raise_option, version_option, call_option});
-    parser.process(app);
+    {
+        // Flags first, without a display: --help, --version and flag errors work anywhere
+        // (QApplication aborts when there is no display to connect to).
+        QCoreApplication flags_only(argc, argv);
+        name_application();
+        if (!parser.parse(QCoreApplication::arguments())) {
+            std::cerr << "gallocsim-gui: " << parser.errorText().toStdString() << " (gallocsim-gui --help lists the options)\n";
+            return 2;
+        }
+        if (parser.isSet("help")) {
+            parser.showHelp(0);
+        }
+        if (parser.isSet("version")) {
+            parser.showVersion();
+        }
+    }
+
+    QApplication app(argc, argv);
+    name_application();
 
     const bool headless = parser.isSet(screenshot_option);
     gallocsim::gui::MainWindow window(/*saved_settings=*/!headless);
@@ -75,7 +95,14 @@ int main(int argc, char** argv) {
         return 2;
     }
     if (parser.isSet(step_option)) {
-        controller.jump(parser.value(step_option).toULongLong());
+        bool ok = false;
+        const qulonglong step = parser.value(step_option).toULongLong(&ok);
+        if (!ok || step > controller.event_count()) {
+            std::cerr << "gallocsim-gui: --step " << parser.value(step_option).toStdString() << ": the trace has steps 0 to "
+                      << controller.event_count() << "\n";
+            return 2;
+        }
+        controller.jump(step);
     }
     if (parser.isSet(raise_option) && !window.raise_dock(parser.value(raise_option))) {
         std::cerr << "gallocsim-gui: no dock named " << parser.value(raise_option).toStdString() << "\n";

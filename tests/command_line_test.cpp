@@ -105,5 +105,20 @@ TEST(CommandLine, DashReadsTheGraphFromStandardInput) {
     EXPECT_THAT(run({"plan", "-"}, "{").err, StartsWith("standard input: "));
 }
 
+// A name with a bell and a right-to-left override, as a hostile graph file may hold it: the
+// table shows both as escapes, and --json keeps the exact name (JSON escapes round-trip).
+TEST(CommandLine, HostileNamesAreShownAsEscapes) {
+    const std::string file = R"({"format": "ggml-graph/1", "buffer_types": [{"name": "CPU", "alignment": 32}],
+      "tensors": [{"name": "a\u0007b\u202ec", "type": "f32", "ne": [4], "flags": ["input"]},
+                  {"name": "m", "type": "f32", "ne": [4], "op": "SCALE", "src": ["a\u0007b\u202ec"], "flags": ["output"]}],
+      "leafs": ["a\u0007b\u202ec"], "nodes": ["m"]})";
+    const Outcome table = run({"plan", "-"}, file);
+    ASSERT_EQ(table.code, kDone) << table.err;
+    EXPECT_THAT(table.out, HasSubstr("a\\x07b\\u202Ec  leaf"));
+    EXPECT_EQ(table.out.find('\a'), std::string::npos);
+    const nlohmann::json plan = nlohmann::json::parse(run({"plan", "-", "--json"}, file).out);
+    EXPECT_TRUE(plan["tensors"].contains("a\x07" "b\xe2\x80\xae" "c"));  // U+202E in UTF-8
+}
+
 } // namespace
 } // namespace gallocsim::cli

@@ -91,6 +91,16 @@ TEST(Render, NamesAreEscaped) {
     EXPECT_EQ(svg.find("x<&>"), std::string::npos);
 }
 
+// XML 1.0 cannot hold a bell even as &#7;, and a right-to-left override would reverse the
+// label: both are written as visible escapes (model/visible_text.hpp).
+TEST(Render, ControlAndBidiCharactersInNamesAreShownAsEscapes) {
+    PlanPicture picture{"t", {"start"}, {{"band", 64, {{"a\x07" "b\xe2\x80\xae" "c", 0, 0, 0, 64}}}}};
+    const std::string svg = render_timeline_svg(picture);
+    EXPECT_NE(svg.find("data-name=\"a\\x07b\\u202Ec\""), std::string::npos);
+    EXPECT_EQ(svg.find('\a'), std::string::npos);
+    EXPECT_EQ(svg.find("\xe2\x80\xae"), std::string::npos);
+}
+
 //   0      16      32      48      64
 //   [a.....)       [b......)            b live, a dead at step 1: [0,32) and [48,64) free
 TEST(Render, FreeRangesAtAStep) {

@@ -1,5 +1,7 @@
 #include "simulator/analysis/render.hpp"
 
+#include "simulator/model/visible_text.hpp"
+
 #include "reference/dynamic_allocator.hpp"
 
 #include <algorithm>
@@ -36,9 +38,11 @@ std::string num(double value) {
     return s;
 }
 
+// Text for XML: control characters (which XML 1.0 cannot hold even as references) and bidi
+// controls made visible first, then the markup characters escaped.
 std::string escape(std::string_view text) {
     std::string out;
-    for (char c : text) {
+    for (char c : visible_text(text)) {
         switch (c) {
         case '&': out += "&amp;"; break;
         case '<': out += "&lt;"; break;

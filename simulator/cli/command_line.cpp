@@ -7,6 +7,7 @@
 #include "simulator/cli/commands.hpp"
 #include "simulator/cli/errors.hpp"
 #include "simulator/cli/step_commands.hpp"
+#include "simulator/cli/visible_output.hpp"
 
 #include "reference/profile.hpp"
 
@@ -101,8 +102,15 @@ int parse(CLI::App& app, int argc, const char* const* argv, std::ostream& out, s
 
 int run_command_line(int argc, const char* const* argv, const Console& console) {
     std::istream& in = console.in;
-    std::ostream& out = console.out;
-    std::ostream& err = console.err;
+    VisibleOutput visible_out(console.out), visible_err(console.err);
+    std::ostream out(&visible_out), err(&visible_err);
+    // Reading input shows what was printed first (a walk's prompt), as cin's tie to cout does.
+    std::ostream* const tied = in.tie(&out);
+    const struct Untie {
+        std::istream& in;
+        std::ostream* tied;
+        ~Untie() { in.tie(tied); }
+    } untie{in, tied};
     CLI::App app{"gallocsim: ggml's graph allocator, step by step"};
     app.require_subcommand(1);
     app.set_version_flag("--version", version_text());

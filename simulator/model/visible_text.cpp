@@ -1,0 +1,102 @@
+#include "simulator/model/visible_text.hpp"
+
+#include <cstdint>
+#include <cstdio>
+
+namespace gallocsim {
+
+namespace {
+
+// One UTF-8 sequence: its code point and length, or length 0 when the bytes are no valid
+// UTF-8 (overlong forms, surrogates and code points past U+10FFFF included).
+struct Decoded {
+    char32_t code_point = 0;
+    std::size_t length = 0;
+};
+
+Decoded decode(std::string_view text, std::size_t at) {
+    const auto byte = [&](std::size_t i) { return static_cast<std::uint8_t>(text[at + i]); };
+    const std::uint8_t first = byte(0);
+    std::size_t length = 0;
+    char32_t code_point = 0;
+    char32_t minimum = 0;
+    if (first < 0x80) {
+        return {first, 1};
+    } else if ((first & 0xE0) == 0xC0) {
+        length = 2, code_point = first & 0x1Fu, minimum = 0x80;
+    } else if ((first & 0xF0) == 0xE0) {
+        length = 3, code_point = first & 0x0Fu, minimum = 0x800;
+    } else if ((first & 0xF8) == 0xF0) {
+        length = 4, code_point = first & 0x07u, minimum = 0x10000;
+    } else {
+        return {};
+    }
+    if (at + length > text.size()) {
+        return {};
+    }
+    for (std::size_t i = 1; i < length; ++i) {
+        if ((byte(i) & 0xC0) != 0x80) {
+            return {};
+        }
+        code_point = (code_point << 6) | (byte(i) & 0x3Fu);
+    }
+    if (code_point < minimum || code_point > 0x10FFFF || (code_point >= 0xD800 && code_point <= 0xDFFF)) {
+        return {};
+    }
+    return {code_point, length};
+}
+
+bool is_control(char32_t c) {
+    return (c < 0x20 && c != '\t' && c != '\n') || (c >= 0x7F && c <= 0x9F);
+}
+
+bool is_bidi_or_bom(char32_t c) {
+    return c == 0x061C || c == 0x200E || c == 0x200F || (c >= 0x202A && c <= 0x202E) || (c >= 0x2066 && c <= 0x2069) ||
+           c == 0xFEFF;
+}
+
+std::string hex(const char* format, unsigned value) {
+    char buffer[16];
+    std::snprintf(buffer, sizeof buffer, format, value);
+    return buffer;
+}
+
+} // namespace
+
+bool is_visible_text(std::string_view text) {
+    for (std::size_t at = 0; at < text.size();) {
+        const Decoded d = decode(text, at);
+        if (d.length == 0 || is_control(d.code_point) || is_bidi_or_bom(d.code_point)) {
+            return false;
+        }
+        at += d.length;
+    }
+    return true;
+}
+
+std::string visible_text(std::string_view text) {
+    if (is_visible_text(text)) {
+        return std::string(text);
+    }
+    std::string out;
+    out.reserve(text.size() + 8);
+    for (std::size_t at = 0; at < text.size();) {
+        const Decoded d = decode(text, at);
+        if (d.length == 0) {
+            out += hex("\\x%02x", static_cast<std::uint8_t>(text[at]));
+            at += 1;
+            continue;
+        }
+        if (is_control(d.code_point)) {
+            out += hex("\\x%02x", static_cast<unsigned>(d.code_point));
+        } else if (is_bidi_or_bom(d.code_point)) {
+            out += hex("\\u%04X", static_cast<unsigned>(d.code_point));
+        } else {
+            out += text.substr(at, d.length);
+        }
+        at += d.length;
+    }
+    return out;
+}
+
+} // namespace gallocsim

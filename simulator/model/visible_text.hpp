@@ -1,0 +1,21 @@
+#pragma once
+// Names come from other people's files and programs: a tensor name may hold a bell, an
+// escape sequence, a right-to-left override (U+202E) or bytes that are no UTF-8. Shown as
+// they are they ring the terminal, recolour it, reverse the rest of a line or break the XML
+// of an SVG. visible_text() shows each such character as an escape instead, and leaves
+// everything else (any printable UTF-8, tabs and newlines) as it is.
+
+#include <string>
+#include <string_view>
+
+namespace gallocsim {
+
+// C0 controls but tab and newline, DEL and C1 controls as "\x07"; bidi controls (embeddings,
+// overrides, isolates, marks: U+061C, U+200E-U+200F, U+202A-U+202E, U+2066-U+2069) and the
+// byte-order mark as "\u202E"; a byte that does not begin or continue valid UTF-8 as "\xff".
+std::string visible_text(std::string_view text);
+
+// True when visible_text would change nothing (the common case: nothing to copy).
+bool is_visible_text(std::string_view text);
+
+} // namespace gallocsim

@@ -1,0 +1,45 @@
+// visible_text (model/visible_text.hpp): names from other people's files shown without
+// letting their control characters act. Every expected string is written out by hand from
+// the rule: C0/DEL/C1 as \xNN, bidi controls and the BOM as \uXXXX, bad UTF-8 bytes as \xNN.
+#include "simulator/model/visible_text.hpp"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+namespace gallocsim {
+namespace {
+
+TEST(VisibleText, PrintableTextIsLeftAlone) {
+    for (const std::string text : {"", "Kcur-0 (rope)", "tab\tand\nnewline", "ünïcödé 漢字 🙂"}) {
+        EXPECT_TRUE(is_visible_text(text)) << text;
+        EXPECT_EQ(visible_text(text), text);
+    }
+}
+
+TEST(VisibleText, ControlCharactersBecomeHexEscapes) {
+    EXPECT_EQ(visible_text("a\x07" "b"), "a\\x07b");       // BEL
+    EXPECT_EQ(visible_text("\x1b[31mred"), "\\x1b[31mred");  // ESC starts a terminal colour
+    EXPECT_EQ(visible_text("cr\r"), "cr\\x0d");
+    EXPECT_EQ(visible_text("del\x7f"), "del\\x7f");
+    EXPECT_EQ(visible_text("c1\xc2\x9b"), "c1\\x9b");  // U+009B, the one-byte CSI, as UTF-8
+    EXPECT_FALSE(is_visible_text("a\x07"));
+}
+
+TEST(VisibleText, BidiControlsAndTheBomBecomeUnicodeEscapes) {
+    EXPECT_EQ(visible_text("abc\xe2\x80\xae" "def"), "abc\\u202Edef");  // RIGHT-TO-LEFT OVERRIDE
+    EXPECT_EQ(visible_text("\xe2\x81\xa6x\xe2\x81\xa9"), "\\u2066x\\u2069");  // LRI ... PDI
+    EXPECT_EQ(visible_text("\xe2\x80\x8f"), "\\u200F");  // RIGHT-TO-LEFT MARK
+    EXPECT_EQ(visible_text("\xef\xbb\xbfname"), "\\uFEFFname");
+}
+
+TEST(VisibleText, BytesThatAreNoUtf8BecomeHexEscapesOneByOne) {
+    EXPECT_EQ(visible_text("a\xff" "b"), "a\\xffb");
+    EXPECT_EQ(visible_text("\xc3"), "\\xc3");                  // a sequence cut short
+    EXPECT_EQ(visible_text("\xc0\xaf"), "\\xc0\\xaf");         // overlong '/'
+    EXPECT_EQ(visible_text("\xed\xa0\x80"), "\\xed\\xa0\\x80");  // a UTF-16 surrogate
+    EXPECT_EQ(visible_text("\xf4\x90\x80\x80"), "\\xf4\\x90\\x80\\x80");  // past U+10FFFF
+}
+
+} // namespace
+} // namespace gallocsim

@@ -1,17 +1,12 @@
 #pragma once
-// One colour per tensor, the same in every view and every session: the hue comes from a
-// stable hash of the tensor's name (as PyTorch's memory visualizer does), so a learner can
-// follow a tensor from the graph to the memory map to the timeline by colour alone.
+// The GUI's colours: each tensor's is model/tensor_colour.hpp's, the same as in the SVG
+// pictures; the palette for everything that is not a particular tensor.
 
 #include <QColor>
 
-#include <cstdint>
 #include <string_view>
 
 namespace gallocsim::gui {
-
-// FNV-1a over the name's bytes: stable across runs, platforms and Qt versions (qHash is seeded).
-std::uint32_t stable_name_hash(std::string_view name);
 
 QColor tensor_color(std::string_view name);
 

@@ -203,8 +203,19 @@ TEST(PlanReserveWith, FailsWithSeveralBufferIdsAsGgmlDoes) {
     const Result result =
         run(plan, PlanOptions{.graph = eight_tokens, .reserve_with = write_example("split4.json", "llama", split)});
     EXPECT_EQ(result.code, 1);
+    // The reserved sizes are what planning the 4-token graph alone gives (`plan --measure`
+    // on the same file, another path through the allocator); inp_embd, one f32 row of
+    // n_embd = 64 per token, needs 64 * 4 * 8 = 2048 bytes for 8 tokens and had 1024 for 4.
+    const std::string measured =
+        run(plan, PlanOptions{.graph = {.input = write_example("split4-measure.json", "llama", split)}, .measure = true}).out;
+    const auto sizes = [&](int id) {
+        const std::string key = "buffer " + std::to_string(id) + " (";
+        const auto at = measured.find(key);
+        const auto colon = measured.find("): ", at);
+        return measured.substr(colon + 3, measured.find(" bytes", colon) - colon - 3);
+    };
     EXPECT_EQ(result.out,
-              "reserve_n on llama-l1-e64-t4: buffer 0: 7168 bytes, buffer 1: 1088 bytes\n"
+              "reserve_n on llama-l1-e64-t4: buffer 0: " + sizes(0) + " bytes, buffer 1: " + sizes(1) + " bytes\n"
               "alloc_graph on llama-l1-e64-t8: needs_realloc says yes: node inp_embd needs 2048 bytes, and the "
               "reserved plan holds 1024 for it.\n"
               "With 2 buffer ids, alloc_graph cannot re-plan by itself: it fails, and the caller (ggml_backend_sched) "

@@ -1,10 +1,13 @@
 // SVG pictures of plans: what is drawn where, read back through the data-* attributes.
 #include "simulator/model/examples.hpp"
 #include "simulator/analysis/render.hpp"
+#include "simulator/model/tensor_colour.hpp"
 
 #include "golden_files.hpp"
 
 #include <gtest/gtest.h>
+
+#include <algorithm>
 
 namespace gallocsim {
 namespace {
@@ -51,7 +54,7 @@ TEST_F(SchedIssuePicture, TimelineDrawsEveryLifetimeAndMarksThePeak) {
     EXPECT_TRUE(svg.ends_with("</svg>\n"));
     EXPECT_EQ(count(svg, "class=\"tensor\""), 5u);
     EXPECT_NE(svg.find("data-name=\"b2\" data-offset=\"64\" data-size=\"32\" data-first=\"0\" data-last=\"1\""), std::string::npos);
-    EXPECT_NE(svg.find("fill=\"" + tensor_colour("b2") + "\""), std::string::npos);
+    EXPECT_NE(svg.find("fill=\"" + tensor_colour("b2").hex() + "\""), std::string::npos);
     // All 96 bytes are in use at the start (c, a2, b2); step 1 too, but the first peak is marked.
     EXPECT_NE(svg.find("class=\"peak\""), std::string::npos);
     EXPECT_NE(svg.find("data-step=\"0\" data-bytes=\"96\""), std::string::npos);
@@ -78,10 +81,38 @@ TEST_F(SchedIssuePicture, MemoryMapRejectsStepsOutsideThePlan) {
     EXPECT_THROW(render_memory_map_svg(picture, -1), std::out_of_range);
 }
 
-TEST(Render, ColoursAreStablePerName) {
-    EXPECT_EQ(tensor_colour("a"), "hsl(340, 65%, 70%)");
-    EXPECT_EQ(tensor_colour("b"), "hsl(157, 61%, 58%)");
-    EXPECT_EQ(tensor_colour("a"), tensor_colour(std::string("a")));
+// The six corners of the hue circle, at full saturation and value, are the primaries and
+// secondaries; grey has no chroma.
+TEST(TensorColour, HsvToRgbAtTheCornersOfTheHueCircle) {
+    EXPECT_EQ(hsv_to_rgb(0, 255, 255), (Rgb{255, 0, 0}));
+    EXPECT_EQ(hsv_to_rgb(60, 255, 255), (Rgb{255, 255, 0}));
+    EXPECT_EQ(hsv_to_rgb(120, 255, 255), (Rgb{0, 255, 0}));
+    EXPECT_EQ(hsv_to_rgb(180, 255, 255), (Rgb{0, 255, 255}));
+    EXPECT_EQ(hsv_to_rgb(240, 255, 255), (Rgb{0, 0, 255}));
+    EXPECT_EQ(hsv_to_rgb(300, 255, 255), (Rgb{255, 0, 255}));
+    EXPECT_EQ(hsv_to_rgb(42, 0, 128), (Rgb{128, 128, 128}));
+    EXPECT_EQ((Rgb{255, 10, 0}).hex(), "#ff0a00");
+}
+
+// FNV-1a of "" is its offset basis, 2166136261; of "a": (2166136261 ^ 97) * 16777619 mod 2^32
+// = 3826002220 (the published test vector 0xe40c292c).
+TEST(TensorColour, NameHashIsFnv1a) {
+    EXPECT_EQ(stable_name_hash(""), 2166136261u);
+    EXPECT_EQ(stable_name_hash("a"), 0xe40c292cu);
+}
+
+// Light enough for dark text on top (value 215 to 249 of 255 is the brightest channel), and
+// the same name gets the same colour in every picture.
+TEST(TensorColour, EveryNameGetsALightStableColour) {
+    for (int i = 0; i < 500; ++i) {
+        const std::string name = "tensor-" + std::to_string(i);
+        const Rgb c = tensor_colour(name);
+        const int brightest = std::max({c.red, c.green, c.blue});
+        EXPECT_GE(brightest, 215) << name;
+        EXPECT_LE(brightest, 249) << name;
+        EXPECT_EQ(tensor_colour(std::string(name)), c);
+    }
+    EXPECT_NE(tensor_colour("a"), tensor_colour("b"));
 }
 
 TEST(Render, NamesAreEscaped) {

@@ -1,5 +1,6 @@
 #include "simulator/analysis/render.hpp"
 
+#include "simulator/model/tensor_colour.hpp"
 #include "simulator/model/visible_text.hpp"
 
 #include "reference/dynamic_allocator.hpp"
@@ -159,15 +160,6 @@ std::string step_name(const PlanPicture& picture, int step) {
 
 } // namespace
 
-std::string tensor_colour(std::string_view name) {
-    std::uint32_t hash = 2166136261u;  // FNV-1a
-    for (char c : name) {
-        hash = (hash ^ static_cast<unsigned char>(c)) * 16777619u;
-    }
-    return "hsl(" + std::to_string(hash % 360) + ", " + std::to_string(45 + (hash >> 9) % 30) + "%, " +
-           std::to_string(58 + (hash >> 17) % 18) + "%)";
-}
-
 PlanPicture ggml_plan_picture(const GraphFile& file, const GraphLifetimes& lifetimes, const GgmlPlan& plan) {
     PlanPicture picture;
     picture.title = (file.name.empty() ? std::string("graph") : file.name) + ": ggml's plan";
@@ -264,7 +256,7 @@ std::string render_timeline_svg(const PlanPicture& picture) {
             const double w = (b.last - b.first + 1) * step_width;
             const double h = static_cast<double>(b.size) * scale;
             const double y = bottom - static_cast<double>(b.offset) * scale - h;
-            svg.raw(rect(x, y, w, h, "class=\"tensor\" fill=\"" + tensor_colour(b.name) + "\" stroke=\"#333\" stroke-width=\"0.5\" " +
+            svg.raw(rect(x, y, w, h, "class=\"tensor\" fill=\"" + tensor_colour(b.name).hex() + "\" stroke=\"#333\" stroke-width=\"0.5\" " +
                                          block_attributes(b) + ">" + block_tooltip(b) + "</rect>"));
             if (w >= kCharWidth * static_cast<double>(b.name.size()) + 4 && h >= 12) {
                 svg.text(x + 2, y + h / 2 + 3.5, b.name, "class=\"name\"");
@@ -333,7 +325,7 @@ std::string render_memory_map_svg(const PlanPicture& picture, int step) {
             }
             const double x = kLeft + static_cast<double>(b.offset) * scale;
             const double w = static_cast<double>(b.size) * scale;
-            svg.raw(rect(x, top, w, kBarHeight, "class=\"tensor\" fill=\"" + tensor_colour(b.name) +
+            svg.raw(rect(x, top, w, kBarHeight, "class=\"tensor\" fill=\"" + tensor_colour(b.name).hex() +
                                                     "\" stroke=\"#333\" stroke-width=\"0.5\" " + block_attributes(b) + ">" +
                                                     block_tooltip(b) + "</rect>"));
             if (w >= kCharWidth * static_cast<double>(b.name.size()) + 4) {

@@ -46,8 +46,6 @@ std::string render_timeline_svg(const PlanPicture& picture);
 // Throws std::out_of_range for a step the picture does not have.
 std::string render_memory_map_svg(const PlanPicture& picture, int step);
 
-// "hsl(H, S%, L%)" from a hash of the name: stable across runs and pictures.
-std::string tensor_colour(std::string_view name);
 
 // The free ranges of a band at a step: [offset, offset + size) not covered by a live block.
 std::vector<std::pair<std::size_t, std::size_t>> free_ranges(const PictureBand& band, int step);

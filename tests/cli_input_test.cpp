@@ -32,7 +32,8 @@ Result run(Command command, const Options& options) {
 Result run_walk(const WalkOptions& options, const std::string& stdin_text = "") {
     std::istringstream in(stdin_text);
     std::ostringstream out, err;
-    const int code = walk(options, in, out, err);
+    const auto reader = stream_line_reader(in, out, /*show_prompt=*/false);
+    const int code = walk(options, *reader, out, err);
     return {code, out.str(), err.str()};
 }
 
@@ -127,6 +128,37 @@ TEST(WalkCommands, RunInOrderAfterAPromptWithoutReadingInput) {
               "consumers and views, and gives graph inputs memory now so that nothing planned later can take it.\n"
               "> q\n");
     // q ended the walk: neither "n" nor the standard input's "p" ran.
+}
+
+// The seed trace has steps 0 to 17 (it is 17 events long), so j 99 cannot be done.
+TEST(WalkCommands, AScriptedCommandThatCannotBeDoneExitsWithTwo) {
+    const Result result = run_walk({.graph = {.input = "seed"}, .commands = {"j 99", "n"}});
+    EXPECT_EQ(result.code, 2);
+    EXPECT_NE(result.out.find("> j 99\nj needs a step number from 0 to 17.\n> n\n"), std::string::npos) << result.out;
+    EXPECT_EQ(run_walk({.graph = {.input = "seed"}, .commands = {"j 9", "q"}}).code, 0);
+}
+
+// A tensor name is the rest of the line: spaces need no quotes, and quotes are taken off.
+// sched-issue's first node is ab = a2 * b2; renamed "a b (x)", b finds it where ab is.
+TEST(WalkCommands, NamesWithSpacesNeedNoQuotes) {
+    GraphFile file = make_example("sched-issue");
+    file.context.find("ab")->name = "a b (x)";
+    const auto path = std::filesystem::path(::testing::TempDir()) / "spaced-names.json";
+    std::ofstream(path) << graph_file_to_json(file);
+    const Result plain = run_walk({.graph = {.input = path.string()}, .commands = {"b a b (x)"}});
+    EXPECT_EQ(plain.code, 0) << plain.out;
+    EXPECT_NE(plain.out.find("): a b (x) "), std::string::npos) << plain.out;
+    const Result quoted = run_walk({.graph = {.input = path.string()}, .commands = {"b \"a b (x)\""}});
+    EXPECT_EQ(quoted.out, plain.out.substr(0, plain.out.find("> b ")) + "> b \"a b (x)\"" +
+                              plain.out.substr(plain.out.find("> b a b (x)") + std::string("> b a b (x)").size()));
+    EXPECT_EQ(run_walk({.graph = {.input = "seed"}, .commands = {"j 1 2"}}).code, 2);  // j takes one word
+}
+
+// The end of input (Ctrl-D at a terminal) ends the walk like q.
+TEST(WalkCommands, EndOfInputEndsTheWalkCleanly) {
+    const Result result = run_walk({.graph = {.input = "seed"}}, "n\n");
+    EXPECT_EQ(result.code, 0);
+    EXPECT_EQ(result.err, "");
 }
 
 TEST(WalkCommands, StateCountsConsumersInWords) {

@@ -1,6 +1,7 @@
 // The step engine's commands, run in-process on the seed example: trace (text, JSON,
 // ranges), walk (a scripted session) and stats, and their errors.
 #include "simulator/cli/commands.hpp"
+#include "simulator/cli/errors.hpp"
 #include "simulator/cli/step_commands.hpp"
 
 #include <gtest/gtest.h>
@@ -26,7 +27,8 @@ Output run_trace(cli::TraceOptions options) {
 Output run_walk(const std::string& script) {
     std::istringstream in(script);
     std::ostringstream out, err;
-    const int code = cli::walk({.graph = {.input = "seed"}}, in, out, err);
+    const auto reader = cli::stream_line_reader(in, out, /*show_prompt=*/false);
+    const int code = cli::walk({.graph = {.input = "seed"}}, *reader, out, err);
     return {code, out.str(), err.str()};
 }
 
@@ -167,7 +169,9 @@ TEST(WalkCommand, ExplainsWhatItCannotDo) {
     EXPECT_EQ(text[8], "Unknown command 'zz' (h for help).");
     EXPECT_EQ(text[10], "That was the last step.");
     EXPECT_EQ(text[11], "Already at the last step.");
-    EXPECT_EQ(result.code, 0);  // the end of the input ends the walk
+    // The end of the input ends the walk; a script whose commands could not all be done
+    // says so with its exit code.
+    EXPECT_EQ(result.code, cli::kBadInput);
 }
 
 TEST(StatsCommand, PerStepAndWholePlanFigures) {

@@ -211,8 +211,9 @@ int run_command_line(int argc, const char* const* argv, const Console& console) 
         {conform_cmd, [&] { return cli::conform(conform, out, err); }},
         {trace_cmd, [&] { return cli::trace(trace, out, err); }},
         {walk_cmd, [&] {
-             walk.prompt = console.interactive;
-             return cli::walk(walk, in, out, err);
+             walk.interactive = console.interactive;
+             const auto lines = console.interactive ? terminal_line_reader(in, out) : stream_line_reader(in, out, false);
+             return cli::walk(walk, *lines, out, err);
          }},
         {stats_cmd, [&] { return cli::stats(stats, out, err); }},
         {examples_cmd, [&] {

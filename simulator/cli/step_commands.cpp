@@ -4,6 +4,7 @@
 
 #include "simulator/cli/errors.hpp"
 #include "simulator/cli/graph_input.hpp"
+#include "simulator/cli/line_reader.hpp"
 
 #include "simulator/trace/cursor.hpp"
 #include "simulator/trace/explain.hpp"
@@ -73,7 +74,7 @@ constexpr const char* kWalkHelp =
     "  j K, jump K      go to step K (0: the start)\n"
     "  f, first         go to the start\n"
     "  l, last          go to the last step\n"
-    "  b TENSOR         run to the next step that touches TENSOR\n"
+    "  b TENSOR         run to the next step that touches TENSOR (a name may hold spaces)\n"
     "  bb TENSOR        run back to the previous step that touches TENSOR\n"
     "  k KIND           run to the next step of KIND (e.g. tensor-freed, in-place-reused)\n"
     "  m BYTES          run to where the live bytes first rise above BYTES\n"
@@ -81,8 +82,31 @@ constexpr const char* kWalkHelp =
     "  h, help          this list\n"
     "  q, quit          leave\n";
 
+// The first word, and the rest of the line without the blanks around it and without the
+// quotes around it, if any.
+std::pair<std::string, std::string> split_command(const std::string& line) {
+    const auto blank = [](char c) { return c == ' ' || c == '\t'; };
+    std::size_t start = 0;
+    while (start < line.size() && blank(line[start])) {
+        ++start;
+    }
+    std::size_t end = start;
+    while (end < line.size() && !blank(line[end])) {
+        ++end;
+    }
+    std::string rest = line.substr(end);
+    rest.erase(0, rest.find_first_not_of(" \t"));
+    rest.erase(rest.find_last_not_of(" \t") + 1);
+    if (rest.size() >= 2 && (rest.front() == '"' || rest.front() == '\'') && rest.back() == rest.front()) {
+        rest = rest.substr(1, rest.size() - 2);
+    }
+    return {line.substr(start, end - start), rest};
+}
+
 class Walk {
 public:
+    enum class Outcome { go_on, quit, refused };
+
     Walk(Cursor cursor, std::ostream& out) : cursor_(std::move(cursor)), out_(out) {}
 
     void show_position() const {
@@ -144,14 +168,14 @@ public:
         }
     }
 
-    // Runs one command; false when the walk should end.
-    bool run(const std::string& line) {
-        std::istringstream words(line);
-        std::string command, argument, extra;
-        words >> command >> argument >> extra;
-        if (!extra.empty()) {
-            out_ << "Too many words: " << line << " (h for help)\n";
-            return true;
+    // Runs one command line: `command [argument]`. A tensor name is the rest of the line, so
+    // names with spaces need no quotes ("b Kcur-0 (rope)"); quotes around it are taken off.
+    Outcome run(const std::string& line) {
+        const auto [command, argument] = split_command(line);
+        const bool takes_a_name = command == "b" || command == "bb";
+        if (!takes_a_name && argument.find_first_of(" \t") != std::string::npos) {
+            out_ << "Too many words: " << line << " (h for help; only b and bb take a name with spaces)\n";
+            return Outcome::refused;
         }
         if (command.empty() || command == "n" || command == "next") {
             move(cursor_.step_forward(), "Already at the last step.");
@@ -167,7 +191,7 @@ public:
             const auto step = parse_count(argument);
             if (!step || *step > cursor_.size()) {
                 out_ << "j needs a step number from 0 to " << cursor_.size() << ".\n";
-                return true;
+                return Outcome::refused;
             }
             cursor_.jump(*step);
             show_position();
@@ -175,7 +199,7 @@ public:
             const auto tensor = cursor_.trace().find(argument);
             if (!tensor) {
                 out_ << "No tensor named '" << argument << "'.\n";
-                return true;
+                return Outcome::refused;
             }
             const bool forward = command == "b";
             const bool found = forward ? cursor_.run_forward(OnTensor{*tensor}) : cursor_.run_back(OnTensor{*tensor});
@@ -188,14 +212,14 @@ public:
                     out_ << " " << kind_name(static_cast<EventKind>(k));
                 }
                 out_ << ".\n";
-                return true;
+                return Outcome::refused;
             }
             move(cursor_.run_forward(OnKind{*kind}), "No later step is " + argument + ".");
         } else if (command == "m") {
             const auto bytes = parse_count(argument);
             if (!bytes) {
                 out_ << "m needs a number of bytes.\n";
-                return true;
+                return Outcome::refused;
             }
             move(cursor_.run_forward(LiveBytesAbove{*bytes}),
                  "The live bytes do not rise above " + argument + " after this step.");
@@ -204,11 +228,12 @@ public:
         } else if (command == "h" || command == "help" || command == "?") {
             out_ << kWalkHelp;
         } else if (command == "q" || command == "quit") {
-            return false;
+            return Outcome::quit;
         } else {
             out_ << "Unknown command '" << command << "' (h for help).\n";
+            return Outcome::refused;
         }
-        return true;
+        return Outcome::go_on;
     }
 
 private:
@@ -337,7 +362,7 @@ int trace(const TraceOptions& options, std::ostream& out, std::ostream& err) {
     });
 }
 
-int walk(const WalkOptions& options, std::istream& in, std::ostream& out, std::ostream& err) {
+int walk(const WalkOptions& options, LineReader& lines, std::ostream& out, std::ostream& err) {
     return run_guarded(err, [&] {
         Trace recorded = load_trace(options.graph);
         if (!recorded.error.empty()) {
@@ -346,25 +371,29 @@ int walk(const WalkOptions& options, std::istream& in, std::ostream& out, std::o
         out << "Walking " << recorded.graph_name << ": " << recorded.size() << " steps. Type h for help.\n";
         Walk session(Cursor(std::move(recorded), options.checkpoint_interval), out);
         session.show_position();
+        // A command that cannot be done is answered and the walk goes on; a script that had
+        // one exits with kBadInput, so that a caller can tell.
+        bool refused = false;
+        auto run = [&](const std::string& line) {
+            const Walk::Outcome outcome = session.run(line);
+            refused |= outcome == Walk::Outcome::refused;
+            return outcome != Walk::Outcome::quit;
+        };
         if (!options.commands.empty()) {
             for (const std::string& command : options.commands) {
                 out << "> " << command << "\n";
-                if (!session.run(command)) {
+                if (!run(command)) {
                     break;
                 }
             }
-            return 0;
-        }
-        std::string line;
-        auto prompt = [&] {
-            if (options.prompt) {
-                out << "> " << std::flush;
+        } else {
+            while (const std::optional<std::string> line = lines.read("> ")) {
+                if (!run(*line)) {
+                    break;
+                }
             }
-            return true;
-        };
-        while (prompt() && std::getline(in, line) && session.run(line)) {
         }
-        return 0;
+        return refused && !options.interactive ? kBadInput : kDone;
     });
 }
 

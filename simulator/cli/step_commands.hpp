@@ -3,6 +3,7 @@
 // return the exit code (see cli/errors.hpp).
 
 #include "simulator/cli/graph_input.hpp"
+#include "simulator/cli/line_reader.hpp"
 
 #include <cstddef>
 #include <iosfwd>
@@ -23,13 +24,16 @@ int trace(const TraceOptions& options, std::ostream& out, std::ostream& err);
 struct WalkOptions {
     GraphInput graph;
     std::size_t checkpoint_interval = 64;
-    bool prompt = false;  // print "> " before reading each command (for terminals)
-    // Commands to run instead of reading `in`, each shown after a "> " prompt, so that a
+    // A person at a terminal: a command that cannot be done does not change the exit code.
+    bool interactive = false;
+    // Commands to run instead of reading lines, each shown after a "> " prompt, so that a
     // scripted walk reads like a session at a terminal.
     std::vector<std::string> commands{};
 };
-// Reads commands from `in` (or runs `commands`) until q or the end of input.
-int walk(const WalkOptions& options, std::istream& in, std::ostream& out, std::ostream& err);
+// Reads commands from `lines` (or runs `commands`) until q or the end of input. Exits with
+// kBadInput when a command could not be done (a step or tensor that does not exist, an
+// unknown command), unless interactive.
+int walk(const WalkOptions& options, LineReader& lines, std::ostream& out, std::ostream& err);
 
 struct StatsOptions {
     GraphInput graph;

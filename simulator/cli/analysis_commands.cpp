@@ -168,6 +168,24 @@ int compare(const CompareOptions& options, std::ostream& out, std::ostream& err)
 namespace {
 
 // ", alignment 64, max_size 4096": the buffer settings a plan was made with, beyond the file's.
+// "1 tensor moved, 2 unchanged", with the tensors only one plan has counted apart (two
+// different graphs share few names, and a tensor B lacks did not move).
+std::string tensor_counts(const PlanDiff& d) {
+    std::size_t moved = 0, only_a = 0, only_b = 0;
+    for (const TensorMove& m : d.moved) {
+        (m.before && m.after ? moved : m.before ? only_a : only_b) += 1;
+    }
+    std::string text = std::to_string(moved) + (moved == 1 ? " tensor" : " tensors") + " moved, " +
+                       std::to_string(d.unchanged) + " unchanged";
+    if (only_a > 0) {
+        text += ", " + std::to_string(only_a) + " only in A";
+    }
+    if (only_b > 0) {
+        text += ", " + std::to_string(only_b) + " only in B";
+    }
+    return text;
+}
+
 std::string overrides_text(const BufferOverrides& changed) {
     std::string text;
     if (changed.alignment) {
@@ -238,8 +256,7 @@ int diff(const DiffOptions& options, std::ostream& out, std::ostream& err) {
             }
             out << "\n";
         }
-        out << d.moved.size() << (d.moved.size() == 1 ? " tensor" : " tensors") << " moved, " << d.unchanged
-            << " unchanged\n";
+        out << tensor_counts(d) << "\n";
         if (!d.moved.empty()) {
             std::size_t width = 6;
             for (const TensorMove& m : d.moved) {

@@ -3,6 +3,7 @@
 // stats; walk's scripted commands; plan's --measure (reserve_n_size) and --reserve-with
 // (reserve on one graph, alloc_graph on another).
 #include "simulator/cli/commands.hpp"
+#include "simulator/cli/step_commands.hpp"
 #include "simulator/model/examples.hpp"
 #include "simulator/model/graph_file.hpp"
 

@@ -6,6 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
+
 namespace gallocsim {
 namespace {
 
@@ -78,10 +80,28 @@ TEST_F(SchedIssuePicture, MemoryMapRejectsStepsOutsideThePlan) {
     EXPECT_THROW(render_memory_map_svg(picture, -1), std::out_of_range);
 }
 
-TEST(Render, ColoursAreStablePerName) {
+// A colour is a hash of the name, so the same tensor has the same colour in every picture
+// and every run. The hash is 32-bit FNV-1a, whose published value for "a" is 0xe40c292c =
+// 3826002220: hue 3826002220 % 360 = 340, saturation 45 + (3826002220 >> 9) % 30 = 45 + 20,
+// lightness 58 + (3826002220 >> 17) % 18 = 58 + 12.
+TEST(Render, ColoursComeFromAHashOfTheName) {
     EXPECT_EQ(tensor_colour("a"), "hsl(340, 65%, 70%)");
-    EXPECT_EQ(tensor_colour("b"), "hsl(157, 61%, 58%)");
-    EXPECT_EQ(tensor_colour("a"), tensor_colour(std::string("a")));
+    EXPECT_NE(tensor_colour("a"), tensor_colour("b"));
+}
+
+// Whatever the name, the colour is a well-formed CSS hsl() within the pale range the
+// pictures draw in: saturation in [45, 75), lightness in [58, 76).
+TEST(Render, ColoursAreWellFormedAndPale) {
+    for (const std::string name : {"", "a", "b", "Qcur-0", "ffn_gate_par-0", "x<&>\"y", "a very long tensor name . . ."}) {
+        int hue = -1, saturation = -1, lightness = -1;
+        const std::string colour = tensor_colour(name);
+        ASSERT_EQ(std::sscanf(colour.c_str(), "hsl(%d, %d%%, %d%%)", &hue, &saturation, &lightness), 3) << colour;
+        EXPECT_EQ(colour, "hsl(" + std::to_string(hue) + ", " + std::to_string(saturation) + "%, " +
+                              std::to_string(lightness) + "%)");
+        EXPECT_TRUE(hue >= 0 && hue < 360) << colour;
+        EXPECT_TRUE(saturation >= 45 && saturation < 75) << colour;
+        EXPECT_TRUE(lightness >= 58 && lightness < 76) << colour;
+    }
 }
 
 TEST(Render, NamesAreEscaped) {

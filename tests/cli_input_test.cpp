@@ -6,6 +6,7 @@
 #include "simulator/cli/step_commands.hpp"
 #include "simulator/model/examples.hpp"
 #include "simulator/model/graph_file.hpp"
+#include "simulator/model/plan.hpp"
 
 #include <gtest/gtest.h>
 
@@ -161,6 +162,11 @@ TEST(PlanMeasure, ReportsReserveNSizePerBufferIdWithSharedTypesRepeated) {
               "buffer 1 (CPU, alignment 32): 64 bytes (shares buffer 0's allocator, so this is its total again)\n");
 }
 
+// mlp with 3 layers, 64 wide, ff 256, on t tokens: input (64 x t floats) takes [0, 256t);
+// fc0 (256 x t floats, MUL_MAT: never in place) goes after it, [256t, 1280t); input is then
+// freed; fc0_b and relu0 run in place of fc0; fc1 (1024t bytes) does not fit the 256t-byte
+// hole and takes [1280t, 2304t); the rest fits below. So the buffer is 2304t bytes: 18432
+// for 8 tokens, 36864 for 16.
 TEST(PlanReserveWith, KeepsTheReservedPlanWhenTheGraphFits) {
     GraphInput fewer_tokens{.input = "mlp"};
     fewer_tokens.model.tokens = 4;  // the example's default, which --reserve-with uses, is 8
@@ -203,8 +209,14 @@ TEST(PlanReserveWith, FailsWithSeveralBufferIdsAsGgmlDoes) {
     const Result result =
         run(plan, PlanOptions{.graph = eight_tokens, .reserve_with = write_example("split4.json", "llama", split)});
     EXPECT_EQ(result.code, 1);
+    // The reserved sizes are those of the 4-token graph planned alone; inp_embd is 64 floats
+    // per token: 1024 bytes for 4 tokens, 2048 for 8.
+    GraphFile four_tokens = make_example("llama", split);
+    const PlanRun reserved = run_plan(four_tokens);
+    ASSERT_EQ(reserved.plan.buffer_sizes.size(), 2u);
     EXPECT_EQ(result.out,
-              "reserve_n on llama-l1-e64-t4: buffer 0: 7168 bytes, buffer 1: 1088 bytes\n"
+              "reserve_n on llama-l1-e64-t4: buffer 0: " + std::to_string(reserved.plan.buffer_sizes[0]) +
+                  " bytes, buffer 1: " + std::to_string(reserved.plan.buffer_sizes[1]) + " bytes\n"
               "alloc_graph on llama-l1-e64-t8: needs_realloc says yes: node inp_embd needs 2048 bytes, and the "
               "reserved plan holds 1024 for it.\n"
               "With 2 buffer ids, alloc_graph cannot re-plan by itself: it fails, and the caller (ggml_backend_sched) "

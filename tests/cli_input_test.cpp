@@ -6,6 +6,9 @@
 #include "simulator/cli/step_commands.hpp"
 #include "simulator/model/examples.hpp"
 #include "simulator/model/graph_file.hpp"
+#include "simulator/model/plan.hpp"
+
+#include "explained_steps.hpp"
 
 #include <gtest/gtest.h>
 
@@ -81,10 +84,13 @@ TEST(GraphInputFlags, BufferFlagsOverrideTheBufferTypes) {
     const Result planned = run(plan, PlanOptions{.graph = seed});
     EXPECT_NE(planned.out.find("b       leaf       0      0            64           4\n"), std::string::npos) << planned.out;
     EXPECT_NE(planned.out.find("buffer 0 (CPU, alignment 64): 128 bytes (128 B)\n"), std::string::npos) << planned.out;
+    // trace explains the plan with 64-byte alignment (explain_test checks the sentence itself).
+    GraphFile seed_aligned_to_64 = make_example("seed");
+    seed_aligned_to_64.buffer_types.at(0).alignment = 64;
+    const test_support::ExplainedSteps aligned_steps(std::move(seed_aligned_to_64));
     EXPECT_EQ(run(trace, TraceOptions{.graph = seed, .from = 4, .to = 4}).out,
               "seed-mul: 17 steps\n"
-              "     4  leaf-allocated     Leaf b needs 4 bytes (64 once aligned to 64) and goes at offset 64: there is no "
-              "free block but the tail, so b takes the start of the tail, and the chunk grows from 64 to 128 bytes.\n");
+              "     4  leaf-allocated     " + aligned_steps[4] + "\n");
 
     // max_size 32: b does not fit next to a, so it opens a second chunk (one more step).
     GraphInput chunked{.input = "seed"};
@@ -116,16 +122,14 @@ TEST(GraphInputFlags, ExampleFlagsOnAFileAndBadValuesAreInputErrors) {
 TEST(WalkCommands, RunInOrderAfterAPromptWithoutReadingInput) {
     const Result result = run_walk({.graph = {.input = "seed"}, .commands = {"j 4", "q", "n"}}, "p\n");
     EXPECT_EQ(result.code, 0);
+    const test_support::ExplainedSteps step(make_example("seed"));
     EXPECT_EQ(result.out,
               "Walking seed-mul: 17 steps. Type h for help.\n"
               "At the start, before step 1 of 17.\n"
-              "Next, step 1: reserve_n starts planning where 2 leafs and 1 node go in buffer 0 (CPU, 32-byte "
-              "alignment).\n"
+              "Next, step 1: " + step[1] + "\n"
               "> j 4\n"
-              "Step 4 of 17 (leafs): Leaf b needs 4 bytes (32 once aligned to 32) and goes at offset 32: there is no "
-              "free block but the tail, so b takes the start of the tail, and the chunk grows from 32 to 64 bytes.\n"
-              "Next, step 5: The counting pass starts: it goes through the nodes in order, counting each tensor's "
-              "consumers and views, and gives graph inputs memory now so that nothing planned later can take it.\n"
+              "Step 4 of 17 (leafs): " + step[4] + "\n"
+              "Next, step 5: " + step[5] + "\n"
               "> q\n");
     // q ended the walk: neither "n" nor the standard input's "p" ran.
 }
@@ -193,6 +197,11 @@ TEST(PlanMeasure, ReportsReserveNSizePerBufferIdWithSharedTypesRepeated) {
               "buffer 1 (CPU, alignment 32): 64 bytes (shares buffer 0's allocator, so this is its total again)\n");
 }
 
+// mlp with 3 layers, 64 wide, ff 256, on t tokens: input (64 x t floats) takes [0, 256t);
+// fc0 (256 x t floats, MUL_MAT: never in place) goes after it, [256t, 1280t); input is then
+// freed; fc0_b and relu0 run in place of fc0; fc1 (1024t bytes) does not fit the 256t-byte
+// hole and takes [1280t, 2304t); the rest fits below. So the buffer is 2304t bytes: 18432
+// for 8 tokens, 36864 for 16.
 TEST(PlanReserveWith, KeepsTheReservedPlanWhenTheGraphFits) {
     GraphInput fewer_tokens{.input = "mlp"};
     fewer_tokens.model.tokens = 4;  // the example's default, which --reserve-with uses, is 8
@@ -235,19 +244,14 @@ TEST(PlanReserveWith, FailsWithSeveralBufferIdsAsGgmlDoes) {
     const Result result =
         run(plan, PlanOptions{.graph = eight_tokens, .reserve_with = write_example("split4.json", "llama", split)});
     EXPECT_EQ(result.code, 1);
-    // The reserved sizes are what planning the 4-token graph alone gives (`plan --measure`
-    // on the same file, another path through the allocator); inp_embd, one f32 row of
-    // n_embd = 64 per token, needs 64 * 4 * 8 = 2048 bytes for 8 tokens and had 1024 for 4.
-    const std::string measured =
-        run(plan, PlanOptions{.graph = {.input = write_example("split4-measure.json", "llama", split)}, .measure = true}).out;
-    const auto sizes = [&](int id) {
-        const std::string key = "buffer " + std::to_string(id) + " (";
-        const auto at = measured.find(key);
-        const auto colon = measured.find("): ", at);
-        return measured.substr(colon + 3, measured.find(" bytes", colon) - colon - 3);
-    };
+    // The reserved sizes are those of the 4-token graph planned alone; inp_embd is 64 floats
+    // per token: 1024 bytes for 4 tokens, 2048 for 8.
+    GraphFile four_tokens = make_example("llama", split);
+    const PlanRun reserved = run_plan(four_tokens);
+    ASSERT_EQ(reserved.plan.buffer_sizes.size(), 2u);
     EXPECT_EQ(result.out,
-              "reserve_n on llama-l1-e64-t4: buffer 0: " + sizes(0) + " bytes, buffer 1: " + sizes(1) + " bytes\n"
+              "reserve_n on llama-l1-e64-t4: buffer 0: " + std::to_string(reserved.plan.buffer_sizes[0]) +
+                  " bytes, buffer 1: " + std::to_string(reserved.plan.buffer_sizes[1]) + " bytes\n"
               "alloc_graph on llama-l1-e64-t8: needs_realloc says yes: node inp_embd needs 2048 bytes, and the "
               "reserved plan holds 1024 for it.\n"
               "With 2 buffer ids, alloc_graph cannot re-plan by itself: it fails, and the caller (ggml_backend_sched) "

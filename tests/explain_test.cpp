@@ -1,26 +1,21 @@
 // Explanations, sentence for sentence: the seed graph from start to end, then small
 // graphs that each make one rule decide (in-place reuse and its rejections, best fit,
 // tails, chunks, views, early inputs, merges on free).
+//
+// This is the one suite that holds the sentences; the trace and walk commands and the GUI
+// are checked to show what explain() says, not these words again.
 #include "simulator/model/examples.hpp"
 #include "simulator/trace/explain.hpp"
 #include "simulator/model/graph_file.hpp"
+
+#include "explained_steps.hpp"
 
 #include <gtest/gtest.h>
 
 namespace gallocsim {
 namespace {
 
-// Explanations by step, counted from 1.
-class Steps {
-public:
-    explicit Steps(GraphFile file) : texts_(explain_all(record_trace(file))) {}
-    explicit Steps(std::string_view json) : Steps(parse_graph_file(json, "test.json")) {}
-    const std::string& operator[](std::size_t step) const { return texts_.at(step - 1); }
-    std::size_t size() const { return texts_.size(); }
-
-private:
-    std::vector<std::string> texts_;
-};
+using Steps = test_support::ExplainedSteps;  // explanations by step, counted from 1
 
 TEST(Explain, TheSeedGraphStepByStep) {
     const Steps steps(seed_example());

@@ -132,10 +132,16 @@ TEST(AboveTheBound, ExactSearchProvesNineWhenTheBoundIsEight) {
     EXPECT_TRUE(result.proved_optimal);
     EXPECT_EQ(result.plan.size, 9u);
     expect_valid(problem, result.plan);
-    // Proving 9 took every node the search visited: one node fewer and it may not claim it.
+
+    // The proof is the whole search: with one search node fewer than it visited, the same
+    // search stops short and must not claim the optimum; with exactly as many it proves it.
     ASSERT_GT(result.nodes, 1u);
     const ExactResult cut_short = plan_exact(problem, {.node_limit = result.nodes - 1});
     EXPECT_FALSE(cut_short.proved_optimal);
+    EXPECT_EQ(cut_short.nodes, result.nodes - 1);
+    const ExactResult just_enough = plan_exact(problem, {.node_limit = result.nodes});
+    EXPECT_TRUE(just_enough.proved_optimal);
+    EXPECT_EQ(just_enough.nodes, result.nodes);
 }
 
 TEST(AboveTheBound, AStoppedSearchDoesNotClaimOptimality) {

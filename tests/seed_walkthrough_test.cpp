@@ -87,7 +87,8 @@ TEST_P(SeedWalkthrough, LeafsTakeAlignedSlotsFromTheTail) {
 
     ASSERT_EQ(allocator.hash_node(a)->address, (BufferAddress{0, 0}));
     ASSERT_EQ(allocator.hash_node(b)->address, (BufferAddress{0, 32}));
-    // The walkthrough prints {offset = 32, size = 9223372036854775775} after a.
+    // The walkthrough prints {offset = 32, size = 9223372036854775775} after a: with a 64-bit
+    // size_t, SIZE_MAX / 2 is 2^63 - 1 = 9223372036854775807, less the 32 bytes a took.
     ASSERT_EQ(watcher.blocks_after_leaf.size(), 2u);
     EXPECT_EQ(watcher.blocks_after_leaf[0], (std::vector<FreeBlock>{{32, 9223372036854775775u}}));
     EXPECT_EQ(watcher.blocks_after_leaf[1], (std::vector<FreeBlock>{{64, 9223372036854775775u - 32}}));

@@ -9,6 +9,7 @@
 //    5 counting-started   11 parent-released b     17 tensor-initialised mul
 //    6 consumer-counted a 12 tensor-freed b
 #include "gui/simulation_controller.hpp"
+#include "simulator/trace/explain.hpp"
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -279,7 +280,10 @@ private Q_SLOTS:
         const QString b = controller.describe_tensor(*controller.find_tensor("b"));
         QVERIFY2(b.contains("chunk 0, offset 32"), qPrintable(b));
         QVERIFY2(b.contains("lifetime: from step 4 to step 12 (freed)"), qPrintable(b));
-        QVERIFY2(b.contains("why there (step 4)"), qPrintable(b));
+        // Why b is where it is: what explain() says of step 4, which placed it.
+        const Trace& trace = controller.trace();
+        const QString why = QString::fromStdString(explain(trace, replay(trace, 3), 3)).toHtmlEscaped();
+        QVERIFY2(b.contains("why there (step 4): " + why), qPrintable(b));
     }
 };
 

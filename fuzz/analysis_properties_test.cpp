@@ -5,6 +5,7 @@
 #include "fuzz/oracle.hpp"
 #include "fuzz/property_support.hpp"
 #include "simulator/analysis/analysis_plans.hpp"
+#include "simulator/analysis/in_place_bound.hpp"
 
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>  // after gtest.h, which it needs
@@ -82,6 +83,7 @@ RC_GTEST_PROP(Bounds, PlanSizeLiesBetweenLowerBoundAndNoReuse, ()) {
         const GraphLifetimes lifetimes = compute_lifetimes(g.file);
         const std::vector<ArenaProblem> problems = arena_problems(g.file, lifetimes);
         const std::vector<ArenaProblem> merged = merge_in_place(problems, ggml.in_place);
+        const std::vector<ArenaProblem> product = in_place_arena_problems(g.file, lifetimes, ggml.in_place);
         double worst = 1.0;
         for (std::size_t type = 0; type < problems.size(); ++type) {
             const auto id = std::ranges::find(g.file.buffers, static_cast<int>(type)) - g.file.buffers.begin();
@@ -92,6 +94,9 @@ RC_GTEST_PROP(Bounds, PlanSizeLiesBetweenLowerBoundAndNoReuse, ()) {
             const std::size_t bound = lower_bound(merged[type].blocks).bytes;
             const std::size_t no_reuse = no_reuse_size(problems[type].blocks);
             RC_ASSERT(bound <= plan);
+            // The product's in-place-aware bound (analysis/in_place_bound), written apart from
+            // merge_in_place above, agrees with it.
+            RC_ASSERT(lower_bound(product[type].blocks).bytes == bound);
             RC_ASSERT(plan <= no_reuse);
             if (bound > 0) {
                 worst = std::max(worst, static_cast<double>(plan) / static_cast<double>(bound));

@@ -2,6 +2,7 @@
 // they give. Step 0 is the start (leafs and inputs); step i+1 is node i running.
 #include "simulator/analysis/analysis.hpp"
 #include "simulator/analysis/analysis_plans.hpp"
+#include "simulator/analysis/in_place_bound.hpp"
 #include "simulator/model/examples.hpp"
 
 #include "golden_files.hpp"
@@ -216,6 +217,54 @@ TEST(GoldenLifetimes, MatchTheAllocatorsOwnEvents) {
             }
         }
         EXPECT_EQ(first, recorder.allocated);
+    });
+}
+
+// The seed graph: a and b (4 bytes, 32-aligned) from the start, mul at step 1 in place of a.
+//
+//   without in-place reuse        with ggml's in-place decision
+//   step 0: a b          64       step 0: a+mul b     64
+//   step 1: a b mul      96       step 1: a+mul b     64   (mul is a's bytes)
+//
+// ggml's plan needs 64 bytes: below the plain bound, exactly the in-place-aware one.
+TEST(InPlaceBound, SeedChainsMulWithA) {
+    GraphFile file = make_example("seed");
+    const GraphLifetimes lifetimes = compute_lifetimes(file);
+    const GgmlPlan ggml = run_ggml_plan(file);
+    const auto plain = arena_problems(file, lifetimes);
+    const auto merged = in_place_arena_problems(file, lifetimes, ggml.in_place);
+    ASSERT_EQ(merged.size(), 1u);
+    ASSERT_EQ(merged[0].blocks.size(), 2u);
+    EXPECT_EQ(merged[0].blocks[0].name, "a+mul");
+    EXPECT_EQ(merged[0].blocks[0].first, 0);
+    EXPECT_EQ(merged[0].blocks[0].last, 1);
+    EXPECT_EQ(merged[0].blocks[0].size, 32u);
+    EXPECT_EQ(lower_bound(plain[0].blocks).bytes, 96u);
+    EXPECT_EQ(lower_bound(merged[0].blocks).bytes, 64u);
+    EXPECT_EQ(ggml.run.plan.buffer_sizes[0], 64u);
+}
+
+// ggml's plan never needs less than the in-place-aware bound, on every golden file and
+// every buffer type (ids of one type share an allocator: their chunks together).
+TEST(InPlaceBound, GgmlIsNeverBelowItOnTheGoldenCorpus) {
+    testing::for_each_golden_file("", [](const std::filesystem::path& path) {
+        GraphFile file = load_graph_file(path);
+        const GgmlPlan ggml = run_ggml_plan(file);
+        if (!ggml.run.error.empty()) {
+            return;  // a file whose expected plan is a failure
+        }
+        const auto merged = in_place_arena_problems(file, compute_lifetimes(file), ggml.in_place);
+        for (std::size_t type = 0; type < merged.size(); ++type) {
+            std::size_t planned = 0;
+            for (int id = 0; id < file.buffer_count(); ++id) {
+                if (static_cast<std::size_t>(file.buffers[static_cast<std::size_t>(id)]) == type) {
+                    for (std::size_t chunk : ggml.run.plan.chunk_sizes[static_cast<std::size_t>(id)]) {
+                        planned += chunk;
+                    }
+                }
+            }
+            EXPECT_LE(lower_bound(merged[type].blocks).bytes, planned) << merged[type].name;
+        }
     });
 }
 

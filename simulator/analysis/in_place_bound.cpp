@@ -1,0 +1,75 @@
+#include "simulator/analysis/in_place_bound.hpp"
+
+#include <algorithm>
+#include <numeric>
+#include <unordered_map>
+
+namespace gallocsim {
+
+namespace {
+
+// Chains as sets of lifetimes (indexes into GraphLifetimes::tensors), joined by union-find.
+class Chains {
+public:
+    explicit Chains(std::size_t count) : parent_(count) { std::iota(parent_.begin(), parent_.end(), std::size_t{0}); }
+
+    std::size_t root(std::size_t i) {
+        while (parent_[i] != i) {
+            parent_[i] = parent_[parent_[i]];
+            i = parent_[i];
+        }
+        return i;
+    }
+    // The earlier-allocated member stays the root, so a chain is named from its start.
+    void join(std::size_t a, std::size_t b) {
+        const std::size_t ra = root(a), rb = root(b);
+        parent_[std::max(ra, rb)] = std::min(ra, rb);
+    }
+
+private:
+    std::vector<std::size_t> parent_;
+};
+
+} // namespace
+
+std::vector<ArenaProblem> in_place_arena_problems(const GraphFile& file, const GraphLifetimes& lifetimes,
+                                                  InPlacePairs in_place) {
+    const auto& tensors = lifetimes.tensors;
+    std::unordered_map<std::string, std::size_t> index;
+    for (std::size_t i = 0; i < tensors.size(); ++i) {
+        index.emplace(tensors[i].tensor->name, i);
+    }
+    Chains chains(tensors.size());
+    for (const auto& [node, parent] : in_place) {
+        const auto n = index.find(node), p = index.find(parent);
+        if (n != index.end() && p != index.end()) {
+            chains.join(n->second, p->second);
+        }
+    }
+
+    std::vector<ArenaProblem> problems(file.buffer_types.size());
+    for (std::size_t type = 0; type < file.buffer_types.size(); ++type) {
+        problems[type].name = file.buffer_types[type].name;
+    }
+    std::unordered_map<std::size_t, std::size_t> block_of_root;  // chain root -> its block in its arena
+    for (std::size_t i = 0; i < tensors.size(); ++i) {
+        const TensorLifetime& member = tensors[i];
+        const std::size_t root = chains.root(i);
+        const auto arena = static_cast<std::size_t>(tensors[root].arena);
+        auto& blocks = problems[arena].blocks;
+        const auto [it, first_member] = block_of_root.emplace(root, blocks.size());
+        if (first_member) {
+            blocks.push_back({member.tensor->name, member.first, member.last, member.aligned_size,
+                              file.buffer_types[arena].alignment});
+            continue;
+        }
+        LiveBlock& chain = blocks[it->second];
+        chain.name += "+" + member.tensor->name;
+        chain.first = std::min(chain.first, member.first);
+        chain.last = std::max(chain.last, member.last);
+        chain.size = std::min(chain.size, member.aligned_size);
+    }
+    return problems;
+}
+
+} // namespace gallocsim

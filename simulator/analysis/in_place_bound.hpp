@@ -1,0 +1,28 @@
+#pragma once
+// The in-place-aware lower bound. The plain bound (analysis.hpp) lays out logical tensors,
+// so ggml, which hands a parent's memory to its last consumer, can plan below it. Here
+// ggml's own in-place decisions are taken as given: a chain of tensors that share memory
+// (each took over its parent's bytes in place) is one block, live from the chain's first
+// allocation to its last release. No plan that makes those decisions can need less than
+// the peak of live aligned bytes over these blocks, and ggml's plan is never below it.
+
+#include "simulator/analysis/analysis.hpp"
+
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace gallocsim {
+
+// (node, parent whose memory it took), as GgmlPlan::in_place lists them.
+using InPlacePairs = std::span<const std::pair<std::string, std::string>>;
+
+// One problem per buffer type, as arena_problems, with each in-place chain merged into one
+// block named "first+second+..." (its members in allocation order). A chain is as large as
+// its smallest member (in-place reuse needs equal layouts, so normally all are equal; the
+// smallest keeps the bound a bound when free_extra_space gave bytes back).
+std::vector<ArenaProblem> in_place_arena_problems(const GraphFile& file, const GraphLifetimes& lifetimes,
+                                                  InPlacePairs in_place);
+
+} // namespace gallocsim

@@ -8,6 +8,7 @@
 #include "simulator/cli/errors.hpp"
 #include "simulator/cli/step_commands.hpp"
 #include "simulator/cli/visible_output.hpp"
+#include "simulator/cli/why_command.hpp"
 
 #include "reference/profile.hpp"
 
@@ -196,6 +197,12 @@ int run_command_line(int argc, const char* const* argv, const Console& console) 
     add_graph_input(stats_cmd, stats.graph);
     stats_cmd->add_flag("--summary", stats.summary_only, "only the whole-plan figures");
 
+    WhyOptions why;
+    auto* why_cmd = app.add_subcommand("why", "why each buffer is as large as it is: where its size was set, what was live, "
+                                              "the holes, and the lower bound");
+    add_graph_input(why_cmd, why.graph);
+    why_cmd->add_flag("--json", why.json, "one JSON object with a `buffers` list");
+
     CaptureOptions capture;
     auto* capture_cmd = app.add_subcommand("capture", "run a ggml program and record every graph its graph allocator plans "
                                                       "(usage: capture --out DIR -- PROGRAM [ARGS...])");
@@ -228,6 +235,7 @@ int run_command_line(int argc, const char* const* argv, const Console& console) 
              return cli::export_minimalloc(export_mm, out, err);
          }},
         {import_mm_cmd, [&] { return cli::import_minimalloc(import_mm, out, err); }},
+        {why_cmd, [&] { return cli::why(why, out, err); }},
         {capture_cmd, [&] { return cli::capture(capture, out, err); }},
     };
     try {

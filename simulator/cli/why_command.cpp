@@ -1,0 +1,218 @@
+#include "simulator/cli/why_command.hpp"
+
+#include "simulator/analysis/in_place_bound.hpp"
+#include "simulator/analysis/planners.hpp"
+#include "simulator/cli/errors.hpp"
+#include "simulator/trace/explain.hpp"
+#include "simulator/trace/peak.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <iomanip>
+#include <ostream>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace gallocsim::cli {
+
+namespace {
+
+using nlohmann::json;
+
+// The answer for one buffer: where its size was set, and what it could have been.
+struct BufferAnswer {
+    const BufferPeak* peak = nullptr;
+    const BufferTypeSpec* type = nullptr;
+    std::size_t lower_bound = 0;       // in-place-aware, over the whole buffer type
+    std::size_t best_alternative = 0;  // the best other planner on the same merged blocks
+    std::string best_planner;
+};
+
+// What keeps a live tensor alive past the peak: how its lifetime ends.
+std::string kept_by(const GraphFile& file, const GraphLifetimes& lifetimes, const std::string& name) {
+    const Tensor* tensor = file.context.find(name);
+    const TensorLifetime* lifetime = tensor != nullptr ? lifetimes.find(*tensor) : nullptr;
+    if (lifetime == nullptr) {
+        return "";
+    }
+    const auto node_at = [&](int step) { return step > 0 ? file.graph.nodes[static_cast<std::size_t>(step - 1)]->name : ""; };
+    switch (lifetime->end) {
+    case LifetimeEnd::last_consumer:
+        return "until its last consumer " + node_at(lifetime->last) + " (node step " + std::to_string(lifetime->last) + ")";
+    case LifetimeEnd::last_view:
+        return "until its last view is done (node step " + std::to_string(lifetime->last) + ")";
+    case LifetimeEnd::output: return "a graph output: never freed";
+    case LifetimeEnd::never_released: return "never released (nothing reads it after)";
+    }
+    return "";
+}
+
+// (node, parent) for every in-place reuse of the trace's last plan.
+std::vector<std::pair<std::string, std::string>> in_place_pairs(const Trace& trace) {
+    std::vector<std::pair<std::string, std::string>> pairs;
+    for (const TraceEvent& event : trace.events) {
+        if (std::holds_alternative<Recorded<event::PlanStarted>>(event.data)) {
+            pairs.clear();
+        } else if (const auto* reused = std::get_if<Recorded<event::InPlaceReused>>(&event.data)) {
+            pairs.emplace_back(trace.tensor(reused->node).name, trace.tensor(reused->parent).name);
+        }
+    }
+    return pairs;
+}
+
+std::vector<BufferAnswer> answer(const GraphFile& file, const Trace& trace, const std::vector<BufferPeak>& peaks) {
+    const GraphLifetimes lifetimes = compute_lifetimes(file);
+    const auto pairs = in_place_pairs(trace);
+    const std::vector<ArenaProblem> merged = in_place_arena_problems(file, lifetimes, pairs);
+    std::vector<BufferAnswer> answers;
+    for (const BufferPeak& peak : peaks) {
+        const auto type = static_cast<std::size_t>(file.buffers[static_cast<std::size_t>(peak.buffer_id)]);
+        const ArenaProblem& problem = merged[type];
+        BufferAnswer a{&peak, &file.buffer_types[type], lower_bound(problem.blocks).bytes, 0, ""};
+        for (const auto& [name, plan] : {std::pair{"greedy by size", plan_greedy_by_size(problem)},
+                                         std::pair{"first fit", plan_first_fit(problem)}}) {
+            if (a.best_planner.empty() || plan.size < a.best_alternative) {
+                a.best_alternative = plan.size;
+                a.best_planner = name;
+            }
+        }
+        answers.push_back(std::move(a));
+    }
+    return answers;
+}
+
+std::string percent_of(std::size_t part, std::size_t whole) {
+    std::ostringstream text;
+    text << std::fixed << std::setprecision(1) << (whole == 0 ? 0.0 : 100.0 * static_cast<double>(part) / static_cast<double>(whole))
+         << " %";
+    return text.str();
+}
+
+std::string event_text(const Trace& trace, std::size_t event) {
+    const TraceEvent& e = trace.events[event];
+    const std::size_t step = node_step(trace, e);
+    std::string text = "event " + std::to_string(event + 1) + " of " + std::to_string(trace.size()) + " (" +
+                       std::string(kind_name(kind_of(e))) + "), node step " + std::to_string(step) + " of " +
+                       std::to_string(trace.node_count);
+    return text + (e.node != kNoTensor ? " (" + trace.tensor(e.node).name + " running)" : " (before the first node)");
+}
+
+void print_text(const GraphFile& file, const Trace& trace, const std::vector<BufferAnswer>& answers, std::ostream& out) {
+    const GraphLifetimes lifetimes = compute_lifetimes(file);
+    out << trace.graph_name << ": " << counted(answers.size(), "buffer") << "\n";
+    for (const BufferAnswer& a : answers) {
+        const BufferPeak& peak = *a.peak;
+        out << "\nbuffer " << peak.buffer_id << " (" << a.type->name << ", alignment " << a.type->alignment
+            << "): " << byte_count(peak.size);
+        if (peak.chunk_sizes.size() > 1) {
+            out << " in " << peak.chunk_sizes.size() << " chunks:";
+            for (std::size_t size : peak.chunk_sizes) {
+                out << " " << size;
+            }
+        }
+        out << "\n";
+        if (!peak.event) {
+            out << "  nothing was planned in it\n";
+            continue;
+        }
+        out << "  its high-water mark was set at " << event_text(trace, *peak.event) << "\n";
+        out << "  live then: " << counted(peak.live.size(), "tensor") << ", " << byte_count(peak.live_bytes()) << "\n";
+        std::size_t width = 6;
+        for (const PeakTensor& t : peak.live) {
+            width = std::max(width, trace.tensor(t.tensor).name.size());
+        }
+        for (const PeakTensor& t : peak.live) {
+            const TraceTensor& tensor = trace.tensor(t.tensor);
+            out << "    " << std::left << std::setw(static_cast<int>(width)) << tensor.name << "  " << std::setw(10)
+                << (tensor.role == TensorRole::leaf ? std::string_view("leaf") : op_name(tensor.op)) << std::right << std::setw(12) << t.bytes << " bytes  "
+                << kept_by(file, lifetimes, tensor.name) << "\n";
+        }
+        out << "  holes below the high-water mark then: " << counted(peak.holes.size(), "hole") << ", "
+            << byte_count(peak.hole_bytes()) << "\n";
+        for (const PeakHole& hole : peak.holes) {
+            out << "    chunk " << hole.chunk << " [" << hole.offset << ", " << hole.offset + hole.size << "): "
+                << byte_count(hole.size);
+            if (hole.left_by) {
+                const TraceEvent& freed = trace.events[*hole.left_by];
+                const auto touched = touched_tensors(freed);
+                out << ", left by event " << *hole.left_by + 1 << " ("
+                    << (touched.empty() ? std::string(kind_name(kind_of(freed))) : "freeing " + trace.tensor(touched.front()).name)
+                    << ")";
+            }
+            out << "\n";
+        }
+        out << "  in-place-aware lower bound (" << a.type->name << "): " << byte_count(a.lower_bound)
+            << "; best other planner on the same blocks: " << byte_count(a.best_alternative) << " (" << a.best_planner << ")\n";
+        if (peak.size > a.lower_bound) {
+            out << "  the allocator's choices cost " << byte_count(peak.size - a.lower_bound) << " ("
+                << percent_of(peak.size - a.lower_bound, a.lower_bound) << ") over the bound\n";
+        } else {
+            out << "  the plan meets the bound: only a different in-place decision or graph could need less\n";
+        }
+    }
+}
+
+json to_json(const GraphFile& file, const Trace& trace, const std::vector<BufferAnswer>& answers) {
+    const GraphLifetimes lifetimes = compute_lifetimes(file);
+    json buffers = json::array();
+    for (const BufferAnswer& a : answers) {
+        const BufferPeak& peak = *a.peak;
+        json buffer{{"buffer", peak.buffer_id},        {"type", a.type->name},
+                    {"size", peak.size},               {"chunk_sizes", peak.chunk_sizes},
+                    {"holes_bytes", peak.hole_bytes()}, {"lower_bound", a.lower_bound},
+                    {"best_alternative", a.best_alternative}, {"best_alternative_planner", a.best_planner}};
+        if (peak.event) {
+            const TraceEvent& e = trace.events[*peak.event];
+            buffer["peak"] = {{"event", *peak.event + 1},
+                              {"kind", kind_name(kind_of(e))},
+                              {"step", node_step(trace, e)},
+                              {"node", e.node != kNoTensor ? json(trace.tensor(e.node).name) : json()}};
+        } else {
+            buffer["peak"] = nullptr;
+        }
+        buffer["live"] = json::array();
+        for (const PeakTensor& t : peak.live) {
+            const TraceTensor& tensor = trace.tensor(t.tensor);
+            buffer["live"].push_back({{"name", tensor.name},
+                                      {"op", op_name(tensor.op)},
+                                      {"bytes", t.bytes},
+                                      {"chunk", t.address.chunk},
+                                      {"offset", t.address.offset},
+                                      {"kept_by", kept_by(file, lifetimes, tensor.name)}});
+        }
+        buffer["holes"] = json::array();
+        for (const PeakHole& hole : peak.holes) {
+            buffer["holes"].push_back({{"chunk", hole.chunk},
+                                       {"offset", hole.offset},
+                                       {"bytes", hole.size},
+                                       {"left_by_event", hole.left_by ? json(*hole.left_by + 1) : json()}});
+        }
+        buffers.push_back(std::move(buffer));
+    }
+    return {{"graph", trace.graph_name}, {"events", trace.size()}, {"node_steps", trace.node_count}, {"buffers", buffers}};
+}
+
+} // namespace
+
+int why(const WhyOptions& options, std::ostream& out, std::ostream& err) {
+    return run_guarded(err, [&] {
+        GraphFile file = load_graph_input(options.graph);
+        const Trace trace = record_trace(file, chosen_profile(options.graph.ggml_version));
+        const std::vector<BufferPeak> peaks = buffer_peaks(trace);
+        const std::vector<BufferAnswer> answers = answer(file, trace, peaks);
+        if (options.json) {
+            out << to_json(file, trace, answers).dump(2) << "\n";
+        } else {
+            print_text(file, trace, answers, out);
+        }
+        if (!trace.error.empty()) {
+            err << options.graph.input << ": " << trace.error << "\n";
+            return kFailed;
+        }
+        return kDone;
+    });
+}
+
+} // namespace gallocsim::cli

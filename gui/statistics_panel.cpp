@@ -185,16 +185,21 @@ void StatisticsPanel::rebuild() {
         return;
     }
     const Comparison& comparison = controller_.comparison();
-    const QStringList figures{tr("ggml's plan"),    tr("lower bound"), tr("no reuse"),
-                              tr("greedy by size"), tr("first fit"),   tr("exact search")};
-    const QStringList explanations{
+    // Rows: ggml, the bounds, no reuse, then every planner of the registry.
+    QStringList figures{tr("ggml's plan"), tr("lower bound"), tr("bound without in-place"), tr("no reuse")};
+    QStringList explanations{
         tr("the bytes ggml's allocator asks for (all chunks)"),
-        tr("the most bytes live at one step, without in-place reuse: no such plan can do with less"),
+        tr("the most bytes live at one node step, with ggml's in-place chains as one block each: no plan that makes "
+           "ggml's in-place decisions can do with less"),
+        tr("the same without in-place reuse (every tensor its own block): the difference is what in-place reuse saves"),
         tr("every tensor in bytes of its own"),
-        tr("TensorFlow Lite's planner: largest tensors first, each in the tightest gap (Pisarchyk & Lee 2020)"),
-        tr("tensors in execution order, each at the lowest offset that fits"),
-        tr("a branch-and-bound search over placements, for small graphs"),
     };
+    for (const Planner& planner : planners()) {
+        figures << qstr(std::string(planner.title));
+        explanations << qstr(std::string(planner.description)) +
+                            tr(" (on ggml's blocks: in-place chains joined, one arena without chunks)");
+    }
+    constexpr int kFirstPlannerRow = 4;
     table_->setColumnCount(static_cast<int>(comparison.arenas.size()) + 1);
     QStringList headers{tr("figure")};
     for (const ArenaComparison& arena : comparison.arenas) {
@@ -202,7 +207,7 @@ void StatisticsPanel::rebuild() {
     }
     table_->setHorizontalHeaderLabels(headers);
     table_->setRowCount(static_cast<int>(figures.size()));
-    std::array<std::size_t, 6> totals{};
+    std::vector<std::size_t> totals(static_cast<std::size_t>(figures.size()), 0);
     for (int row = 0; row < figures.size(); ++row) {
         auto* item = new QTableWidgetItem(figures[row]);
         item->setToolTip(explanations[row]);
@@ -210,16 +215,20 @@ void StatisticsPanel::rebuild() {
     }
     for (std::size_t column = 0; column < comparison.arenas.size(); ++column) {
         const ArenaComparison& arena = comparison.arenas[column];
-        const std::array<std::size_t, 6> values{arena.ggml_size,          arena.lower_bound.bytes, arena.no_reuse,
-                                                arena.greedy_by_size.size, arena.first_fit.size,   arena.exact.plan.size};
+        std::vector<std::size_t> values{arena.ggml_size, arena.lower_bound.bytes, arena.bound_without_in_place.bytes,
+                                        arena.no_reuse};
+        std::vector<QString> notes(values.size());
+        if (arena.ggml_chunks > 1) {
+            notes[0] = tr("%1 chunks").arg(arena.ggml_chunks);
+        }
+        for (const AlternativePlan& alternative : arena.alternatives) {
+            values.push_back(alternative.outcome.plan.size);
+            notes.push_back(qstr(alternative.outcome.note));  // the words compare prints
+        }
         for (std::size_t row = 0; row < values.size(); ++row) {
             QString text = human_bytes(values[row]);
-            if (row == 0 && arena.ggml_chunks > 1) {
-                text += tr(", %1 chunks").arg(arena.ggml_chunks);
-            } else if (row == 5) {
-                text = !arena.exact.attempted      ? tr("not tried (> %1 tensors)").arg(ExactLimits{}.max_blocks)
-                       : arena.exact.proved_optimal ? text + tr(", optimal")
-                                                    : text + tr(", best found");
+            if (!notes[row].isEmpty()) {
+                text += ", " + notes[row];
             }
             auto* item = new QTableWidgetItem(text);
             item->setToolTip(qstr(byte_count(values[row])));
@@ -233,7 +242,7 @@ void StatisticsPanel::rebuild() {
     // (no reuse is left to the table: it would flatten the curve).
     chart_->set_lines({{tr("ggml's plan"), totals[0], kPlanColor},
                        {tr("lower bound"), totals[1], QColor(40, 150, 80)},
-                       {tr("greedy by size"), totals[3], QColor(200, 130, 0)}});
+                       {figures[kFirstPlannerRow], totals[kFirstPlannerRow], QColor(200, 130, 0)}});
 }
 
 } // namespace gallocsim::gui

@@ -201,7 +201,7 @@ TEST(MlpExample, IsALinearChain) {
     ASSERT_EQ(comparison.arenas.size(), 1u);
     // Each 8 KiB activation lives from its node to the next: two at a time, 16 KiB.
     EXPECT_EQ(comparison.arenas[0].lower_bound.bytes, 16384u);
-    EXPECT_EQ(comparison.arenas[0].greedy_by_size.size, 16384u);
+    EXPECT_EQ(comparison.arenas[0].alternatives.at(0).outcome.plan.size, 16384u);  // greedy by size
     // ggml runs bias and relu in place, yet needs more: the 2 KiB input holds [0, 2048) when
     // fc0 comes, so fc0's chain sits at [2048, 10240), and fc1, allocated while relu0 still
     // lives there, goes on top:

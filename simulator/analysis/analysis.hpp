@@ -37,6 +37,11 @@ struct LiveBlock {
 struct ArenaProblem {
     std::string name;
     std::vector<LiveBlock> blocks;
+    // Per block, the tensor whose place is the block's place, when that is not the block's
+    // name (a joined in-place chain "a+mul" is where a is); empty when every name is a tensor.
+    std::vector<std::string> placed_as{};
+
+    const std::string& tensor_of(std::size_t block) const { return placed_as.empty() ? blocks[block].name : placed_as[block]; }
 };
 
 struct PeakUsage {

@@ -90,24 +90,33 @@ PlanToCheck ggml_plan_to_check(const GraphFile& file, const GraphLifetimes& life
     return check;
 }
 
+const AlternativePlan& ArenaComparison::best_alternative() const {
+    return *std::ranges::min_element(alternatives, {}, [](const AlternativePlan& a) { return a.outcome.plan.size; });
+}
+
 Comparison compare_planners(GraphFile& file, const ExactLimits& limits, const AllocatorProfile& profile) {
+    return compare_planners(file, run_ggml_plan(file, profile), limits);
+}
+
+Comparison compare_planners(const GraphFile& file, const GgmlPlan& ggml, const ExactLimits& limits) {
     Comparison comparison;
-    const GgmlPlan ggml = run_ggml_plan(file, profile);
     const GraphLifetimes lifetimes = compute_lifetimes(file);
     comparison.ggml_error = ggml.run.error;
     if (comparison.ggml_error.empty()) {
         comparison.ggml_violations = check_plan(ggml_plan_to_check(file, lifetimes, ggml));
     }
-    const std::vector<ArenaProblem> problems = arena_problems(file, lifetimes);
-    for (std::size_t type = 0; type < problems.size(); ++type) {
-        const ArenaProblem& problem = problems[type];
-        if (problem.blocks.empty()) {
+    const std::vector<ArenaProblem> tensors = arena_problems(file, lifetimes);
+    const std::vector<ArenaProblem> joined = in_place_arena_problems(file, lifetimes, ggml.in_place);
+    for (std::size_t type = 0; type < tensors.size(); ++type) {
+        const ArenaProblem& problem = joined[type];
+        if (tensors[type].blocks.empty()) {
             continue;
         }
         ArenaComparison arena;
         arena.buffer_type = problem.name;
         arena.alignment = file.buffer_types[type].alignment;
-        arena.tensors = problem.blocks.size();
+        arena.tensors = tensors[type].blocks.size();
+        arena.blocks = problem.blocks.size();
         // The lowest buffer id of the type reports the type's buffer.
         const auto id = static_cast<std::size_t>(std::ranges::find(file.buffers, static_cast<int>(type)) - file.buffers.begin());
         if (id < ggml.run.plan.buffer_sizes.size()) {
@@ -115,13 +124,13 @@ Comparison compare_planners(GraphFile& file, const ExactLimits& limits, const Al
             arena.ggml_chunks = ggml.run.plan.chunk_sizes[id].size();
         }
         arena.lower_bound = lower_bound(problem.blocks);
-        arena.no_reuse = no_reuse_size(problem.blocks);
-        arena.greedy_by_size = plan_greedy_by_size(problem);
-        arena.first_fit = plan_first_fit(problem);
-        arena.exact = plan_exact(problem, limits);
-        for (const ArenaPlan* plan : {&arena.greedy_by_size, &arena.first_fit, &arena.exact.plan}) {
-            auto violations = check_plan(arena_plan_to_check(problem, *plan));
+        arena.bound_without_in_place = lower_bound(tensors[type].blocks);
+        arena.no_reuse = no_reuse_size(tensors[type].blocks);
+        for (const Planner& planner : planners()) {
+            AlternativePlan alternative{&planner, planner.run(problem, limits)};
+            auto violations = check_plan(arena_plan_to_check(problem, alternative.outcome.plan));
             arena.planner_violations.insert(arena.planner_violations.end(), violations.begin(), violations.end());
+            arena.alternatives.push_back(std::move(alternative));
         }
         comparison.arenas.push_back(std::move(arena));
     }
@@ -158,7 +167,6 @@ PlanDiff diff_plans(const PlanRecord& before, const PlanRecord& after) {
 
 namespace {
 
-using InPlacePairs = std::vector<std::pair<std::string, std::string>>;
 
 // In-place pairs of plan `with` that plan `without` lacks, each with the rule that explains it.
 void in_place_changes(const GraphFile& file, const GgmlPlan& with, const GgmlPlan& without,

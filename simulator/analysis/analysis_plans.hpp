@@ -5,6 +5,7 @@
 
 #include "simulator/analysis/analysis.hpp"
 #include "simulator/analysis/checker.hpp"
+#include "simulator/analysis/in_place_bound.hpp"
 #include "simulator/model/buffer_settings.hpp"
 #include "simulator/model/plan.hpp"
 #include "simulator/analysis/planners.hpp"
@@ -29,19 +30,30 @@ GgmlPlan run_ggml_plan(GraphFile& file, const AllocatorProfile& profile = newest
 // as the pairs allowed to share bytes.
 PlanToCheck ggml_plan_to_check(const GraphFile& file, const GraphLifetimes& lifetimes, const GgmlPlan& plan);
 
-// One buffer type: ggml's size there against the alternatives on the same lifetimes.
+// One planner of the registry on one buffer type.
+struct AlternativePlan {
+    const Planner* planner = nullptr;
+    PlannerOutcome outcome;
+};
+
+// One buffer type: ggml's size there against the alternatives. The alternatives place the
+// same blocks ggml does after its in-place decisions (each chain of tensors sharing memory
+// is one block, as the in-place-aware bound sees it), in one arena without chunks, so they
+// compete with ggml on equal terms; a chunked ggml buffer counts all its chunks together.
 struct ArenaComparison {
     std::string buffer_type;
     std::size_t alignment = 0;
     std::size_t tensors = 0;      // tensors with memory of their own
+    std::size_t blocks = 0;       // what the planners place: tensors with in-place chains joined
     std::size_t ggml_size = 0;    // all its chunks together
     std::size_t ggml_chunks = 0;
-    PeakUsage lower_bound;
+    PeakUsage lower_bound;             // in-place-aware: no plan with ggml's in-place decisions needs less
+    PeakUsage bound_without_in_place;  // every tensor a block of its own: what in-place reuse can save
     std::size_t no_reuse = 0;
-    ArenaPlan greedy_by_size;
-    ArenaPlan first_fit;
-    ExactResult exact;
-    std::vector<Violation> planner_violations;  // the checker's verdict on the three alternatives
+    std::vector<AlternativePlan> alternatives;  // in the registry's order
+    std::vector<Violation> planner_violations;  // the checker's verdict on the alternatives
+
+    const AlternativePlan& best_alternative() const;  // the smallest; the first of equals
 };
 
 struct Comparison {
@@ -50,8 +62,11 @@ struct Comparison {
     std::string ggml_error;  // when reserve or alloc_graph failed
 };
 
+// Plans the file with ggml (under the profile) and compares.
 Comparison compare_planners(GraphFile& file, const ExactLimits& limits = {},
                             const AllocatorProfile& profile = newest_profile());
+// Compares a plan already made; its in-place pairs decide the blocks.
+Comparison compare_planners(const GraphFile& file, const GgmlPlan& ggml, const ExactLimits& limits = {});
 
 struct TensorMove {
     std::string name;

@@ -61,6 +61,7 @@ std::vector<ArenaProblem> in_place_arena_problems(const GraphFile& file, const G
         if (first_member) {
             blocks.push_back({member.tensor->name, member.first, member.last, member.aligned_size,
                               file.buffer_types[arena].alignment});
+            problems[arena].placed_as.push_back(member.tensor->name);
             continue;
         }
         LiveBlock& chain = blocks[it->second];

@@ -21,7 +21,8 @@ using InPlacePairs = std::span<const std::pair<std::string, std::string>>;
 // One problem per buffer type, as arena_problems, with each in-place chain merged into one
 // block named "first+second+..." (its members in allocation order). A chain is as large as
 // its smallest member (in-place reuse needs equal layouts, so normally all are equal; the
-// smallest keeps the bound a bound when free_extra_space gave bytes back).
+// smallest keeps the bound a bound when free_extra_space gave bytes back). Every member of a
+// chain sits where its first member does: `placed_as` names that member.
 std::vector<ArenaProblem> in_place_arena_problems(const GraphFile& file, const GraphLifetimes& lifetimes,
                                                   InPlacePairs in_place);
 

@@ -3,6 +3,7 @@
 #include "reference/dynamic_allocator.hpp"
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <numeric>
 
@@ -282,6 +283,59 @@ PlanToCheck arena_plan_to_check(const ArenaProblem& problem, const ArenaPlan& pl
     // Sizes are taken as they are (a graph's are already rounded up); each block keeps its alignment.
     check.buffers.push_back({problem.name, 1, SIZE_MAX, {plan.size}, 1});
     return check;
+}
+
+namespace {
+
+PlannerOutcome greedy_outcome(const ArenaProblem& problem, const ExactLimits&) {
+    return {plan_greedy_by_size(problem), false, ""};
+}
+
+PlannerOutcome first_fit_outcome(const ArenaProblem& problem, const ExactLimits&) {
+    return {plan_first_fit(problem), false, ""};
+}
+
+PlannerOutcome exact_outcome(const ArenaProblem& problem, const ExactLimits& limits) {
+    ExactResult exact = plan_exact(problem, limits);
+    std::string note;
+    if (!exact.attempted) {
+        const auto blocks = std::ranges::count_if(problem.blocks, [](const LiveBlock& b) { return b.size > 0; });
+        note = exact.proved_optimal ? "optimal: greedy by size meets the lower bound"
+                                    : "not searched: " + std::to_string(blocks) + " blocks, more than " +
+                                          std::to_string(std::min<std::size_t>(limits.max_blocks, 64)) +
+                                          "; greedy by size's plan";
+    } else {
+        note = exact.proved_optimal ? "optimal" : "best found within the limits (" + std::to_string(exact.nodes) + " search nodes)";
+    }
+    return {std::move(exact.plan), exact.proved_optimal, std::move(note)};
+}
+
+constexpr std::array kPlanners{
+    Planner{"greedy", "greedy by size",
+            "TensorFlow Lite's planner: largest blocks first, each in the tightest gap (Pisarchyk & Lee 2020)", greedy_outcome},
+    Planner{"first-fit", "first fit, execution order", "blocks in execution order, each at the lowest offset that fits",
+            first_fit_outcome},
+    Planner{"exact", "exact (branch and bound)", "a branch-and-bound search over placements, for small problems",
+            exact_outcome},
+};
+
+} // namespace
+
+std::span<const Planner> planners() {
+    return kPlanners;
+}
+
+const Planner* find_planner(std::string_view key) {
+    const auto it = std::ranges::find(kPlanners, key, &Planner::key);
+    return it == kPlanners.end() ? nullptr : &*it;
+}
+
+std::string planner_keys() {
+    std::string text;
+    for (std::size_t i = 0; i < kPlanners.size(); ++i) {
+        text += (i == 0 ? "" : i + 1 == kPlanners.size() ? " or " : ", ") + std::string(kPlanners[i].key);
+    }
+    return text;
 }
 
 } // namespace gallocsim

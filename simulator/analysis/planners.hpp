@@ -18,7 +18,9 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace gallocsim {
@@ -45,6 +47,27 @@ struct ExactResult {
 };
 
 ExactResult plan_exact(const ArenaProblem& problem, const ExactLimits& limits = {});
+
+// What a planner of the registry made of one problem, with a note for people ("optimal",
+// "not searched: 964 blocks, more than 30"), so every view words it the same way.
+struct PlannerOutcome {
+    ArenaPlan plan;
+    bool proved_optimal = false;
+    std::string note;
+};
+
+// The alternatives to ggml's allocator that compare, render, why and the GUI offer, in the
+// order they are shown. A new planner is one function and one line in planners.cpp.
+struct Planner {
+    std::string_view key;          // as --planner takes it: "greedy"
+    std::string_view title;        // in tables: "greedy by size"
+    std::string_view description;  // one sentence for tooltips and help
+    PlannerOutcome (*run)(const ArenaProblem& problem, const ExactLimits& limits);
+};
+
+std::span<const Planner> planners();
+const Planner* find_planner(std::string_view key);  // nullptr when no planner has the key
+std::string planner_keys();                          // "greedy, first-fit or exact"
 
 // The plan as the checker sees it: one buffer, one chunk as large as the plan.
 PlanToCheck arena_plan_to_check(const ArenaProblem& problem, const ArenaPlan& plan);

@@ -57,14 +57,6 @@ std::string sizes_text(const std::vector<std::size_t>& sizes) {
     return text + "]";
 }
 
-std::string exact_note(const ExactResult& exact) {
-    if (!exact.attempted) {
-        return exact.proved_optimal ? "optimal: greedy by size meets the lower bound"
-                                    : "not searched (too many tensors): greedy by size's plan";
-    }
-    return exact.proved_optimal ? "optimal" : "best found within the limits (" + std::to_string(exact.nodes) + " nodes)";
-}
-
 ExactLimits limits_for(double seconds) {
     ExactLimits limits;
     limits.time_limit = std::chrono::milliseconds(static_cast<long long>(std::max(seconds, 0.0) * 1000));
@@ -90,10 +82,18 @@ private:
     std::size_t no_reuse_;
 };
 
-void print_alternatives(SizeTable& table, const ArenaPlan& greedy, const ArenaPlan& first_fit, const ExactResult& exact) {
-    table.row("greedy by size", greedy.size);
-    table.row("first fit, execution order", first_fit.size);
-    table.row("exact (branch and bound)", exact.plan.size, exact_note(exact));
+void print_alternatives(SizeTable& table, const std::vector<AlternativePlan>& alternatives) {
+    for (const AlternativePlan& alternative : alternatives) {
+        table.row(std::string(alternative.planner->title), alternative.outcome.plan.size, alternative.outcome.note);
+    }
+}
+
+std::vector<AlternativePlan> run_planners(const ArenaProblem& problem, const ExactLimits& limits) {
+    std::vector<AlternativePlan> alternatives;
+    for (const Planner& planner : planners()) {
+        alternatives.push_back({&planner, planner.run(problem, limits)});
+    }
+    return alternatives;
 }
 
 void print_violations(const std::vector<Violation>& violations, std::ostream& out) {
@@ -138,20 +138,24 @@ int compare(const CompareOptions& options, std::ostream& out, std::ostream& err)
         }
         for (const ArenaComparison& arena : comparison.arenas) {
             out << "\nbuffer type " << arena.buffer_type << " (alignment " << arena.alignment << "): " << arena.tensors
-                << " tensors with memory of their own\n";
+                << " tensors with memory of their own, " << arena.blocks << " blocks once ggml's in-place chains are joined\n";
             SizeTable table(out, arena.lower_bound.bytes, arena.no_reuse);
             table.row("ggml (gallocr)", arena.ggml_size,
                       arena.ggml_chunks > 1 ? "in " + std::to_string(arena.ggml_chunks) + " chunks" : std::string());
-            print_alternatives(table, arena.greedy_by_size, arena.first_fit, arena.exact);
+            print_alternatives(table, arena.alternatives);
             table.row("lower bound", arena.lower_bound.bytes,
-                      "peak of live bytes, at " + std::string("step ") + std::to_string(arena.lower_bound.step) + " (" +
+                      "in-place-aware: peak of live blocks, at node step " + std::to_string(arena.lower_bound.step) + " (" +
                           step_label(file, arena.lower_bound.step) + ")");
+            table.row("bound without in-place", arena.bound_without_in_place.bytes,
+                      "every tensor its own block, at node step " + std::to_string(arena.bound_without_in_place.step) +
+                          " (" + step_label(file, arena.bound_without_in_place.step) + ")");
             table.row("no reuse", arena.no_reuse);
             print_violations(arena.planner_violations, out);
         }
-        out << "\nThe alternatives lay each buffer type out in one arena: no chunks (max_size) and no in-place\n"
-               "reuse. ggml may split a buffer into chunks, and may hand a parent's memory to its last\n"
-               "consumer, so it can go below the lower bound, which assumes no in-place reuse.\n";
+        out << "\nThe alternatives place the blocks ggml places once its in-place decisions are made (a chain of\n"
+               "tensors that share memory is one block) in one arena without chunks. No plan that makes those\n"
+               "decisions needs less than the lower bound; the bound without in-place reuse less the lower\n"
+               "bound is what in-place reuse saves. A chunked ggml buffer counts all its chunks.\n";
         if (comparison.ggml_error.empty()) {
             if (comparison.ggml_violations.empty()) {
                 out << "checker: ggml's plan keeps every rule\n";
@@ -294,19 +298,18 @@ int render(const RenderOptions& options, std::ostream& out, std::ostream& err) {
             }
             picture = ggml_plan_picture(file, lifetimes, ggml);
         } else {
-            const std::vector<std::string> planners{"greedy", "first-fit", "exact"};
-            if (std::ranges::find(planners, options.planner) == planners.end()) {
-                throw GraphFileError("--planner: unknown planner \"" + options.planner + "\" (ggml, greedy, first-fit or exact)");
+            const Planner* planner = find_planner(options.planner);
+            if (planner == nullptr) {
+                throw UsageError("--planner: unknown planner \"" + options.planner + "\" (ggml, " + planner_keys() + ")");
             }
-            picture.title = (file.name.empty() ? options.graph.input : file.name) + ": " + options.planner + " plan";
+            picture.title = (file.name.empty() ? options.graph.input : file.name) + ": " + std::string(planner->title) + " plan";
             picture.step_labels = step_labels(file, lifetimes);
-            for (const ArenaProblem& problem : arena_problems(file, lifetimes)) {
+            // The same blocks compare gives the planners: ggml's in-place chains joined.
+            for (const ArenaProblem& problem : in_place_arena_problems(file, lifetimes, ggml.in_place)) {
                 if (problem.blocks.empty()) {
                     continue;
                 }
-                const ArenaPlan plan = options.planner == "greedy"      ? plan_greedy_by_size(problem)
-                                       : options.planner == "first-fit" ? plan_first_fit(problem)
-                                                                        : plan_exact(problem).plan;
+                const ArenaPlan plan = planner->run(problem, ExactLimits{}).plan;
                 PlanPicture arena = arena_plan_picture({}, problem, plan, {});
                 picture.bands.push_back(std::move(arena.bands.front()));
             }
@@ -329,7 +332,10 @@ int export_minimalloc(const ExportMiniMallocOptions& options, std::ostream& out,
     return run_guarded(err, [&]() -> int {
         GraphFile file = load_graph_input(options.graph);
         const GraphLifetimes lifetimes = compute_lifetimes(file);
-        const std::vector<ArenaProblem> problems = arena_problems(file, lifetimes);
+        // The blocks compare gives the planners: each of ggml's in-place chains is one buffer,
+        // since a node and the parent whose bytes it took share them by design.
+        const GgmlPlan ggml = run_ggml_plan(file, chosen_profile(options.graph.ggml_version));
+        const std::vector<ArenaProblem> problems = in_place_arena_problems(file, lifetimes, ggml.in_place);
         std::vector<std::size_t> used;
         for (std::size_t t = 0; t < problems.size(); ++t) {
             if (!problems[t].blocks.empty()) {
@@ -356,7 +362,6 @@ int export_minimalloc(const ExportMiniMallocOptions& options, std::ostream& out,
             return write_text(to_minimalloc_csv(problem), options.output, out, err);
         }
         // ggml's offsets, with the type's chunks laid end to end as one arena.
-        const GgmlPlan ggml = run_ggml_plan(file, chosen_profile(options.graph.ggml_version));
         if (!ggml.run.error.empty()) {
             err << options.graph.input << ": ggml's plan failed: " << ggml.run.error << " (use --no-offsets)\n";
             return 1;
@@ -364,11 +369,12 @@ int export_minimalloc(const ExportMiniMallocOptions& options, std::ostream& out,
         const auto id = static_cast<std::size_t>(std::ranges::find(file.buffers, static_cast<int>(type)) - file.buffers.begin());
         const std::vector<std::size_t>& chunks = ggml.run.plan.chunk_sizes.at(id);
         std::vector<std::size_t> offsets;
-        for (const LiveBlock& block : problem.blocks) {
-            const auto it = std::ranges::find(ggml.run.plan.tensors, block.name, &std::pair<std::string, PlannedPlace>::first);
+        for (std::size_t block = 0; block < problem.blocks.size(); ++block) {
+            const std::string& tensor = problem.tensor_of(block);
+            const auto it = std::ranges::find(ggml.run.plan.tensors, tensor, &std::pair<std::string, PlannedPlace>::first);
             if (it == ggml.run.plan.tensors.end() || it->second.buffer != static_cast<int>(id)) {
-                err << options.graph.input << ": ggml placed '" << block.name << "' outside " << problem.name
-                    << " (in place of a parent in another buffer type); use --no-offsets\n";
+                err << options.graph.input << ": ggml placed '" << tensor << "' outside buffer " << id << " ("
+                    << problem.name << "); use --no-offsets\n";
                 return 1;
             }
             std::size_t base = 0;
@@ -400,10 +406,7 @@ int import_minimalloc(const ImportMiniMallocOptions& options, std::ostream& out,
             file_violations = check_plan(arena_plan_to_check(problem, given));
             table.row("offsets in the file", given.size, file_violations.empty() ? "valid" : "INVALID");
         }
-        const ArenaPlan greedy = plan_greedy_by_size(problem);
-        const ArenaPlan first_fit = plan_first_fit(problem);
-        const ExactResult exact = plan_exact(problem, limits_for(options.time_limit));
-        print_alternatives(table, greedy, first_fit, exact);
+        print_alternatives(table, run_planners(problem, limits_for(options.time_limit)));
         table.row("lower bound", bound.bytes, "peak of live bytes, at time " + std::to_string(bound.step));
         table.row("no reuse", no_reuse);
         if (!file_violations.empty()) {

@@ -10,6 +10,8 @@
 #include "simulator/cli/visible_output.hpp"
 #include "simulator/cli/why_command.hpp"
 
+#include "simulator/analysis/planners.hpp"
+
 #include "reference/profile.hpp"
 
 #include <CLI/CLI.hpp>
@@ -161,7 +163,7 @@ int run_command_line(int argc, const char* const* argv, const Console& console) 
     auto* render_cmd = app.add_subcommand("render", "draw a plan as SVG: tensors over steps, or the memory at one step");
     add_graph_input(render_cmd, render.graph);
     render_cmd->add_option("-o,--output", render.output, "SVG file to write (default: standard output)");
-    render_cmd->add_option("--planner", render.planner, "ggml (default), greedy, first-fit or exact");
+    render_cmd->add_option("--planner", render.planner, "ggml (default), " + planner_keys());
     render_cmd->add_option("--memory-map-at", render.memory_map_at, "draw the memory at this step instead");
 
     ExportMiniMallocOptions export_mm;

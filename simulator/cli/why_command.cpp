@@ -1,7 +1,6 @@
 #include "simulator/cli/why_command.hpp"
 
-#include "simulator/analysis/in_place_bound.hpp"
-#include "simulator/analysis/planners.hpp"
+#include "simulator/analysis/analysis_plans.hpp"
 #include "simulator/cli/errors.hpp"
 #include "simulator/trace/explain.hpp"
 #include "simulator/trace/peak.hpp"
@@ -49,34 +48,18 @@ std::string kept_by(const GraphFile& file, const GraphLifetimes& lifetimes, cons
     return "";
 }
 
-// (node, parent) for every in-place reuse of the trace's last plan.
-std::vector<std::pair<std::string, std::string>> in_place_pairs(const Trace& trace) {
-    std::vector<std::pair<std::string, std::string>> pairs;
-    for (const TraceEvent& event : trace.events) {
-        if (std::holds_alternative<Recorded<event::PlanStarted>>(event.data)) {
-            pairs.clear();
-        } else if (const auto* reused = std::get_if<Recorded<event::InPlaceReused>>(&event.data)) {
-            pairs.emplace_back(trace.tensor(reused->node).name, trace.tensor(reused->parent).name);
-        }
-    }
-    return pairs;
-}
-
-std::vector<BufferAnswer> answer(const GraphFile& file, const Trace& trace, const std::vector<BufferPeak>& peaks) {
-    const GraphLifetimes lifetimes = compute_lifetimes(file);
-    const auto pairs = in_place_pairs(trace);
-    const std::vector<ArenaProblem> merged = in_place_arena_problems(file, lifetimes, pairs);
+// The comparison plans the graph again (the same plan: the allocator is deterministic).
+std::vector<BufferAnswer> answer(const GraphFile& file, const Comparison& comparison, const std::vector<BufferPeak>& peaks) {
     std::vector<BufferAnswer> answers;
     for (const BufferPeak& peak : peaks) {
         const auto type = static_cast<std::size_t>(file.buffers[static_cast<std::size_t>(peak.buffer_id)]);
-        const ArenaProblem& problem = merged[type];
-        BufferAnswer a{&peak, &file.buffer_types[type], lower_bound(problem.blocks).bytes, 0, ""};
-        for (const auto& [name, plan] : {std::pair{"greedy by size", plan_greedy_by_size(problem)},
-                                         std::pair{"first fit", plan_first_fit(problem)}}) {
-            if (a.best_planner.empty() || plan.size < a.best_alternative) {
-                a.best_alternative = plan.size;
-                a.best_planner = name;
-            }
+        BufferAnswer a{&peak, &file.buffer_types[type], 0, 0, ""};
+        const auto arena = std::ranges::find(comparison.arenas, file.buffer_types[type].name, &ArenaComparison::buffer_type);
+        if (arena != comparison.arenas.end()) {
+            const AlternativePlan& best = arena->best_alternative();
+            a.lower_bound = arena->lower_bound.bytes;
+            a.best_alternative = best.outcome.plan.size;
+            a.best_planner = best.planner->title;
         }
         answers.push_back(std::move(a));
     }
@@ -199,9 +182,11 @@ json to_json(const GraphFile& file, const Trace& trace, const std::vector<Buffer
 int why(const WhyOptions& options, std::ostream& out, std::ostream& err) {
     return run_guarded(err, [&] {
         GraphFile file = load_graph_input(options.graph);
-        const Trace trace = record_trace(file, chosen_profile(options.graph.ggml_version));
+        const AllocatorProfile& profile = chosen_profile(options.graph.ggml_version);
+        const Trace trace = record_trace(file, profile);
         const std::vector<BufferPeak> peaks = buffer_peaks(trace);
-        const std::vector<BufferAnswer> answers = answer(file, trace, peaks);
+        const Comparison comparison = compare_planners(file, ExactLimits{}, profile);
+        const std::vector<BufferAnswer> answers = answer(file, comparison, peaks);
         if (options.json) {
             out << to_json(file, trace, answers).dump(2) << "\n";
         } else {

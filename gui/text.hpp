@@ -1,6 +1,7 @@
 #pragma once
 // Text helpers shared by the views: the simulator speaks UTF-8 std::string, Qt QString.
 
+#include "simulator/model/byte_size.hpp"
 #include "simulator/trace/trace.hpp"
 
 #include <QString>
@@ -27,19 +28,9 @@ inline QString shape_text(const TraceTensor& tensor, QLatin1Char separator = QLa
     return separator == QLatin1Char(',') ? "[" + parts.join(", ") + "]" : parts.join(separator);
 }
 
-// Bytes for axes and tables: "64 B", "1.5 KiB", "12.3 MiB", "1.20 GiB".
+// Bytes for axes and tables, as the command line and the SVG write them.
 inline QString human_bytes(std::size_t bytes) {
-    if (bytes < 1024) {
-        return QString::number(bytes) + " B";
-    }
-    static const char* const units[] = {"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
-    double value = static_cast<double>(bytes) / 1024.0;
-    int unit = 0;
-    while (value >= 1024.0 && unit < 5) {
-        value /= 1024.0;
-        ++unit;
-    }
-    return QString::number(value, 'f', value < 10 ? 2 : 1) + " " + units[unit];
+    return QString::fromStdString(binary_size(bytes));
 }
 
 } // namespace gallocsim::gui

@@ -178,8 +178,8 @@ TEST(Explain, ChunksAndReuseFactors) {
                          "128 bytes.");
     EXPECT_EQ(steps[23], "s needs 32 bytes and goes at offset 32 of chunk 0: no chunk has a free block before its tail, so "
                          "s takes the start of chunk 0's tail, chosen among 2 tails that fit by its reuse factor 32 (it "
-                         "fits below the high-water mark and leaves the least unused), and the chunk does not grow (it "
-                         "stays 96 bytes).");
+                         "fits below the high-water mark and leaves the least unused), and the chunk does not grow: it "
+                         "stays 96 bytes.");
     EXPECT_EQ(steps[26], "Buffer 0 (test) is allocated as 2 chunks of 96 and 128 bytes.");
     EXPECT_EQ(steps[27], "reserve_n is done: buffer 0 needs 224 bytes in 2 chunks (96, 128).");
     EXPECT_EQ(steps[30], "alloc_graph places q at the base of chunk 1 + offset 0 = 0x10000000.");

@@ -1,5 +1,6 @@
 #include "simulator/analysis/render.hpp"
 
+#include "simulator/model/byte_size.hpp"
 #include "simulator/model/tensor_colour.hpp"
 #include "simulator/model/visible_text.hpp"
 
@@ -54,22 +55,6 @@ std::string escape(std::string_view text) {
         }
     }
     return out;
-}
-
-std::string bytes_text(std::size_t bytes) {
-    const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-    double value = static_cast<double>(bytes);
-    int unit = 0;
-    while (value >= 1024 && unit < 4) {
-        value /= 1024;
-        ++unit;
-    }
-    if (unit == 0) {
-        return std::to_string(bytes) + " B";
-    }
-    char text[32];
-    std::snprintf(text, sizeof text, "%.2f %s", value, units[unit]);
-    return text;
 }
 
 std::string steps_text(int first, int last) {
@@ -248,7 +233,7 @@ std::string render_timeline_svg(const PlanPicture& picture) {
                      "class=\"band\" fill=\"url(#free)\" stroke=\"#888\" data-label=\"" + escape(band.label) +
                          "\" data-size=\"" + std::to_string(band.size) + "\"/>"));
         svg.text(8, top + 12, band.label, "font-weight=\"bold\"");
-        svg.text(8, top + 26, bytes_text(band.size));
+        svg.text(8, top + 26, binary_size(band.size));
         svg.text(kLeft - 6, bottom, "0", "text-anchor=\"end\"");
         svg.text(kLeft - 6, top + 8, std::to_string(band.size), "text-anchor=\"end\"");
         for (const PictureBlock& b : band.blocks) {
@@ -278,7 +263,7 @@ std::string render_timeline_svg(const PlanPicture& picture) {
                     "\" data-bytes=\"" + std::to_string(peak) + "\"/>");
             // Labels right of the line, or left of it in the right half of the plot.
             const bool left_of_line = x > kLeft + steps * step_width / 2;
-            svg.text(left_of_line ? x - 4 : x + 4, top - 6, "peak " + bytes_text(peak) + " in use at " + step_name(picture, peak_step),
+            svg.text(left_of_line ? x - 4 : x + 4, top - 6, "peak " + binary_size(peak) + " in use at " + step_name(picture, peak_step),
                      left_of_line ? "fill=\"#c00\" text-anchor=\"end\"" : "fill=\"#c00\"");
         }
         top = bottom + kBandGap;
@@ -307,7 +292,7 @@ std::string render_memory_map_svg(const PlanPicture& picture, int step) {
     const double height = kTop + static_cast<double>(picture.bands.size()) * (kBarHeight + kBandGap) + 24;
     Svg svg(kLeft + kMapWidth + kRight, height);
     svg.text(kLeft, 20, picture.title + " at " + step_name(picture, step), "font-size=\"14\" font-weight=\"bold\"");
-    svg.text(kLeft, 36, bytes_text(live) + " in use of " + bytes_text(total));
+    svg.text(kLeft, 36, binary_size(live) + " in use of " + binary_size(total));
     double top = kTop + 14;
     for (const PictureBand& band : picture.bands) {
         const double scale = band.size == 0 ? 0 : kMapWidth / static_cast<double>(band.size);

@@ -4,6 +4,7 @@
 
 #include "simulator/cli/analysis_commands.hpp"
 #include "simulator/cli/capture_commands.hpp"
+#include "simulator/model/byte_size.hpp"
 #include "simulator/model/capture_session.hpp"
 #include "simulator/model/examples.hpp"
 #include "simulator/model/graph_file.hpp"
@@ -30,18 +31,6 @@ std::string tensor_kind(const GraphFile& file, const Tensor& tensor) {
     return "node";
 }
 
-std::string human_bytes(std::size_t bytes) {
-    std::ostringstream s;
-    if (bytes >= (std::size_t{1} << 20)) {
-        s << std::fixed << std::setprecision(2) << static_cast<double>(bytes) / (1 << 20) << " MiB";
-    } else if (bytes >= 1024) {
-        s << std::fixed << std::setprecision(2) << static_cast<double>(bytes) / 1024 << " KiB";
-    } else {
-        s << bytes << " B";
-    }
-    return s.str();
-}
-
 void print_plan_table(const GraphFile& file, const PlanRun& run, std::ostream& out) {
     std::size_t width = 6;
     for (const auto& [name, place] : run.plan.tensors) {
@@ -61,7 +50,7 @@ void print_plan_table(const GraphFile& file, const PlanRun& run, std::ostream& o
         const auto& spec = file.buffer_types[static_cast<std::size_t>(file.buffers[static_cast<std::size_t>(id)])];
         out << "buffer " << id << " (" << spec.name << ", alignment " << spec.alignment << "): "
             << run.plan.buffer_sizes[static_cast<std::size_t>(id)] << " bytes ("
-            << human_bytes(run.plan.buffer_sizes[static_cast<std::size_t>(id)]) << ")";
+            << binary_size(run.plan.buffer_sizes[static_cast<std::size_t>(id)]) << ")";
         const auto& chunks = run.plan.chunk_sizes[static_cast<std::size_t>(id)];
         if (chunks.size() > 1) {
             out << " in " << chunks.size() << " chunks:";

@@ -410,7 +410,7 @@ private:
             return ", and the chunk grows from " + std::to_string(taken.high_water_before) + " to " +
                    byte_count(taken.high_water_after);
         }
-        return ", and the chunk does not grow (it stays " + byte_count(taken.high_water_after) + ")";
+        return ", and the chunk does not grow: it stays " + byte_count(taken.high_water_after);
     }
 
     // Words the allocator's own reason (AllocationDecision::best_fit_reason).
@@ -555,10 +555,6 @@ private:
 };
 
 } // namespace
-
-std::string byte_count(std::size_t bytes) {
-    return counted(bytes, "byte");
-}
 
 std::string counted(std::size_t n, std::string_view noun) {
     return std::to_string(n) + " " + std::string(noun) + (n == 1 ? "" : "s");

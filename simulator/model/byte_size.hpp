@@ -1,0 +1,17 @@
+#pragma once
+// One way to write a number of bytes for people, in every command, picture and view:
+// binary units up to EiB ("64 B", "1.50 KiB", "4.00 TiB"), two decimals, so a column of
+// sizes keeps its width at any size. Exact counts stay available next to it.
+
+#include <cstdint>
+#include <string>
+
+namespace gallocsim {
+
+// "64 B", "1.50 KiB", "70.50 MiB", "4.00 TiB", "16.00 EiB".
+std::string binary_size(std::uint64_t bytes);
+
+// "1 byte", "64 bytes", "4194304 bytes (4.00 MiB)": exact, with the readable size from 1 KiB.
+std::string byte_count(std::uint64_t bytes);
+
+} // namespace gallocsim

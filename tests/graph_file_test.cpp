@@ -2,6 +2,8 @@
 // message that names the file, the JSON path or tensor, and the problem; saving follows
 // the format's conventions; every golden file survives save -> load unchanged.
 #include "simulator/model/graph_file.hpp"
+#include "simulator/model/buffer_settings.hpp"
+#include "simulator/model/plan.hpp"
 #include "tests/test_support.hpp"
 
 #include <gtest/gtest.h>
@@ -204,6 +206,43 @@ TEST(GraphFileErrors, OverflowingSizes) {
               "g.json: $.tensors[0].ne[0] (tensor 'a'): is too large: 9223372036854775808");
     EXPECT_EQ(error_of(graph_doc(R"([{"name": "a", "ne": [4, 2], "nb": [4, 9223372036854775808, 0, 0]}])")),
               "g.json: $.tensors[0].nb[1] (tensor 'a'): stride too large: 9223372036854775808");
+}
+
+// Every sum of a plan is at most the tensors' sizes rounded up to the alignment, summed; a
+// graph whose sum passes 2^62 is refused, so no total can wrap (an alignment of 2^63 once
+// made `plan` print "0 bytes in 2 chunks").
+std::string aligned_pair(std::string_view alignment, std::string_view more_tensors = "") {
+    return std::string(R"({"format": "ggml-graph/1", "buffer_types": [{"name": "CPU", "alignment": )") +
+           std::string(alignment) + R"(}], "tensors": [{"name": "a", "ne": [4]}, {"name": "b", "ne": [4], "op": "ADD", "src": ["a", "a"]})" +
+           std::string(more_tensors) + R"(], "leafs": ["a"], "nodes": ["b"]})";
+}
+
+TEST(GraphFileErrors, AlignmentsWhoseSumsWouldWrapAreRefused) {
+    // One 4-byte tensor rounded up to 2^63 is already past 2^62.
+    EXPECT_EQ(error_of(aligned_pair("9223372036854775808")),
+              "g.json: $: the tensors need more than 2^62 bytes (4 EiB) with no reuse, each rounded up to the alignment "
+              "9223372036854775808; plans this large are not computed (their sums would not be exact)");
+    // Three tensors at 2^61 each: 3 x 2^61 > 2^62.
+    EXPECT_NE(error_of(aligned_pair("2305843009213693952", R"(, {"name": "c", "ne": [4]})")).find("more than 2^62 bytes"),
+              std::string::npos);
+    // The same through the buffer settings a command line passes.
+    GraphFile file = parse_graph_file(aligned_pair("32"), "g.json");
+    BufferOverrides huge;
+    huge.alignment = std::size_t{1} << 63;
+    EXPECT_THROW(apply_buffer_overrides(file, huge), GraphFileError);
+}
+
+TEST(GraphFileErrors, TheLargestAlignmentAllowedIsPlannedExactly) {
+    // Two tensors at 2^61 each sum to 2^62 exactly, the most allowed. a is live while b is
+    // computed (b = a + a, and ADD in place is not taken for a leaf), so b goes after a:
+    //   0          2^61         2^62
+    //   [    a     |     b      )
+    GraphFile file = parse_graph_file(aligned_pair("2305843009213693952"), "g.json");
+    const PlanRun run = run_plan(file);
+    ASSERT_TRUE(run.error.empty()) << run.error;
+    ASSERT_EQ(run.plan.buffer_sizes.size(), 1u);
+    EXPECT_EQ(run.plan.buffer_sizes[0], std::size_t{1} << 62);
+    EXPECT_EQ(run.plan.chunk_sizes[0], (std::vector<std::size_t>{std::size_t{1} << 62}));
 }
 
 TEST(GraphFileErrors, AlignmentMustBeAPowerOfTwo) {

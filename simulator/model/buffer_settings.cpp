@@ -23,6 +23,7 @@ void apply_buffer_overrides(GraphFile& file, const BufferOverrides& overrides) {
     }
     if (!overrides.empty()) {
         file.expected.reset();  // upstream's plan was for the settings in the file
+        check_graph_bytes(file, "buffer settings");
     }
 }
 

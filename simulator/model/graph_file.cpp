@@ -502,6 +502,29 @@ void GraphFile::reset_memory() {
     }
 }
 
+void check_graph_bytes(const GraphFile& file, std::string_view source) {
+    std::uint64_t alignment = 1;
+    for (const BufferTypeSpec& spec : file.buffer_types) {
+        alignment = std::max<std::uint64_t>(alignment, spec.alignment);
+    }
+    std::uint64_t total = 0;
+    for (const Tensor& tensor : file.context.tensors()) {
+        if (tensor.is_view() || GraphFile::is_external(tensor)) {
+            continue;
+        }
+        const std::uint64_t size = std::max(alloc_size_by_rule(AllocSizeRule::nbytes, tensor),
+                                            alloc_size_by_rule(AllocSizeRule::cuda, tensor));
+        // size + alignment - 1 cannot wrap: sizes are below 2^62, alignments at most 2^63.
+        const std::uint64_t aligned = (size + alignment - 1) / alignment * alignment;
+        if (aligned > kMaxGraphBytes - total) {
+            throw GraphFileError(std::string(source) + ": the tensors need more than 2^62 bytes (4 EiB) with no reuse, " +
+                                 "each rounded up to the alignment " + std::to_string(alignment) +
+                                 "; plans this large are not computed (their sums would not be exact)");
+        }
+        total += aligned;
+    }
+}
+
 GraphFile parse_graph_file(std::string_view text, std::string_view source_name) {
     json doc;
     try {
@@ -515,7 +538,9 @@ GraphFile parse_graph_file(std::string_view text, std::string_view source_name) 
         throw GraphFileError(std::string(source_name) + ": invalid JSON: " +
                              (prefix_end == std::string::npos ? what : what.substr(prefix_end + 2)));
     }
-    return Parser(doc, source_name).parse();
+    GraphFile file = Parser(doc, source_name).parse();
+    check_graph_bytes(file, std::string(source_name) + ": $");
+    return file;
 }
 
 GraphFile load_graph_file(const std::filesystem::path& path) {

@@ -80,6 +80,14 @@ struct GraphFile {
     int buffer_count() const { return static_cast<int>(buffers.size()); }
 };
 
+// Every sum a plan of the graph makes (offsets, chunk sizes, buffer totals, the no-reuse
+// figure) is at most the sum over tensors with memory of their size rounded up to the
+// largest alignment, under the larger alloc-size rule. Keeping that below 2^62 bytes (4 EiB)
+// keeps them all exact; a graph that needs more is refused (GraphFileError naming `source`,
+// the figure and the largest alignment) rather than planned with wrapped numbers.
+inline constexpr std::uint64_t kMaxGraphBytes = std::uint64_t{1} << 62;
+void check_graph_bytes(const GraphFile& file, std::string_view source);
+
 // The placeholder address `data: true` tensors get: non-null, never dereferenced by the planner.
 void* external_data_marker();
 

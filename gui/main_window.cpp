@@ -128,13 +128,13 @@ void MainWindow::build_actions() {
     export_svg_action_ = make(tr("Export view as S&VG…"), QKeySequence(tr("Ctrl+Shift+E")), [this] { export_dialog("svg"); });
     quit_action_ = make(tr("&Quit"), QKeySequence::Quit, [this] { close(); });
 
-    first_action_ = make(tr("&First step"), QKeySequence(Qt::Key_Home), [this] { controller_->to_first(); },
+    first_action_ = make(tr("&First event"), QKeySequence(Qt::Key_Home), [this] { controller_->to_first(); },
                          QStyle::SP_MediaSkipBackward);
     back_action_ = make(tr("Step &back"), QKeySequence(Qt::Key_Left), [this] { controller_->step_back(); },
                         QStyle::SP_MediaSeekBackward);
     forward_action_ = make(tr("Step &forward"), QKeySequence(Qt::Key_Right), [this] { controller_->step_forward(); },
                            QStyle::SP_MediaSeekForward);
-    last_action_ = make(tr("&Last step"), QKeySequence(Qt::Key_End), [this] { controller_->to_last(); },
+    last_action_ = make(tr("&Last event"), QKeySequence(Qt::Key_End), [this] { controller_->to_last(); },
                         QStyle::SP_MediaSkipForward);
     run_action_ = make(tr("&Run / pause"), QKeySequence(Qt::Key_Space), [this] { controller_->toggle_run(); },
                        QStyle::SP_MediaPlay);
@@ -224,15 +224,15 @@ void MainWindow::build_toolbars() {
     playback->addWidget(step_label_);
     slider_ = new BreakpointSlider;
     slider_->setMinimumWidth(260);
-    slider_->setToolTip(tr("All steps; red ticks are breakpoints"));
+    slider_->setToolTip(tr("All events; red ticks are breakpoints"));
     playback->addWidget(slider_);
     playback->addSeparator();
     playback->addWidget(new QLabel(tr(" speed ")));
     speed_ = new QSpinBox;
     speed_->setRange(1, 10000);
-    speed_->setSuffix(tr(" steps/s"));
+    speed_->setSuffix(tr(" events/s"));
     speed_->setValue(controller_->speed());
-    speed_->setToolTip(tr("Steps per second while running (drawn at most 25 times a second)"));
+    speed_->setToolTip(tr("Events per second while running (drawn at most 25 times a second)"));
     playback->addWidget(speed_);
     unlimited_ = new QCheckBox(tr("unlimited"));
     unlimited_->setToolTip(tr("Run straight to the next breakpoint or the end, drawing only there"));
@@ -502,8 +502,8 @@ void MainWindow::update_controls() {
         slider_->setRange(0, static_cast<int>(total));
         slider_->setValue(static_cast<int>(position));
     }
-    step_label_->setText(!loaded ? QString() : position == 0 ? tr("Start · %1 steps").arg(total)
-                                                             : tr("Step %1 of %2").arg(position).arg(total));
+    step_label_->setText(!loaded ? QString() : position == 0 ? tr("Start · %1 events").arg(total)
+                                                             : tr("Event %1 of %2").arg(position).arg(total));
     first_action_->setEnabled(loaded && position > 0);
     back_action_->setEnabled(loaded && position > 0);
     forward_action_->setEnabled(loaded && position < total);
@@ -550,7 +550,7 @@ void MainWindow::toggle_selected_breakpoint() {
     }
     const bool on = !controller_->has_tensor_breakpoint(*tensor);
     controller_->set_tensor_breakpoint(*tensor, on);
-    statusBar()->showMessage(on ? tr("Breakpoint: stop at every step about %1").arg(qstr(controller_->trace().tensor(*tensor).name))
+    statusBar()->showMessage(on ? tr("Breakpoint: stop at every event about %1").arg(qstr(controller_->trace().tensor(*tensor).name))
                                 : tr("Breakpoint on %1 removed").arg(qstr(controller_->trace().tensor(*tensor).name)),
                              5000);
 }

@@ -300,7 +300,7 @@ void MemoryMapView::paint_last_step(QPainter& painter, const Row& row, QRectF ba
         painter.setFont(font);
         painter.setPen(palette::muted_text);
         painter.drawText(QRectF(bar.left(), strip.top() - kLabelHeight, bar.width(), kLabelHeight),
-                         Qt::AlignRight | Qt::AlignVCenter, tr("free list before this step ▾"));
+                         Qt::AlignRight | Qt::AlignVCenter, tr("free list before this event ▾"));
     }
     painter.setBrush(Qt::NoBrush);
     if (mark->freed && mark->merge != MergeKind::none) {

@@ -105,7 +105,7 @@ void SimulationController::show(std::unique_ptr<Loaded> loaded, std::size_t star
     Q_EMIT position_changed(this->position());
     if (!trace().error.empty()) {
         Q_EMIT error_occurred(tr("The plan failed"),
-                            tr("%1: %2\nThe steps up to the failure can still be followed.").arg(from, qstr(trace().error)));
+                            tr("%1: %2\nThe events up to the failure can still be followed.").arg(from, qstr(trace().error)));
     }
     Q_EMIT status_message(tr("%1: %2 tensors, %3 events").arg(graph_name()).arg(trace().tensors.size()).arg(event_count()));
 }
@@ -309,7 +309,7 @@ void SimulationController::run() {
     if (unlimited_) {
         const auto stop = next_breakpoint_after(position());
         jump(stop.value_or(event_count()));
-        Q_EMIT status_message(stop ? tr("Stopped at a breakpoint, step %1").arg(*stop) : tr("Ran to the end"));
+        Q_EMIT status_message(stop ? tr("Stopped at a breakpoint, event %1").arg(*stop) : tr("Ran to the end"));
         return;
     }
     timer_.start(std::max(kTickMilliseconds, 1000 / std::max(1, speed_)));
@@ -336,7 +336,7 @@ void SimulationController::tick() {
     jump(target);
     if (at_breakpoint) {
         pause();
-        Q_EMIT status_message(tr("Stopped at a breakpoint, step %1").arg(target));
+        Q_EMIT status_message(tr("Stopped at a breakpoint, event %1").arg(target));
     } else if (cursor().at_end()) {
         pause();
     }
@@ -451,10 +451,10 @@ QString SimulationController::describe_tensor(TensorId id) const {
                      .arg(qstr(byte_count(span->size)));
         const QString until = span->how_it_ends == SpanEnd::kept
                                   ? tr("the end")
-                                  : tr("step %1 (%2)").arg(span->end).arg(span->how_it_ends == SpanEnd::freed
+                                  : tr("event %1 (%2)").arg(span->end).arg(span->how_it_ends == SpanEnd::freed
                                                                                   ? tr("freed")
                                                                                   : tr("handed over in place"));
-        lines << tr("lifetime: from step %1 to %2").arg(span->first).arg(until);
+        lines << tr("lifetime: from event %1 to %2").arg(span->first).arg(until);
     }
     static const char* const life_names[] = {QT_TR_NOOP("no memory of its own yet"), QT_TR_NOOP("live"),
                                              QT_TR_NOOP("handed over in place"), QT_TR_NOOP("freed")};
@@ -462,7 +462,7 @@ QString SimulationController::describe_tensor(TensorId id) const {
         lines << tr("now: %1").arg(tr(life_names[static_cast<int>(now.life)]));
     }
     if (const auto placing = spans().placing_event(id)) {
-        lines << tr("why there (step %1): %2").arg(*placing + 1).arg(qstr(explanation(*placing)).toHtmlEscaped());
+        lines << tr("why there (event %1): %2").arg(*placing + 1).arg(qstr(explanation(*placing)).toHtmlEscaped());
     }
     return lines.join("<br>");
 }
@@ -521,7 +521,7 @@ bool SimulationController::restore_session(const QJsonObject& session, const QSt
     }
     const QJsonValue position_value = session.value("position");
     if (!position_value.isUndefined() && (!position_value.isDouble() || position_value.toDouble() < 0)) {
-        return fail(title, tr("%1: $.position: should be a number of steps, 0 or more").arg(origin));
+        return fail(title, tr("%1: $.position: should be a number of events, 0 or more").arg(origin));
     }
     // Check the breakpoints against the graph before anything changes.
     std::vector<std::string> tensor_names;

@@ -258,7 +258,7 @@ StateTables::StateTables(SimulationController& controller, QWidget* parent)
         return box;
     };
     splitter->addWidget(titled(tr("Free blocks, per chunk by address"), free_view_));
-    splitter->addWidget(titled(tr("Tensor records (hash nodes); yellow: changed by the last step"), record_view_));
+    splitter->addWidget(titled(tr("Tensor records (hash nodes); yellow: changed by the last event"), record_view_));
     splitter->setStretchFactor(0, 2);
     splitter->setStretchFactor(1, 3);
     splitter->setSizes({440, 660});  // the free list's tail sizes run to 19 digits

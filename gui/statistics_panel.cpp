@@ -90,7 +90,7 @@ void LiveBytesChart::paintEvent(QPaintEvent*) {
         painter.drawText(QRectF(0, y - 8, area.left() - 4, 16), Qt::AlignRight | Qt::AlignVCenter,
                          human_bytes(static_cast<std::size_t>(bytes)));
     }
-    painter.drawText(QRectF(area.left(), area.bottom() + 4, area.width(), 16), Qt::AlignCenter, tr("step"));
+    painter.drawText(QRectF(area.left(), area.bottom() + 4, area.width(), 16), Qt::AlignCenter, tr("event"));
 
     // Live bytes: one vertical stroke per pixel column spans that column's min and max, so
     // tens of thousands of steps draw as fast as a hundred.

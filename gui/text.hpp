@@ -1,7 +1,7 @@
 #pragma once
 // Text helpers shared by the views: the simulator speaks UTF-8 std::string, Qt QString.
 
-#include "simulator/model/byte_size.hpp"
+#include "simulator/model/amount_text.hpp"
 #include "simulator/trace/trace.hpp"
 
 #include <QString>

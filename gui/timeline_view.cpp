@@ -194,11 +194,11 @@ void TimelineView::paint_cursor_marks(QPainter& painter) {
         painter.drawText(QRectF(left ? x - width : x + 4, y, width, 16), (left ? Qt::AlignRight : Qt::AlignLeft) | Qt::AlignVCenter,
                          text);
     };
-    label(peak_x, 0, tr("peak: %1 live at step %2").arg(human_bytes(peak_bytes_)).arg(peak_position_));
+    label(peak_x, 0, tr("peak: %1 live at event %2").arg(human_bytes(peak_bytes_)).arg(peak_position_));
     const double cursor_x = map_to_widget(QPointF(static_cast<double>(controller_.position()), 0)).x();
     painter.setPen(QPen(palette::cursor, 2));
     painter.drawLine(QPointF(cursor_x, 0), QPointF(cursor_x, height()));
-    label(cursor_x, height() - 18, tr("step %1").arg(controller_.position()));
+    label(cursor_x, height() - 18, tr("event %1").arg(controller_.position()));
 }
 
 } // namespace gallocsim::gui

@@ -190,7 +190,7 @@ TEST(RenderCommand, WritesSvgAndChecksTheStep) {
     options.memory_map_at = 3;
     r = run(render, options);
     EXPECT_EQ(r.code, 2);
-    EXPECT_EQ(r.err, "--memory-map-at 3: the plan has steps 0 to 2\n");
+    EXPECT_EQ(r.err, "--at-step 3: the graph has node steps 0 to 2\n");
     options.planner = "best";
     EXPECT_EQ(run(render, options).err, "--planner: unknown planner \"best\" (ggml, greedy, first-fit or exact)\n");
 }

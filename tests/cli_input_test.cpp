@@ -72,9 +72,9 @@ TEST(GraphInputFlags, ExampleFlagsReachPlanTraceWalkAndStats) {
               "probs   node       0      0           512         512\n"
               "\n"
               "buffer 0 (CPU, alignment 32): 1024 bytes (1.00 KiB)\n");
-    EXPECT_EQ(first_line(run(trace, TraceOptions{.graph = mlp}).out), "mlp-l1-e64-t2: 27 steps");
-    EXPECT_EQ(first_line(run(stats, StatsOptions{.graph = mlp, .summary_only = true}).out), "mlp-l1-e64-t2: 27 steps");
-    EXPECT_EQ(first_line(run_walk({.graph = mlp}).out), "Walking mlp-l1-e64-t2: 27 steps. Type h for help.");
+    EXPECT_EQ(first_line(run(trace, TraceOptions{.graph = mlp}).out), "mlp-l1-e64-t2: 27 events, 3 node steps");
+    EXPECT_EQ(first_line(run(stats, StatsOptions{.graph = mlp, .summary_only = true}).out), "mlp-l1-e64-t2: 27 events, 3 node steps");
+    EXPECT_EQ(first_line(run_walk({.graph = mlp}).out), "Walking mlp-l1-e64-t2: 27 events, 3 node steps. Type h for help.");
 }
 
 TEST(GraphInputFlags, BufferFlagsOverrideTheBufferTypes) {
@@ -89,14 +89,14 @@ TEST(GraphInputFlags, BufferFlagsOverrideTheBufferTypes) {
     seed_aligned_to_64.buffer_types.at(0).alignment = 64;
     const test_support::ExplainedSteps aligned_steps(std::move(seed_aligned_to_64));
     EXPECT_EQ(run(trace, TraceOptions{.graph = seed, .from = 4, .to = 4}).out,
-              "seed-mul: 17 steps\n"
+              "seed-mul: 17 events, 1 node step\n"
               "     4  leaf-allocated     " + aligned_steps[4] + "\n");
 
     // max_size 32: b does not fit next to a, so it opens a second chunk (one more step).
     GraphInput chunked{.input = "seed"};
     chunked.buffers.max_size = 32;
     const Result stats_result = run(stats, StatsOptions{.graph = chunked, .summary_only = true});
-    EXPECT_EQ(first_line(stats_result.out), "seed-mul: 18 steps");
+    EXPECT_EQ(first_line(stats_result.out), "seed-mul: 18 events, 1 node step");
     EXPECT_NE(stats_result.out.find("allocations: 2 (0 best fit, 0 from a tail, 2 in a new chunk)"), std::string::npos)
         << stats_result.out;
 }
@@ -124,12 +124,12 @@ TEST(WalkCommands, RunInOrderAfterAPromptWithoutReadingInput) {
     EXPECT_EQ(result.code, 0);
     const test_support::ExplainedSteps step(make_example("seed"));
     EXPECT_EQ(result.out,
-              "Walking seed-mul: 17 steps. Type h for help.\n"
-              "At the start, before step 1 of 17.\n"
-              "Next, step 1: " + step[1] + "\n"
+              "Walking seed-mul: 17 events, 1 node step. Type h for help.\n"
+              "At the start, before event 1 of 17.\n"
+              "Next, event 1: " + step[1] + "\n"
               "> j 4\n"
-              "Step 4 of 17 (leafs): " + step[4] + "\n"
-              "Next, step 5: " + step[5] + "\n"
+              "Event 4 of 17 (leafs): " + step[4] + "\n"
+              "Next, event 5: " + step[5] + "\n"
               "> q\n");
     // q ended the walk: neither "n" nor the standard input's "p" ran.
 }
@@ -138,7 +138,7 @@ TEST(WalkCommands, RunInOrderAfterAPromptWithoutReadingInput) {
 TEST(WalkCommands, AScriptedCommandThatCannotBeDoneExitsWithTwo) {
     const Result result = run_walk({.graph = {.input = "seed"}, .commands = {"j 99", "n"}});
     EXPECT_EQ(result.code, 2);
-    EXPECT_NE(result.out.find("> j 99\nj needs a step number from 0 to 17.\n> n\n"), std::string::npos) << result.out;
+    EXPECT_NE(result.out.find("> j 99\nj needs an event number from 0 to 17.\n> n\n"), std::string::npos) << result.out;
     EXPECT_EQ(run_walk({.graph = {.input = "seed"}, .commands = {"j 9", "q"}}).code, 0);
 }
 
@@ -170,7 +170,7 @@ TEST(WalkCommands, StateCountsConsumersInWords) {
     const std::string state = result.out.substr(result.out.find("> s\n"));
     EXPECT_EQ(state,
               "> s\n"
-              "After step 11: 96 bytes live, high-water mark 96 bytes, 0 bytes free below it (largest block 0), "
+              "After event 11: 96 bytes live, high-water mark 96 bytes, 0 bytes free below it (largest block 0), "
               "fragmentation 0.00.\n"
               "Buffer 0 (CPU), chunk 0: high-water mark 96, free blocks: [96, unbounded)\n"
               "Live tensors (3):\n"

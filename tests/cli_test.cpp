@@ -58,7 +58,7 @@ TEST(TraceCommand, NumbersEveryEventFromOneWithItsExplanation) {
     EXPECT_EQ(result.err, "");
     const auto text = lines(result.out);
     ASSERT_EQ(text.size(), 18u);
-    EXPECT_EQ(text[0], "seed-mul: 17 steps");
+    EXPECT_EQ(text[0], "seed-mul: 17 events, 1 node step");
     // The step, right-aligned in 6 columns, the event kind in 19, then the explanation.
     EXPECT_EQ(text[1], "     1  plan-started       " + seed_steps()[1]);
     EXPECT_EQ(text[9], "     9  in-place-reused    " + seed_steps()[9]);
@@ -68,7 +68,7 @@ TEST(TraceCommand, NumbersEveryEventFromOneWithItsExplanation) {
 TEST(TraceCommand, ShowsARangeOfSteps) {
     const Output result = run_trace({.graph = {.input = "seed"}, .from = 11, .to = 12});
     EXPECT_EQ(result.code, 0);
-    EXPECT_EQ(result.out, "seed-mul: 17 steps\n"
+    EXPECT_EQ(result.out, "seed-mul: 17 events, 1 node step\n"
                           "    11  parent-released    " + seed_steps()[11] + "\n"
                           "    12  tensor-freed       " + seed_steps()[12] + "\n");
 }
@@ -117,7 +117,7 @@ TEST(TraceCommand, RejectsAStepRangeOutsideTheTrace) {
     const Output result = run_trace({.graph = {.input = "seed"}, .from = 5, .to = 18});
     EXPECT_EQ(result.code, 2);
     EXPECT_EQ(result.out, "");
-    EXPECT_EQ(result.err, "seed: --from 5 --to 18 is not a range of steps from 1 to 17\n");
+    EXPECT_EQ(result.err, "seed: --from 5 --to 18 is not a range of events from 1 to 17\n");
     EXPECT_EQ(run_trace({.graph = {.input = "seed"}, .from = 9, .to = 3}).code, 2);
 }
 
@@ -132,30 +132,30 @@ TEST(WalkCommand, StepsJumpsAndShowsTheState) {
     EXPECT_EQ(result.code, 0);
     const auto& step = seed_steps();
     EXPECT_EQ(result.out,
-              "Walking seed-mul: 17 steps. Type h for help.\n"
-              "At the start, before step 1 of 17.\n"
-              "Next, step 1: " + step[1] + "\n"
+              "Walking seed-mul: 17 events, 1 node step. Type h for help.\n"
+              "At the start, before event 1 of 17.\n"
+              "Next, event 1: " + step[1] + "\n"
               // n
-              "Step 1 of 17 (leafs): " + step[1] + "\n"
-              "Next, step 2: " + step[2] + "\n"
+              "Event 1 of 17 (leafs): " + step[1] + "\n"
+              "Next, event 2: " + step[2] + "\n"
               // j 12
-              "Step 12 of 17 (node 1 of 1, mul): " + step[12] + "\n"
-              "Next, step 13: " + step[13] + "\n"
+              "Event 12 of 17 (node step 1 of 1, mul): " + step[12] + "\n"
+              "Next, event 13: " + step[13] + "\n"
               // s: a took slot [0, 32) and b [32, 64); b is freed at step 12 and mul holds a's slot
-              "After step 12: 32 bytes live, high-water mark 64 bytes, 32 bytes free below it (largest block 32), "
+              "After event 12: 32 bytes live, high-water mark 64 bytes, 32 bytes free below it (largest block 32), "
               "fragmentation 0.00.\n"
               "Buffer 0 (CPU), chunk 0: high-water mark 64, free blocks: [32, unbounded)\n"
               "Live tensors (1):\n"
               "  mul: chunk 0, offset 0, 4 bytes, 0 consumers and 0 views left, in place of a\n"
               // b b: b is next touched when alloc_graph places it (steps 15-17 place a, b, mul)
-              "Step 16 of 17 (addresses): " + step[16] + "\n"
-              "Next, step 17: " + step[17] + "\n"
+              "Event 16 of 17 (addresses): " + step[16] + "\n"
+              "Next, event 17: " + step[17] + "\n"
               // bb a
-              "Step 15 of 17 (addresses): " + step[15] + "\n"
-              "Next, step 16: " + step[16] + "\n"
+              "Event 15 of 17 (addresses): " + step[15] + "\n"
+              "Next, event 16: " + step[16] + "\n"
               // p
-              "Step 14 of 17 (buffers): " + step[14] + "\n"
-              "Next, step 15: " + step[15] + "\n");
+              "Event 14 of 17 (buffers): " + step[14] + "\n"
+              "Next, event 15: " + step[15] + "\n");
     // q ends the walk: the last n is never read.
 }
 
@@ -164,28 +164,32 @@ TEST(WalkCommand, ExplainsWhatItCannotDo) {
     const auto text = lines(result.out);
     ASSERT_EQ(text.size(), 12u);
     EXPECT_EQ(text[3], "Already at the start.");
-    EXPECT_EQ(text[4], "j needs a step number from 0 to 17.");
+    EXPECT_EQ(text[4], "j needs an event number from 0 to 17.");
     EXPECT_EQ(text[5], "No tensor named 'nobody'.");
     EXPECT_EQ(text[6].substr(0, 56), "Unknown event kind 'bogus'; kinds are: plan-started leaf");
-    EXPECT_EQ(text[7], "The live bytes do not rise above 100 after this step.");
+    EXPECT_EQ(text[7], "The live bytes do not rise above 100 after this event.");
     EXPECT_EQ(text[8], "Unknown command 'zz' (h for help).");
-    EXPECT_EQ(text[10], "That was the last step.");
-    EXPECT_EQ(text[11], "Already at the last step.");
+    EXPECT_EQ(text[10], "That was the last event.");
+    EXPECT_EQ(text[11], "Already at the last event.");
     // The end of the input ends the walk; a script whose commands could not all be done
     // says so with its exit code.
     EXPECT_EQ(result.code, cli::kBadInput);
 }
 
+// The seed's trace (tutorial): a and b allocated at events 3 and 4 before any node runs (node
+// step 0); mul runs at node step 1 in a's bytes, and a is freed at event 12, leaving 32 bytes
+// live below a high-water mark of 64.
 TEST(StatsCommand, PerStepAndWholePlanFigures) {
     std::ostringstream out, err;
     ASSERT_EQ(cli::stats({.graph = {.input = "seed"}}, out, err), 0);
     const auto text = lines(out.str());
     ASSERT_EQ(text.size(), 25u);
-    EXPECT_EQ(text[1], "  step  event                        live    high-water          free  largest free   frag");
-    EXPECT_EQ(text[4], "     3  leaf-allocated                 32            32             0             0   0.00");
-    EXPECT_EQ(text[13], "    12  tensor-freed                   32            64            32            32   0.00");
-    EXPECT_EQ(text[19], "Whole plan (17 steps):");
-    EXPECT_EQ(text[20], "  peak live bytes: 64 at step 4 (leaf-allocated b)");
+    EXPECT_EQ(text[0], "seed-mul: 17 events, 1 node step");
+    EXPECT_EQ(text[1], " event  kind                node step          live    high-water          free  largest free   frag");
+    EXPECT_EQ(text[4], "     3  leaf-allocated              0            32            32             0             0   0.00");
+    EXPECT_EQ(text[13], "    12  tensor-freed                1            32            64            32            32   0.00");
+    EXPECT_EQ(text[19], "Whole plan (17 events, 1 node step):");
+    EXPECT_EQ(text[20], "  peak live bytes: 64 at event 4 (node step 0, leaf-allocated b)");
     EXPECT_EQ(text[21], "  high-water mark: 64 bytes, 1.00 times the peak live bytes");
     EXPECT_EQ(text[24], "  allocations: 2 (0 best fit, 1 from a tail, 1 in a new chunk); in-place reuses: 1 (0 "
                         "candidates rejected); frees: 1 (+0 extra-space frees); outputs kept: 0");

@@ -279,11 +279,11 @@ private Q_SLOTS:
         controller.jump(4);
         const QString b = controller.describe_tensor(*controller.find_tensor("b"));
         QVERIFY2(b.contains("chunk 0, offset 32"), qPrintable(b));
-        QVERIFY2(b.contains("lifetime: from step 4 to step 12 (freed)"), qPrintable(b));
+        QVERIFY2(b.contains("lifetime: from event 4 to event 12 (freed)"), qPrintable(b));
         // Why b is where it is: what explain() says of step 4, which placed it.
         const Trace& trace = controller.trace();
         const QString why = QString::fromStdString(explain(trace, replay(trace, 3), 3)).toHtmlEscaped();
-        QVERIFY2(b.contains("why there (step 4): " + why), qPrintable(b));
+        QVERIFY2(b.contains("why there (event 4): " + why), qPrintable(b));
     }
 };
 

@@ -46,7 +46,7 @@ private:
         const SimState expected = replay(trace, position);
         QCOMPARE(controller().position(), position);
         QCOMPARE(window_->step_label().text(),
-                 position == 0 ? QString("Start · %1 steps").arg(trace.size()) : QString("Step %1 of %2").arg(position).arg(trace.size()));
+                 position == 0 ? QString("Start · %1 events").arg(trace.size()) : QString("Event %1 of %2").arg(position).arg(trace.size()));
         QCOMPARE(window_->slider().value(), static_cast<int>(position));
 
         // Tensor records: one row per tensor, field for field.

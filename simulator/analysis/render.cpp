@@ -1,6 +1,6 @@
 #include "simulator/analysis/render.hpp"
 
-#include "simulator/model/byte_size.hpp"
+#include "simulator/model/amount_text.hpp"
 #include "simulator/model/tensor_colour.hpp"
 #include "simulator/model/visible_text.hpp"
 

@@ -5,6 +5,10 @@
 #include "simulator/analysis/analysis_plans.hpp"
 #include "simulator/analysis/minimalloc.hpp"
 #include "simulator/analysis/render.hpp"
+#include "simulator/trace/peak.hpp"
+#include "simulator/trace/trace.hpp"
+
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <filesystem>
@@ -124,6 +128,60 @@ std::vector<std::string> step_labels(const GraphFile& file, const GraphLifetimes
     return labels;
 }
 
+// The node step an event (counted from 1) of the plan's trace belongs to.
+std::size_t node_step_of_event(GraphFile& file, const AllocatorProfile& profile, std::size_t event) {
+    const Trace trace = record_trace(file, profile);
+    if (event == 0 || event > trace.size()) {
+        throw UsageError("--at-event " + std::to_string(event) + ": the trace has events 1 to " + std::to_string(trace.size()));
+    }
+    return node_step(trace, trace.events[event - 1]);
+}
+
+nlohmann::json violations_json(const std::vector<Violation>& violations) {
+    nlohmann::json list = nlohmann::json::array();
+    for (const Violation& v : violations) {
+        list.push_back({{"kind", violation_kind_name(v.kind)}, {"tensor", v.tensor}, {"other", v.other}, {"message", v.message}});
+    }
+    return list;
+}
+
+nlohmann::json bound_json(const GraphFile& file, const PeakUsage& bound) {
+    return {{"bytes", bound.bytes}, {"node_step", bound.step}, {"node", step_label(file, bound.step)}};
+}
+
+nlohmann::json comparison_json(const GraphFile& file, const std::string& name, const Comparison& comparison) {
+    using nlohmann::json;
+    json types = json::array();
+    for (const ArenaComparison& arena : comparison.arenas) {
+        json planners = json::array();
+        for (const AlternativePlan& alternative : arena.alternatives) {
+            planners.push_back({{"key", alternative.planner->key},
+                                {"title", alternative.planner->title},
+                                {"bytes", alternative.outcome.plan.size},
+                                {"proved_optimal", alternative.outcome.proved_optimal},
+                                {"note", alternative.outcome.note}});
+        }
+        const AlternativePlan& best = arena.best_alternative();
+        types.push_back({{"name", arena.buffer_type},
+                         {"alignment", arena.alignment},
+                         {"tensors", arena.tensors},
+                         {"blocks", arena.blocks},
+                         {"ggml", {{"bytes", arena.ggml_size}, {"chunks", arena.ggml_chunks}}},
+                         {"lower_bound", bound_json(file, arena.lower_bound)},
+                         {"bound_without_in_place", bound_json(file, arena.bound_without_in_place)},
+                         {"no_reuse", arena.no_reuse},
+                         {"planners", planners},
+                         {"best_alternative", {{"key", best.planner->key}, {"bytes", best.outcome.plan.size}}},
+                         {"planner_violations", violations_json(arena.planner_violations)}});
+    }
+    return {{"graph", name},
+            {"nodes", file.graph.nodes.size()},
+            {"leafs", file.graph.leafs.size()},
+            {"ggml_error", comparison.ggml_error.empty() ? json() : json(comparison.ggml_error)},
+            {"ggml_violations", violations_json(comparison.ggml_violations)},
+            {"buffer_types", types}};
+}
+
 } // namespace
 
 int compare(const CompareOptions& options, std::ostream& out, std::ostream& err) {
@@ -131,6 +189,12 @@ int compare(const CompareOptions& options, std::ostream& out, std::ostream& err)
         GraphFile file = load_graph_input(options.graph);
         const Comparison comparison =
             compare_planners(file, limits_for(options.time_limit), chosen_profile(options.graph.ggml_version));
+        const bool planners_ok = std::ranges::all_of(comparison.arenas, [](const auto& a) { return a.planner_violations.empty(); });
+        const int code = comparison.ggml_error.empty() && comparison.ggml_violations.empty() && planners_ok ? 0 : 1;
+        if (options.json) {
+            out << comparison_json(file, file.name.empty() ? options.graph.input : file.name, comparison).dump(2) << "\n";
+            return code;
+        }
         out << (file.name.empty() ? options.graph.input : file.name) << ": " << file.graph.nodes.size() << " nodes, "
             << file.graph.leafs.size() << " leafs\n";
         if (!comparison.ggml_error.empty()) {
@@ -164,8 +228,7 @@ int compare(const CompareOptions& options, std::ostream& out, std::ostream& err)
                 print_violations(comparison.ggml_violations, out);
             }
         }
-        const bool planners_ok = std::ranges::all_of(comparison.arenas, [](const auto& a) { return a.planner_violations.empty(); });
-        return comparison.ggml_error.empty() && comparison.ggml_violations.empty() && planners_ok ? 0 : 1;
+        return code;
     });
 }
 
@@ -204,6 +267,47 @@ std::string overrides_text(const BufferOverrides& changed) {
     return text;
 }
 
+nlohmann::json place_json(const std::optional<PlannedPlace>& place) {
+    if (!place) {
+        return nullptr;
+    }
+    return {{"buffer", place->buffer}, {"chunk", place->chunk}, {"offset", place->offset}};
+}
+
+nlohmann::json diff_json(const std::string& a, const std::string& b, const AllocatorProfile& profile_a,
+                         const AllocatorProfile& profile_b, const PlanRun& run_a, const PlanRun& run_b, const PlanDiff& d,
+                         const std::vector<std::string>& rules) {
+    using nlohmann::json;
+    auto plan_json = [](const std::string& input, const AllocatorProfile& profile, const PlanRun& run) {
+        return json{{"input", input}, {"ggml_version", profile.name}, {"error", run.error.empty() ? json() : json(run.error)}};
+    };
+    json buffers = json::array();
+    const std::size_t ids = std::max(d.sizes_before.size(), d.sizes_after.size());
+    for (std::size_t id = 0; id < ids; ++id) {
+        auto at = [id](const auto& list, auto fallback) { return id < list.size() ? list[id] : fallback; };
+        buffers.push_back({{"buffer", id},
+                           {"bytes_a", at(d.sizes_before, std::size_t{0})},
+                           {"bytes_b", at(d.sizes_after, std::size_t{0})},
+                           {"chunks_a", at(d.chunks_before, std::vector<std::size_t>{})},
+                           {"chunks_b", at(d.chunks_after, std::vector<std::size_t>{})}});
+    }
+    std::size_t moved = 0, only_a = 0, only_b = 0;
+    json tensors = json::array();
+    for (const TensorMove& m : d.moved) {
+        (m.before && m.after ? moved : m.before ? only_a : only_b) += 1;
+        tensors.push_back({{"name", m.name}, {"a", place_json(m.before)}, {"b", place_json(m.after)}});
+    }
+    return {{"a", plan_json(a, profile_a, run_a)},
+            {"b", plan_json(b, profile_b, run_b)},
+            {"buffers", buffers},
+            {"moved", moved},
+            {"unchanged", d.unchanged},
+            {"only_in_a", only_a},
+            {"only_in_b", only_b},
+            {"tensors", tensors},
+            {"rule_changes", rules}};
+}
+
 } // namespace
 
 int diff(const DiffOptions& options, std::ostream& out, std::ostream& err) {
@@ -238,6 +342,15 @@ int diff(const DiffOptions& options, std::ostream& out, std::ostream& err) {
             }
         }
         const PlanDiff d = diff_plans(run_before.plan, run_after.plan);
+        const int code = run_before.error.empty() && run_after.error.empty() ? 0 : 1;
+        if (options.json) {
+            const auto rules = &profile_a != &profile_b ? version_rule_changes(before, ggml_before, ggml_after)
+                                                        : std::vector<std::string>{};
+            out << diff_json(options.before.input, after_input.input, profile_a, profile_b, run_before, run_after, d, rules)
+                       .dump(2)
+                << "\n";
+            return code;
+        }
         const std::string overrides = overrides_text(buffer_overrides(options.after_buffers));
         const bool versions_differ = &profile_a != &profile_b;
         out << "A: " << options.before.input << (versions_differ ? ", ggml version " + std::string(profile_a.name) : "")
@@ -281,7 +394,7 @@ int diff(const DiffOptions& options, std::ostream& out, std::ostream& err) {
                 out << "- " << line << "\n";
             }
         }
-        return run_before.error.empty() && run_after.error.empty() ? 0 : 1;
+        return code;
     });
 }
 
@@ -315,12 +428,16 @@ int render(const RenderOptions& options, std::ostream& out, std::ostream& err) {
             }
         }
         std::string svg;
-        if (options.memory_map_at) {
-            if (*options.memory_map_at < 0 || *options.memory_map_at >= lifetimes.step_count) {
-                throw GraphFileError("--memory-map-at " + std::to_string(*options.memory_map_at) + ": the plan has steps 0 to " +
-                                     std::to_string(lifetimes.step_count - 1));
+        std::optional<int> at_step = options.memory_map_at;
+        if (options.at_event) {
+            at_step = static_cast<int>(node_step_of_event(file, chosen_profile(options.graph.ggml_version), *options.at_event));
+        }
+        if (at_step) {
+            if (*at_step < 0 || *at_step >= lifetimes.step_count) {
+                throw UsageError("--at-step " + std::to_string(*at_step) + ": the graph has node steps 0 to " +
+                                 std::to_string(lifetimes.step_count - 1));
             }
-            svg = render_memory_map_svg(picture, *options.memory_map_at);
+            svg = render_memory_map_svg(picture, *at_step);
         } else {
             svg = render_timeline_svg(picture);
         }

@@ -16,6 +16,7 @@ namespace gallocsim::cli {
 struct CompareOptions {
     GraphInput graph;
     double time_limit = 2.0;  // seconds for each exact search
+    bool json = false;
 };
 int compare(const CompareOptions& options, std::ostream& out, std::ostream& err);
 
@@ -26,6 +27,7 @@ struct DiffOptions {
     // --ggml-version, up to twice: the first plans A (and B when there is no second), the
     // second plans B. None: both the newest.
     std::vector<std::string> ggml_versions{};
+    bool json = false;
 };
 int diff(const DiffOptions& options, std::ostream& out, std::ostream& err);
 
@@ -34,7 +36,8 @@ struct RenderOptions {
     GraphInput graph;
     std::string output;  // empty or "-": standard output
     std::string planner = "ggml";
-    std::optional<int> memory_map_at;
+    std::optional<int> memory_map_at;  // a node step: the memory map after it
+    std::optional<std::size_t> at_event{};  // an event (from 1): the memory map at its node step
 };
 int render(const RenderOptions& options, std::ostream& out, std::ostream& err);
 

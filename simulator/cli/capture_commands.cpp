@@ -8,33 +8,22 @@ namespace gallocsim::cli {
 
 namespace {
 
-void report_call(const CaptureSession& session, const CallReplay& replay, bool verbose, ConformTally& tally,
-                 std::ostream& out) {
+ConformVerdict call_verdict(const CaptureSession& session, const CallReplay& replay) {
     const CapturedCall& call = session.calls[replay.index];
-    const std::string what = session.file.string() + " call " + std::to_string(replay.index) + " (" +
-                             std::string(captured_function_name(call.function)) + ", " + call.graph + ")";
+    std::string what = session.file.string() + " call " + std::to_string(replay.index) + " (" +
+                       std::string(captured_function_name(call.function)) + ", " + call.graph + ")";
     switch (replay.outcome) {
-    case CallOutcome::passed:
-        ++tally.passed;
-        if (verbose) {
-            out << "PASS " << what << "\n";
-        }
-        return;
-    case CallOutcome::not_replayed:
-        ++tally.skipped;
-        out << "SKIP " << what << ": " << replay.error << "\n";
-        return;
-    case CallOutcome::failed:
-        ++tally.failed;
-        out << "FAIL " << what << "\n";
+    case CallOutcome::passed: return {ConformVerdict::Result::pass, std::move(what), {}, true};
+    case CallOutcome::not_replayed: return {ConformVerdict::Result::skip, std::move(what), {replay.error}, false};
+    case CallOutcome::failed: {
+        ConformVerdict verdict{ConformVerdict::Result::fail, std::move(what), replay.differences, false};
         if (!replay.error.empty()) {
-            out << "  " << replay.error << "\n";
+            verdict.details.insert(verdict.details.begin(), replay.error);
         }
-        for (const std::string& line : replay.differences) {
-            out << "  " << line << "\n";
-        }
-        return;
+        return verdict;
     }
+    }
+    return {};
 }
 
 // The version a session is replayed under: the one asked for, else the one its program reported.
@@ -54,36 +43,38 @@ const AllocatorProfile* replay_profile(const CaptureSession& session, const Allo
 
 } // namespace
 
-void conform_capture(const std::filesystem::path& folder, const AllocatorProfile* forced, bool verbose, ConformTally& tally,
-                     std::ostream& out) {
+void ConformTally::add(ConformVerdict verdict, int calls_skipped) {
+    (verdict.result == ConformVerdict::Result::pass   ? passed
+     : verdict.result == ConformVerdict::Result::fail ? failed
+                                                      : skipped) += 1;
+    skipped += calls_skipped;
+    verdicts.push_back(std::move(verdict));
+}
+
+void conform_capture(const std::filesystem::path& folder, const AllocatorProfile* forced, ConformTally& tally) {
     Capture capture;
     try {
         capture = load_capture(folder);
     } catch (const GraphFileError& error) {
-        ++tally.failed;
-        out << "FAIL " << error.what() << "\n";
+        tally.add({ConformVerdict::Result::fail, error.what(), {}, false});
         return;
     }
     for (const std::string& error : capture.errors) {
-        ++tally.failed;
-        out << "FAIL " << error << "\n";
+        tally.add({ConformVerdict::Result::fail, error, {}, false});
     }
     for (const CaptureSession& session : capture.sessions) {
         std::string why_none;
         const AllocatorProfile* profile = replay_profile(session, forced, why_none);
         if (profile == nullptr) {
-            ++tally.failed;
-            tally.skipped += static_cast<int>(session.calls.size());
-            out << "FAIL " << why_none << "\n";
+            tally.add({ConformVerdict::Result::fail, why_none, {}, false}, static_cast<int>(session.calls.size()));
             continue;
         }
         for (const CallReplay& replay : replay_session(session, *profile)) {
-            report_call(session, replay, verbose, tally, out);
+            tally.add(call_verdict(session, replay));
         }
         // A cut-short session is not all the program did: what is missing counts as a failure.
         if (!session.truncated.empty()) {
-            ++tally.failed;
-            out << "FAIL " << session.file.string() << ": " << session.truncated << "\n";
+            tally.add({ConformVerdict::Result::fail, session.file.string() + ": " + session.truncated, {}, false});
         }
     }
 }

@@ -5,21 +5,35 @@
 #include "reference/profile.hpp"
 
 #include <filesystem>
+#include <string>
+#include <vector>
 #include <iosfwd>
 
 namespace gallocsim::cli {
+
+// What conform found, in the order it found it: one verdict per graph file and captured call
+// (and one per problem that stopped a capture or session from being replayed).
+struct ConformVerdict {
+    enum class Result { pass, fail, skip };
+    Result result = Result::pass;
+    std::string subject;               // "FILE" or "SESSION call N (function, graph)"
+    std::vector<std::string> details;  // the differences, or why it failed or was skipped
+    bool quiet = false;                // shown only with --verbose (passes, files with nothing to check)
+};
 
 struct ConformTally {
     int passed = 0;
     int failed = 0;
     int skipped = 0;
+    std::vector<ConformVerdict> verdicts;
+
+    void add(ConformVerdict verdict, int calls_skipped = 0);
 };
 
 // Adds one pass or failure per call (and a failure per unreadable or cut-short session);
 // calls after one that cannot be replayed are skipped, with the reason. Each session is
 // replayed under `forced` when given, else under the ggml version its program reported (a
 // version with no profile fails the session).
-void conform_capture(const std::filesystem::path& folder, const AllocatorProfile* forced, bool verbose, ConformTally& tally,
-                     std::ostream& out);
+void conform_capture(const std::filesystem::path& folder, const AllocatorProfile* forced, ConformTally& tally);
 
 } // namespace gallocsim::cli

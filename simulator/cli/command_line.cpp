@@ -117,6 +117,11 @@ int run_command_line(int argc, const char* const* argv, const Console& console) 
     CLI::App app{"gallocsim: ggml's graph allocator, step by step"};
     app.require_subcommand(1);
     app.set_version_flag("--version", version_text());
+    app.footer("Positions. An event is one entry of a plan's trace, counted from 1 (trace, walk, stats, why and\n"
+               "the GUI's cursor step through events). A node step is a point in the graph's execution: 0 is\n"
+               "before the first node, where leafs and inputs get memory; i is node i running, its parents still\n"
+               "live (render, compare, lifetimes and the bounds count node steps). Every event belongs to one\n"
+               "node step; options that take a position say which.");
 
     PlanOptions plan;
     auto* plan_cmd = app.add_subcommand("plan", "plan a graph file (or a built-in example) and print where every tensor goes");
@@ -133,6 +138,7 @@ int run_command_line(int argc, const char* const* argv, const Console& console) 
     auto* conform_cmd = app.add_subcommand("conform", "check that plans equal each file's `expected` plan (from upstream ggml), or replay captures call by call");
     conform_cmd->add_option("paths", conform.paths, "graph files, folders of them, or capture folders")->required();
     conform_cmd->add_flag("-v,--verbose", conform.verbose, "list passing files and calls too");
+    conform_cmd->add_flag("--json", conform.json, "one JSON object: the counts and every verdict (docs/json-reports.md)");
     conform_cmd->add_option("--ggml-version", conform.ggml_version,
                             "plan every file by this ggml version (default: the one each file's expected.source names, "
                             "or for a capture the ggml version its program reported)");
@@ -148,6 +154,7 @@ int run_command_line(int argc, const char* const* argv, const Console& console) 
     auto* compare_cmd = app.add_subcommand("compare", "ggml's plan against other planners, the lower bound and no reuse");
     add_graph_input(compare_cmd, compare.graph);
     compare_cmd->add_option("--time-limit", compare.time_limit, "seconds for each exact search (default 2)");
+    compare_cmd->add_flag("--json", compare.json, "one JSON object with a `buffer_types` list (docs/json-reports.md)");
 
     DiffOptions diff;
     auto* diff_cmd = app.add_subcommand("diff", "two plans of a graph: which tensors moved, how the sizes changed");
@@ -158,13 +165,17 @@ int run_command_line(int argc, const char* const* argv, const Console& console) 
                              std::string(known_profile_names()) + "; default: the newest)");
     add_model_flags(diff_cmd, diff.before.model);
     add_buffer_flags(diff_cmd, diff.after_buffers, "Buffer options (plan B only; both plans when --ggml-version is given twice)");
+    diff_cmd->add_flag("--json", diff.json, "one JSON object with `buffers` and `tensors` lists (docs/json-reports.md)");
 
     RenderOptions render;
-    auto* render_cmd = app.add_subcommand("render", "draw a plan as SVG: tensors over steps, or the memory at one step");
+    auto* render_cmd = app.add_subcommand("render", "draw a plan as SVG: tensors over node steps, or the memory at one node step");
     add_graph_input(render_cmd, render.graph);
     render_cmd->add_option("-o,--output", render.output, "SVG file to write (default: standard output)");
     render_cmd->add_option("--planner", render.planner, "ggml (default), " + planner_keys());
-    render_cmd->add_option("--memory-map-at", render.memory_map_at, "draw the memory at this step instead");
+    auto* at_step = render_cmd->add_option("--at-step,--memory-map-at", render.memory_map_at,
+                                           "draw the memory after this node step instead (0: before the first node)");
+    render_cmd->add_option("--at-event", render.at_event, "draw the memory at the node step of this event (from 1)")
+        ->excludes(at_step);
 
     ExportMiniMallocOptions export_mm;
     auto* export_mm_cmd = app.add_subcommand("export-minimalloc", "write the lifetimes as MiniMalloc CSV (id,lower,upper,size,offset)");
@@ -182,9 +193,10 @@ int run_command_line(int argc, const char* const* argv, const Console& console) 
     TraceOptions trace;
     auto* trace_cmd = app.add_subcommand("trace", "record a plan step by step and explain every event");
     add_graph_input(trace_cmd, trace.graph);
-    trace_cmd->add_flag("--json", trace.json, "one JSON object per event, for tools");
-    trace_cmd->add_option("--from", trace.from, "first step to show (from 1)");
-    trace_cmd->add_option("--to", trace.to, "last step to show");
+    trace_cmd->add_flag("--json", trace.json,
+                        "one JSON document: {\"trace\": header, \"events\": [one object per event]} (docs/json-reports.md)");
+    trace_cmd->add_option("--from", trace.from, "first event to show (from 1)");
+    trace_cmd->add_option("--to", trace.to, "last event to show");
 
     WalkOptions walk;
     auto* walk_cmd = app.add_subcommand("walk", "step through a plan interactively (commands on standard input; h for help)");
@@ -195,9 +207,10 @@ int run_command_line(int argc, const char* const* argv, const Console& console) 
         ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 20));
 
     StatsOptions stats;
-    auto* stats_cmd = app.add_subcommand("stats", "memory statistics per step and for the whole plan");
+    auto* stats_cmd = app.add_subcommand("stats", "memory statistics after each event and for the whole plan");
     add_graph_input(stats_cmd, stats.graph);
     stats_cmd->add_flag("--summary", stats.summary_only, "only the whole-plan figures");
+    stats_cmd->add_flag("--json", stats.json, "one JSON object (docs/json-reports.md)");
 
     WhyOptions why;
     auto* why_cmd = app.add_subcommand("why", "why each buffer is as large as it is: where its size was set, what was live, "

@@ -4,11 +4,13 @@
 
 #include "simulator/cli/analysis_commands.hpp"
 #include "simulator/cli/capture_commands.hpp"
-#include "simulator/model/byte_size.hpp"
+#include "simulator/model/amount_text.hpp"
 #include "simulator/model/capture_session.hpp"
 #include "simulator/model/examples.hpp"
 #include "simulator/model/graph_file.hpp"
 #include "simulator/model/plan.hpp"
+
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <filesystem>
@@ -233,50 +235,67 @@ int conform(const ConformOptions& options, std::ostream& out, std::ostream& err)
     bool paths_ok = true;
     const auto [files, captures] = collect_inputs(options.paths, err, paths_ok);
     ConformTally tally;
-    auto& [passed, failed, skipped] = tally;
     for (const fs::path& path : files) {
         try {
             GraphFile file = load_graph_file(path);
             if (!file.expected) {
-                ++skipped;
-                if (options.verbose) {
-                    out << "SKIP " << path.string() << " (no expected plan)\n";
-                }
+                tally.add({ConformVerdict::Result::skip, path.string(), {"no expected plan"}, true});
                 continue;
             }
             const AllocatorProfile& profile = conform_profile(file, path, options);
             PlanRun run = run_plan(file, nullptr, profile);
-            const auto differences = compare_plans(*file.expected, run.plan);
+            auto differences = compare_plans(*file.expected, run.plan);
             if (differences.empty()) {
-                ++passed;
-                if (options.verbose) {
-                    out << "PASS " << path.string() << "\n";
-                }
+                tally.add({ConformVerdict::Result::pass, path.string(), {}, true});
                 continue;
             }
-            ++failed;
-            out << "FAIL " << path.string() << " (planned as " << profile.name << ")\n";
             if (!run.error.empty()) {
-                out << "  " << run.error << "\n";
+                differences.insert(differences.begin(), run.error);
             }
-            for (const std::string& line : differences) {
-                out << "  " << line << "\n";
-            }
+            tally.add({ConformVerdict::Result::fail, path.string() + " (planned as " + std::string(profile.name) + ")",
+                       std::move(differences), false});
         } catch (const GraphFileError& error) {
-            ++failed;
-            out << "FAIL " << error.what() << "\n";
+            tally.add({ConformVerdict::Result::fail, error.what(), {}, false});
         }
     }
     for (const fs::path& folder : captures) {
-        conform_capture(folder, options.ggml_version.empty() ? nullptr : &chosen_profile(options.ggml_version),
-                        options.verbose, tally, out);
+        conform_capture(folder, options.ggml_version.empty() ? nullptr : &chosen_profile(options.ggml_version), tally);
     }
-    out << passed << " passed, " << failed << " failed";
-    if (skipped > 0) {
-        out << ", " << skipped << " skipped";
+    if (options.json) {
+        nlohmann::json verdicts = nlohmann::json::array();
+        for (const ConformVerdict& v : tally.verdicts) {
+            verdicts.push_back({{"result", v.result == ConformVerdict::Result::pass   ? "pass"
+                                           : v.result == ConformVerdict::Result::fail ? "fail"
+                                                                                      : "skip"},
+                                {"subject", v.subject},
+                                {"details", v.details}});
+        }
+        out << nlohmann::json{{"passed", tally.passed}, {"failed", tally.failed}, {"skipped", tally.skipped}, {"verdicts", verdicts}}
+                   .dump(2)
+            << "\n";
+    } else {
+        for (const ConformVerdict& v : tally.verdicts) {
+            if (v.quiet && !options.verbose) {
+                continue;
+            }
+            const char* word = v.result == ConformVerdict::Result::pass ? "PASS " : v.result == ConformVerdict::Result::fail ? "FAIL " : "SKIP ";
+            // A skip says why on its line; a failure lists what differs below it.
+            if (v.result == ConformVerdict::Result::skip && v.details.size() == 1) {
+                out << word << v.subject << (v.quiet ? " (" + v.details[0] + ")" : ": " + v.details[0]) << "\n";
+                continue;
+            }
+            out << word << v.subject << "\n";
+            for (const std::string& line : v.details) {
+                out << "  " << line << "\n";
+            }
+        }
+        out << tally.passed << " passed, " << tally.failed << " failed";
+        if (tally.skipped > 0) {
+            out << ", " << tally.skipped << " skipped";
+        }
+        out << "\n";
     }
-    out << "\n";
-    return failed == 0 && paths_ok && (!files.empty() || !captures.empty()) ? 0 : 1;
+    return tally.failed == 0 && paths_ok && (!files.empty() || !captures.empty()) ? 0 : 1;
 }
 
 int list_examples(std::ostream& out) {

@@ -27,6 +27,7 @@ struct ConformOptions {
     // their `expected.source` names (an unknown source fails that file), captures by the ggml
     // version their program reported.
     std::string ggml_version{};
+    bool json = false;  // one JSON object: every file and capture with its verdict
 };
 int conform(const ConformOptions& options, std::ostream& out, std::ostream& err);
 

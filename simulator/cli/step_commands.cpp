@@ -1,5 +1,6 @@
 // The step engine's commands: trace (every event explained), walk (an interactive
-// stepper over a cursor) and stats (memory figures per step and for the whole plan).
+// stepper over a cursor, one event at a time) and stats (memory figures after each event
+// and for the whole plan).
 #include "simulator/cli/step_commands.hpp"
 
 #include "simulator/cli/errors.hpp"
@@ -7,11 +8,14 @@
 #include "simulator/cli/line_reader.hpp"
 
 #include "simulator/trace/cursor.hpp"
+#include "simulator/trace/peak.hpp"
 #include "simulator/trace/explain.hpp"
 #include "simulator/model/graph_file.hpp"
 #include "simulator/cli/progress.hpp"
 #include "simulator/trace/trace.hpp"
 #include "simulator/trace/trace_json.hpp"
+
+#include <nlohmann/json.hpp>
 
 #include <array>
 #include <charconv>
@@ -30,13 +34,13 @@ Trace load_trace(const GraphInput& input) {
     return record_trace(file, chosen_profile(input.ggml_version));
 }
 
-// "node 3 of 9, mul" in the node loop, else the stage.
+// "node step 3 of 9, mul" in the node loop, else the stage.
 std::string context(const Trace& trace, const TraceEvent& event) {
     if (event.node == kNoTensor) {
         return std::string(stage_name(event.stage));
     }
     const TraceTensor& node = trace.tensor(event.node);
-    return "node " + std::to_string(node.position + 1) + " of " + std::to_string(trace.node_count) + ", " + node.name;
+    return "node step " + std::to_string(node.position + 1) + " of " + std::to_string(trace.node_count) + ", " + node.name;
 }
 
 std::string fixed2(double value) {
@@ -45,9 +49,6 @@ std::string fixed2(double value) {
     return s.str();
 }
 
-std::string counted(int n, const char* what) {
-    return std::to_string(n) + " " + what + (n == 1 ? "" : "s");
-}
 
 std::optional<std::size_t> parse_count(std::string_view text) {
     std::size_t value = 0;
@@ -69,14 +70,14 @@ std::string block_range(const FreeBlock& block) {
 
 constexpr const char* kWalkHelp =
     "Commands:\n"
-    "  n, next          step forward (an empty line does the same)\n"
-    "  p, prev          step back\n"
-    "  j K, jump K      go to step K (0: the start)\n"
+    "  n, next          one event forward (an empty line does the same)\n"
+    "  p, prev          one event back\n"
+    "  j K, jump K      go to event K (0: the start)\n"
     "  f, first         go to the start\n"
-    "  l, last          go to the last step\n"
-    "  b TENSOR         run to the next step that touches TENSOR (a name may hold spaces)\n"
-    "  bb TENSOR        run back to the previous step that touches TENSOR\n"
-    "  k KIND           run to the next step of KIND (e.g. tensor-freed, in-place-reused)\n"
+    "  l, last          go to the last event\n"
+    "  b TENSOR         run to the next event that touches TENSOR (a name may hold spaces)\n"
+    "  bb TENSOR        run back to the previous event that touches TENSOR\n"
+    "  k KIND           run to the next event of KIND (e.g. tensor-freed, in-place-reused)\n"
     "  m BYTES          run to where the live bytes first rise above BYTES\n"
     "  s, state         show the free lists and live tensors\n"
     "  h, help          this list\n"
@@ -114,15 +115,15 @@ public:
         const std::size_t position = cursor_.position();
         const std::size_t steps = cursor_.size();
         if (position == 0) {
-            out_ << "At the start, before step 1 of " << steps << ".\n";
+            out_ << "At the start, before event 1 of " << steps << ".\n";
         } else {
-            out_ << "Step " << position << " of " << steps << " (" << context(trace, *cursor_.last_event())
+            out_ << "Event " << position << " of " << steps << " (" << context(trace, *cursor_.last_event())
                  << "): " << explain(trace, cursor_.state_at(position - 1), position - 1) << "\n";
         }
         if (position < steps) {
-            out_ << "Next, step " << position + 1 << ": " << explain(trace, cursor_.state(), position) << "\n";
+            out_ << "Next, event " << position + 1 << ": " << explain(trace, cursor_.state(), position) << "\n";
         } else {
-            out_ << "That was the last step.\n";
+            out_ << "That was the last event.\n";
         }
     }
 
@@ -130,7 +131,7 @@ public:
         const Trace& trace = cursor_.trace();
         const SimState& state = cursor_.state();
         const MemoryStats stats = memory_stats(state);
-        out_ << (state.position == 0 ? std::string("At the start") : "After step " + std::to_string(state.position))
+        out_ << (state.position == 0 ? std::string("At the start") : "After event " + std::to_string(state.position))
              << ": " << byte_count(stats.live_bytes) << " live, high-water mark " << byte_count(stats.high_water) << ", "
              << byte_count(stats.free_bytes) << " free below it (largest block " << stats.largest_free
              << "), fragmentation " << fixed2(stats.fragmentation) << ".\n";
@@ -178,7 +179,7 @@ public:
             return Outcome::refused;
         }
         if (command.empty() || command == "n" || command == "next") {
-            move(cursor_.step_forward(), "Already at the last step.");
+            move(cursor_.step_forward(), "Already at the last event.");
         } else if (command == "p" || command == "prev") {
             move(cursor_.step_back(), "Already at the start.");
         } else if (command == "f" || command == "first") {
@@ -190,7 +191,7 @@ public:
         } else if (command == "j" || command == "jump") {
             const auto step = parse_count(argument);
             if (!step || *step > cursor_.size()) {
-                out_ << "j needs a step number from 0 to " << cursor_.size() << ".\n";
+                out_ << "j needs an event number from 0 to " << cursor_.size() << ".\n";
                 return Outcome::refused;
             }
             cursor_.jump(*step);
@@ -203,7 +204,7 @@ public:
             }
             const bool forward = command == "b";
             const bool found = forward ? cursor_.run_forward(OnTensor{*tensor}) : cursor_.run_back(OnTensor{*tensor});
-            move(found, std::string(forward ? "No later" : "No earlier") + " step touches " + argument + ".");
+            move(found, std::string(forward ? "No later" : "No earlier") + " event touches " + argument + ".");
         } else if (command == "k") {
             const auto kind = parse_kind(argument);
             if (!kind) {
@@ -214,7 +215,7 @@ public:
                 out_ << ".\n";
                 return Outcome::refused;
             }
-            move(cursor_.run_forward(OnKind{*kind}), "No later step is " + argument + ".");
+            move(cursor_.run_forward(OnKind{*kind}), "No later event is " + argument + ".");
         } else if (command == "m") {
             const auto bytes = parse_count(argument);
             if (!bytes) {
@@ -222,7 +223,7 @@ public:
                 return Outcome::refused;
             }
             move(cursor_.run_forward(LiveBytesAbove{*bytes}),
-                 "The live bytes do not rise above " + argument + " after this step.");
+                 "The live bytes do not rise above " + argument + " after this event.");
         } else if (command == "s" || command == "state") {
             show_state();
         } else if (command == "h" || command == "help" || command == "?") {
@@ -253,28 +254,41 @@ private:
 
 struct PlanSummary {
     std::size_t peak_live = 0;
-    std::size_t peak_live_step = 0;
+    std::size_t peak_live_event = 0;  // counted from 1; 0: nothing was ever live
     double worst_fragmentation = 0.0;
-    std::size_t worst_fragmentation_step = 0;
+    std::size_t worst_fragmentation_event = 0;
     std::array<std::size_t, kEventKindCount> kinds{};
     std::array<std::size_t, 3> choices{};  // by BlockChoice
+
+    std::size_t count(EventKind kind) const { return kinds[static_cast<std::size_t>(kind)]; }
+    std::size_t allocations() const {
+        return count(EventKind::leaf_allocated) + count(EventKind::input_allocated) + count(EventKind::parent_allocated) +
+               count(EventKind::node_allocated);
+    }
 };
+
+// One row of the stats table: the state after an event.
+struct StatsRow {
+    std::size_t event = 0;  // counted from 1
+    EventKind kind{};
+    std::size_t node_step = 0;
+    MemoryStats memory;
+};
+
+// "event 180 (node step 28, node-allocated ffn_up-0)"
+std::string event_position(const Trace& trace, std::size_t event) {
+    const TraceEvent& e = trace.events[event - 1];
+    const auto touched = touched_tensors(e);
+    return "event " + std::to_string(event) + " (node step " + std::to_string(node_step(trace, e)) + ", " +
+           std::string(kind_name(kind_of(e))) + (touched.empty() ? "" : " " + trace.tensor(touched.front()).name) + ")";
+}
 
 void print_summary(const Trace& trace, const SimState& final_state, const PlanSummary& summary, std::ostream& out) {
     const MemoryStats final_stats = memory_stats(final_state);
-    auto count = [&](EventKind kind) { return summary.kinds[static_cast<std::size_t>(kind)]; };
-    const std::size_t allocations = count(EventKind::leaf_allocated) + count(EventKind::input_allocated) +
-                                    count(EventKind::parent_allocated) + count(EventKind::node_allocated);
-    out << "Whole plan (" << trace.size() << " steps):\n";
+    out << "Whole plan (" << counted(trace.size(), "event") << ", " << counted(trace.node_count, "node step") << "):\n";
     out << "  peak live bytes: " << summary.peak_live;
-    if (summary.peak_live_step > 0) {
-        const TraceEvent& event = trace.events[summary.peak_live_step - 1];
-        const auto touched = touched_tensors(event);
-        out << " at step " << summary.peak_live_step << " (" << kind_name(kind_of(event));
-        if (!touched.empty()) {
-            out << " " << trace.tensor(touched.front()).name;
-        }
-        out << ")";
+    if (summary.peak_live_event > 0) {
+        out << " at " << event_position(trace, summary.peak_live_event);
     }
     out << "\n  high-water mark: " << final_stats.high_water << " bytes";
     std::vector<std::string> per_buffer;
@@ -297,28 +311,91 @@ void print_summary(const Trace& trace, const SimState& final_state, const PlanSu
         << " free below the high-water mark (largest block " << final_stats.largest_free << "), fragmentation "
         << fixed2(final_stats.fragmentation) << "\n";
     out << "  worst fragmentation: " << fixed2(summary.worst_fragmentation);
-    if (summary.worst_fragmentation_step > 0) {
-        out << " at step " << summary.worst_fragmentation_step;
+    if (summary.worst_fragmentation_event > 0) {
+        out << " at " << event_position(trace, summary.worst_fragmentation_event);
     }
-    out << "\n  allocations: " << allocations << " (" << summary.choices[0] << " best fit, " << summary.choices[1]
+    out << "\n  allocations: " << summary.allocations() << " (" << summary.choices[0] << " best fit, " << summary.choices[1]
         << " from a tail, " << summary.choices[2] << " in a new chunk); in-place reuses: "
-        << count(EventKind::in_place_reused) << " (" << count(EventKind::in_place_rejected)
-        << " candidates rejected); frees: " << count(EventKind::tensor_freed) << " (+"
-        << count(EventKind::extra_space_freed) << " extra-space frees); outputs kept: " << count(EventKind::output_kept)
-        << "\n";
+        << summary.count(EventKind::in_place_reused) << " (" << summary.count(EventKind::in_place_rejected)
+        << " candidates rejected); frees: " << summary.count(EventKind::tensor_freed) << " (+"
+        << summary.count(EventKind::extra_space_freed) << " extra-space frees); outputs kept: "
+        << summary.count(EventKind::output_kept) << "\n";
 }
 
-bool check_range(const TraceOptions& options, std::size_t steps, std::ostream& err) {
-    const std::size_t to = options.to.value_or(steps);
-    if (steps == 0 && !options.to && options.from == 1) {
+bool check_range(const TraceOptions& options, std::size_t events, std::ostream& err) {
+    const std::size_t to = options.to.value_or(events);
+    if (events == 0 && !options.to && options.from == 1) {
         return true;
     }
-    if (options.from < 1 || options.from > steps || to < options.from || to > steps) {
-        err << options.graph.input << ": --from " << options.from << " --to " << to << " is not a range of steps from 1 to "
-            << steps << "\n";
+    if (options.from < 1 || options.from > events || to < options.from || to > events) {
+        err << options.graph.input << ": --from " << options.from << " --to " << to << " is not a range of events from 1 to "
+            << events << "\n";
         return false;
     }
     return true;
+}
+
+nlohmann::json memory_json(const MemoryStats& m) {
+    return {{"live", m.live_bytes},
+            {"high_water", m.high_water},
+            {"free", m.free_bytes},
+            {"largest_free", m.largest_free},
+            {"fragmentation", m.fragmentation}};
+}
+
+nlohmann::json event_json(const Trace& trace, std::size_t event) {
+    if (event == 0) {
+        return nullptr;
+    }
+    return {{"event", event}, {"node_step", node_step(trace, trace.events[event - 1])}};
+}
+
+nlohmann::json stats_json(const Trace& trace, const SimState& final_state, const PlanSummary& summary,
+                          const std::vector<StatsRow>& rows, bool with_rows) {
+    using nlohmann::json;
+    json per_buffer = json::array();
+    for (const int id : trace.allocator_buffer_ids()) {
+        per_buffer.push_back({{"buffer", id}, {"high_water", memory_stats(final_state.allocator_of(trace, id)).high_water}});
+    }
+    json peak = event_json(trace, summary.peak_live_event);
+    if (!peak.is_null()) {
+        peak["bytes"] = summary.peak_live;
+    }
+    json worst = event_json(trace, summary.worst_fragmentation_event);
+    if (!worst.is_null()) {
+        worst["fragmentation"] = summary.worst_fragmentation;
+    }
+    json result{{"graph", trace.graph_name},
+                {"events", trace.size()},
+                {"node_steps", trace.node_count},
+                {"peak_live", peak},
+                {"high_water", memory_stats(final_state).high_water},
+                {"high_water_per_buffer", per_buffer},
+                {"at_end", memory_json(memory_stats(final_state))},
+                {"worst_fragmentation", worst},
+                {"allocations",
+                 {{"total", summary.allocations()},
+                  {"best_fit", summary.choices[0]},
+                  {"from_tail", summary.choices[1]},
+                  {"new_chunk", summary.choices[2]}}},
+                {"in_place_reuses", summary.count(EventKind::in_place_reused)},
+                {"in_place_rejected", summary.count(EventKind::in_place_rejected)},
+                {"frees", summary.count(EventKind::tensor_freed)},
+                {"extra_space_frees", summary.count(EventKind::extra_space_freed)},
+                {"outputs_kept", summary.count(EventKind::output_kept)},
+                {"error", trace.error.empty() ? json() : json(trace.error)}};
+    if (with_rows) {
+        json list = json::array();
+        for (const StatsRow& row : rows) {
+            json item = memory_json(row.memory);
+            item["event"] = row.event;
+            item["kind"] = kind_name(row.kind);
+            item["node_step"] = row.node_step;
+            list.push_back(std::move(item));
+        }
+        result["rows"] = std::move(list);
+    }
+    return result;
 }
 
 } // namespace
@@ -334,7 +411,8 @@ int trace(const TraceOptions& options, std::ostream& out, std::ostream& err) {
         if (options.json) {
             out << "{\"trace\": " << trace_header_json(recorded) << ",\n\"events\": [";
         } else {
-            out << recorded.graph_name << ": " << recorded.size() << " steps\n";
+            out << recorded.graph_name << ": " << counted(recorded.size(), "event") << ", "
+                << counted(recorded.node_count, "node step") << "\n";
         }
         Progress progress(err, "explaining " + options.graph.input, last);
         SimState state = initial_state(recorded);
@@ -366,9 +444,10 @@ int walk(const WalkOptions& options, LineReader& lines, std::ostream& out, std::
     return run_guarded(err, [&] {
         Trace recorded = load_trace(options.graph);
         if (!recorded.error.empty()) {
-            err << options.graph.input << ": " << recorded.error << " (the walk shows the steps up to the failure)\n";
+            err << options.graph.input << ": " << recorded.error << " (the walk shows the events up to the failure)\n";
         }
-        out << "Walking " << recorded.graph_name << ": " << recorded.size() << " steps. Type h for help.\n";
+        out << "Walking " << recorded.graph_name << ": " << counted(recorded.size(), "event") << ", "
+            << counted(recorded.node_count, "node step") << ". Type h for help.\n";
         Walk session(Cursor(std::move(recorded), options.checkpoint_interval), out);
         session.show_position();
         // A command that cannot be done is answered and the walk goes on; a script that had
@@ -400,12 +479,9 @@ int walk(const WalkOptions& options, LineReader& lines, std::ostream& out, std::
 int stats(const StatsOptions& options, std::ostream& out, std::ostream& err) {
     return run_guarded(err, [&] {
         const Trace recorded = load_trace(options.graph);
-        out << recorded.graph_name << ": " << recorded.size() << " steps\n";
-        if (!options.summary_only) {
-            out << "  step  event              " << std::setw(14) << "live" << std::setw(14) << "high-water"
-                << std::setw(14) << "free" << std::setw(14) << "largest free" << std::setw(7) << "frag" << "\n";
-        }
         PlanSummary summary;
+        std::vector<StatsRow> rows;
+        rows.reserve(options.summary_only ? 0 : recorded.size());
         Progress progress(err, "replaying " + options.graph.input, recorded.size());
         SimState state = initial_state(recorded);
         while (state.position < recorded.size()) {
@@ -420,20 +496,34 @@ int stats(const StatsOptions& options, std::ostream& out, std::ostream& err) {
             const MemoryStats stats = memory_stats(state);
             if (stats.live_bytes > summary.peak_live) {
                 summary.peak_live = stats.live_bytes;
-                summary.peak_live_step = state.position;
+                summary.peak_live_event = state.position;
             }
             if (stats.fragmentation > summary.worst_fragmentation) {
                 summary.worst_fragmentation = stats.fragmentation;
-                summary.worst_fragmentation_step = state.position;
+                summary.worst_fragmentation_event = state.position;
             }
             if (!options.summary_only) {
-                out << std::setw(6) << state.position << "  " << std::left << std::setw(19) << kind_name(kind)
-                    << std::right << std::setw(14) << stats.live_bytes << std::setw(14) << stats.high_water
-                    << std::setw(14) << stats.free_bytes << std::setw(14) << stats.largest_free << std::setw(7)
-                    << fixed2(stats.fragmentation) << "\n";
+                rows.push_back({state.position, kind, node_step(recorded, event), stats});
             }
         }
-        print_summary(recorded, state, summary, out);
+        if (options.json) {
+            out << stats_json(recorded, state, summary, rows, !options.summary_only).dump(2) << "\n";
+        } else {
+            out << recorded.graph_name << ": " << counted(recorded.size(), "event") << ", "
+                << counted(recorded.node_count, "node step") << "\n";
+            if (!options.summary_only) {
+                out << " event  kind                node step" << std::setw(14) << "live" << std::setw(14) << "high-water"
+                    << std::setw(14) << "free" << std::setw(14) << "largest free" << std::setw(7) << "frag" << "\n";
+                for (const StatsRow& row : rows) {
+                    out << std::setw(6) << row.event << "  " << std::left << std::setw(19) << kind_name(row.kind)
+                        << std::right << std::setw(10) << row.node_step << std::setw(14) << row.memory.live_bytes
+                        << std::setw(14) << row.memory.high_water << std::setw(14) << row.memory.free_bytes
+                        << std::setw(14) << row.memory.largest_free << std::setw(7) << fixed2(row.memory.fragmentation)
+                        << "\n";
+                }
+            }
+            print_summary(recorded, state, summary, out);
+        }
         if (!recorded.error.empty()) {
             err << options.graph.input << ": " << recorded.error << "\n";
             return 1;

@@ -38,6 +38,7 @@ int walk(const WalkOptions& options, LineReader& lines, std::ostream& out, std::
 struct StatsOptions {
     GraphInput graph;
     bool summary_only = false;
+    bool json = false;
 };
 int stats(const StatsOptions& options, std::ostream& out, std::ostream& err);
 

@@ -1,4 +1,5 @@
 #include "simulator/model/capture_session.hpp"
+#include "simulator/model/amount_text.hpp"
 
 #include "simulator/model/json_reader.hpp"
 
@@ -24,9 +25,6 @@ constexpr std::array kFunctions{
     std::pair{CapturedFunction::alloc_graph, std::string_view("ggml_gallocr_alloc_graph")},
 };
 
-std::string counted(std::size_t n, std::string_view what) {
-    return std::to_string(n) + " " + std::string(what) + (n == 1 ? "" : "s");
-}
 
 std::optional<std::string> optional_string(const Reader& r, const json& object, const std::string& path, const char* key) {
     auto it = object.find(key);

@@ -1,4 +1,5 @@
 #include "simulator/model/plan.hpp"
+#include "simulator/model/amount_text.hpp"
 
 #include <map>
 
@@ -48,9 +49,6 @@ std::string outgrown(const GraphAllocator& allocator, const Tensor& tensor, cons
            std::to_string(alloc.size_max) + " for it";
 }
 
-std::string counted(std::size_t n, const std::string& what) {
-    return std::to_string(n) + " " + what + (n == 1 ? "" : "s");
-}
 
 } // namespace
 

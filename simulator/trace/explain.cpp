@@ -556,9 +556,6 @@ private:
 
 } // namespace
 
-std::string counted(std::size_t n, std::string_view noun) {
-    return std::to_string(n) + " " + std::string(noun) + (n == 1 ? "" : "s");
-}
 
 std::string explain(const Trace& trace, const SimState& before, std::size_t index) {
     return std::visit(Explainer(trace, before, index), trace.events.at(index).data);

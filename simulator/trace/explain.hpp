@@ -4,7 +4,7 @@
 // "mul reuses a's memory at offset 0: MUL can run in place, and a has one consumer left
 // (mul itself), no views, the same layout and no output flag."
 
-#include "simulator/model/byte_size.hpp"
+#include "simulator/model/amount_text.hpp"
 #include "simulator/trace/state.hpp"
 #include "simulator/trace/trace.hpp"
 
@@ -22,9 +22,5 @@ std::string explain(const Trace& trace, const SimState& before, std::size_t inde
 // Every event's explanation, in order (replays the trace once).
 std::vector<std::string> explain_all(const Trace& trace);
 
-// "4 bytes", "1 byte"
-
-// "2 consumers", "1 view": a count and a noun that takes an s in the plural.
-std::string counted(std::size_t n, std::string_view noun);
 
 } // namespace gallocsim

@@ -1,10 +1,11 @@
 #pragma once
-// One way to write a number of bytes for people, in every command, picture and view:
+// Amounts for people, written one way in every command, picture and view. Bytes:
 // binary units up to EiB ("64 B", "1.50 KiB", "4.00 TiB"), two decimals, so a column of
 // sizes keeps its width at any size. Exact counts stay available next to it.
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 namespace gallocsim {
 
@@ -13,5 +14,8 @@ std::string binary_size(std::uint64_t bytes);
 
 // "1 byte", "64 bytes", "4194304 bytes (4.00 MiB)": exact, with the readable size from 1 KiB.
 std::string byte_count(std::uint64_t bytes);
+
+// "2 consumers", "1 view": a count and a noun that takes an s in the plural.
+std::string counted(std::uint64_t n, std::string_view noun);
 
 } // namespace gallocsim

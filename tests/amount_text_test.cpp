@@ -1,6 +1,6 @@
 // One byte formatter for every command, picture and view. Each value is worked out by hand:
 // a unit is 1024 of the one below, and a value that would print as 1024.00 moves up.
-#include "simulator/model/byte_size.hpp"
+#include "simulator/model/amount_text.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "simulator/model/byte_size.hpp"
+#include "simulator/model/amount_text.hpp"
 
 #include <array>
 #include <cstdio>
@@ -25,6 +25,10 @@ std::string binary_size(std::uint64_t bytes) {
 std::string byte_count(std::uint64_t bytes) {
     std::string text = std::to_string(bytes) + (bytes == 1 ? " byte" : " bytes");
     return bytes < 1024 ? text : text + " (" + binary_size(bytes) + ")";
+}
+
+std::string counted(std::uint64_t n, std::string_view noun) {
+    return std::to_string(n) + " " + std::string(noun) + (n == 1 ? "" : "s");
 }
 
 } // namespace gallocsim

@@ -7,6 +7,7 @@
 #include "tests/golden_files.hpp"
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include <filesystem>
 #include <fstream>
@@ -290,6 +291,61 @@ TEST(ExamplesCommand, ExportsWithParameters) {
     flags.weights = "q9";
     EXPECT_EQ(export_example("llama", flags, "-", out, err), 2);
     EXPECT_EQ(err.str(), "--weights: unknown type \"q9\" (f32, f16, q4_0, q8_0, q4_k, ...)\n");
+}
+
+// compare --json: the seed's figures of PrintsEachPlannerAgainstTheBounds, as fields.
+TEST(CompareCommand, JsonCarriesTheTable) {
+    CompareOptions options{input("seed"), 1.0};
+    options.json = true;
+    const Result r = run(compare, options);
+    ASSERT_EQ(r.code, 0) << r.err;
+    const nlohmann::json report = nlohmann::json::parse(r.out);
+    ASSERT_EQ(report["buffer_types"].size(), 1u);
+    const nlohmann::json& cpu = report["buffer_types"][0];
+    EXPECT_EQ(cpu["tensors"], 3);
+    EXPECT_EQ(cpu["blocks"], 2);
+    EXPECT_EQ(cpu["ggml"]["bytes"], 64);
+    EXPECT_EQ(cpu["lower_bound"], (nlohmann::json{{"bytes", 64}, {"node_step", 0}, {"node", "start"}}));
+    EXPECT_EQ(cpu["bound_without_in_place"]["bytes"], 96);
+    EXPECT_EQ(cpu["no_reuse"], 96);
+    ASSERT_EQ(cpu["planners"].size(), planners().size());
+    EXPECT_EQ(cpu["planners"][2]["key"], "exact");
+    EXPECT_EQ(cpu["planners"][2]["proved_optimal"], true);
+    EXPECT_EQ(cpu["best_alternative"], (nlohmann::json{{"key", "greedy"}, {"bytes", 64}}));
+    EXPECT_TRUE(report["ggml_violations"].empty());
+}
+
+// diff --json: seed and sched-issue share no tensor name, so nothing moved; the seed's three
+// tensors are only in A, sched-issue's five only in B, and the buffer grows from 64 to 96.
+TEST(DiffCommand, JsonCountsTensorsOnlyOnePlanHas) {
+    DiffOptions options;
+    options.before = input("seed");
+    options.after = "sched-issue";
+    options.json = true;
+    const Result r = run(diff, options);
+    ASSERT_EQ(r.code, 0) << r.err;
+    const nlohmann::json report = nlohmann::json::parse(r.out);
+    EXPECT_EQ(report["moved"], 0);
+    EXPECT_EQ(report["unchanged"], 0);
+    EXPECT_EQ(report["only_in_a"], 3);
+    EXPECT_EQ(report["only_in_b"], 5);
+    EXPECT_EQ(report["buffers"][0]["bytes_a"], 64);
+    EXPECT_EQ(report["buffers"][0]["bytes_b"], 96);
+    EXPECT_EQ(report["tensors"].size(), 8u);
+    EXPECT_TRUE(report["tensors"][0]["b"].is_null());
+}
+
+// render --at-event: the seed's event 12 (b freed) belongs to node step 1, mul's; the picture
+// is the one --at-step 1 draws.
+TEST(RenderCommand, AtEventDrawsTheNodeStepOfTheEvent) {
+    RenderOptions by_event{input("seed"), "-", "ggml", std::nullopt};
+    by_event.at_event = 12;
+    RenderOptions by_step{input("seed"), "-", "ggml", 1};
+    const Result a = run(render, by_event);
+    ASSERT_EQ(a.code, 0) << a.err;
+    EXPECT_EQ(a.out, run(render, by_step).out);
+    by_event.at_event = 18;
+    EXPECT_EQ(run(render, by_event).err, "--at-event 18: the trace has events 1 to 17\n");
 }
 
 } // namespace

@@ -7,12 +7,14 @@
 #include "simulator/cli/errors.hpp"
 #include "simulator/cli/step_commands.hpp"
 #include "simulator/model/examples.hpp"
+#include "tests/golden_files.hpp"
 
 #include "explained_steps.hpp"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <filesystem>
 #include <sstream>
 
 namespace gallocsim {
@@ -200,6 +202,62 @@ TEST(StatsCommand, SummaryOnly) {
     ASSERT_EQ(cli::stats({.graph = {.input = "seed"}, .summary_only = true}, out, err), 0);
     EXPECT_EQ(lines(out.str()).size(), 7u);
     EXPECT_EQ(cli::stats({.graph = {.input = "nope.json"}}, out, err), 2);
+}
+
+} // namespace
+} // namespace gallocsim
+
+namespace gallocsim {
+namespace {
+
+nlohmann::json json_of(const std::string& text) {
+    return nlohmann::json::parse(text);
+}
+
+// The same seed figures as PerStepAndWholePlanFigures, as one JSON document: the peak of 64
+// live bytes is first reached at event 4 (b allocated, node step 0); a is freed at event 12,
+// so 32 bytes stay live and 32 free at the end; two allocations (a in a new chunk, b from
+// the tail) and one in-place reuse.
+TEST(StatsCommand, JsonCarriesTheSameFigures) {
+    std::ostringstream out, err;
+    ASSERT_EQ(cli::stats({.graph = {.input = "seed"}, .summary_only = true, .json = true}, out, err), 0);
+    const nlohmann::json report = json_of(out.str());
+    EXPECT_EQ(report["events"], 17);
+    EXPECT_EQ(report["node_steps"], 1);
+    EXPECT_EQ(report["peak_live"], (nlohmann::json{{"bytes", 64}, {"event", 4}, {"node_step", 0}}));
+    EXPECT_EQ(report["high_water"], 64);
+    EXPECT_EQ(report["at_end"]["live"], 32);
+    EXPECT_EQ(report["at_end"]["free"], 32);
+    EXPECT_EQ(report["allocations"]["total"], 2);
+    EXPECT_EQ(report["allocations"]["new_chunk"], 1);
+    EXPECT_EQ(report["in_place_reuses"], 1);
+    EXPECT_FALSE(report.contains("rows"));
+
+    std::ostringstream all, all_err;
+    ASSERT_EQ(cli::stats({.graph = {.input = "seed"}, .json = true}, all, all_err), 0);
+    const nlohmann::json rows = json_of(all.str())["rows"];
+    ASSERT_EQ(rows.size(), 17u);
+    EXPECT_EQ(rows[11]["event"], 12);
+    EXPECT_EQ(rows[11]["kind"], "tensor-freed");
+    EXPECT_EQ(rows[11]["node_step"], 1);
+    EXPECT_EQ(rows[11]["live"], 32);
+}
+
+// Every golden file passes, so conform's JSON counts 200 passes and lists each as one verdict.
+TEST(ConformCommand, JsonListsEveryVerdict) {
+    if (!std::filesystem::is_directory(testing::golden_dir())) {
+        GTEST_SKIP() << "no golden corpus at " << testing::golden_dir();
+    }
+    std::ostringstream out, err;
+    cli::ConformOptions options;
+    options.paths = {testing::golden_dir().string()};
+    options.json = true;
+    ASSERT_EQ(cli::conform(options, out, err), 0) << err.str();
+    const nlohmann::json report = json_of(out.str());
+    EXPECT_EQ(report["passed"], 200);
+    EXPECT_EQ(report["failed"], 0);
+    ASSERT_EQ(report["verdicts"].size(), 200u);
+    EXPECT_EQ(report["verdicts"][0]["result"], "pass");
 }
 
 } // namespace

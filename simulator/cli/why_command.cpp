@@ -127,7 +127,7 @@ void print_text(const GraphFile& file, const Trace& trace, const std::vector<Buf
             out << "\n";
         }
         out << "  in-place-aware lower bound (" << a.type->name << "): " << byte_count(a.lower_bound)
-            << "; best other planner on the same blocks: " << byte_count(a.best_alternative) << " (" << a.best_planner << ")\n";
+            << "; best other planner on the same blocks, " << a.best_planner << ": " << byte_count(a.best_alternative) << "\n";
         if (peak.size > a.lower_bound) {
             out << "  the allocator's choices cost " << byte_count(peak.size - a.lower_bound) << " ("
                 << percent_of(peak.size - a.lower_bound, a.lower_bound) << ") over the bound\n";

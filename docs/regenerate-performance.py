@@ -10,7 +10,8 @@ and the Google Benchmark targets planner_bench and executor_bench (speed), and
 upstream_bench_ggml-d99724f2 (gallocsim against the real libggml from PyPI, when
 .ci/install-upstream has run; with gallocsim built RelWithDebInfo in build/default and, when
 build/release exists, Release), then writes docs/performance.md with the machine and date of
-every figure. --quick runs fewer benchmark repetitions. --upstream-only measures and rewrites
+every figure. --quick runs fewer benchmark repetitions. --quality-only measures and rewrites
+only the plan-quality section. --upstream-only measures and rewrites
 only the section on the real library, keeping the rest of the file. Figures measured outside
 this script (GPU runs) live in docs/performance-notes.md and are included as they are.
 """
@@ -49,26 +50,32 @@ def machine():
     return f"{model}, {os.cpu_count()} cores, {platform.system()} {platform.release()}"
 
 
-ROW = re.compile(r"^\s+(ggml \(gallocr\)|greedy by size|first fit, execution order|lower bound|no reuse)\s+(\d+)")
-
-
 def compare(args):
-    """Per buffer type: {planner: bytes}, summed over buffer types."""
-    totals = {}
-    for line in run([GALLOCSIM, "compare", *args]).splitlines():
-        m = ROW.match(line)
-        if m:
-            totals[m.group(1)] = totals.get(m.group(1), 0) + int(m.group(2))
+    """compare --json, summed over buffer types: ggml, the two bounds, the best alternative, no reuse."""
+    report = json.loads(run([GALLOCSIM, "compare", "--json", "--time-limit", "0.5", *args]))
+    totals = {"ggml": 0, "bound": 0, "bound_without_in_place": 0, "best": 0, "no_reuse": 0}
+    for t in report["buffer_types"]:
+        totals["ggml"] += t["ggml"]["bytes"]
+        totals["bound"] += t["lower_bound"]["bytes"]
+        totals["bound_without_in_place"] += t["bound_without_in_place"]["bytes"]
+        totals["best"] += t["best_alternative"]["bytes"]
+        totals["no_reuse"] += t["no_reuse"]
     return totals
 
 
+def r(a, b):
+    return f"{a / b:.3f}" if b else "-"
+
+
+def saved(t):
+    """What ggml's in-place reuse saves: the share of the bound without it that the in-place bound avoids."""
+    w = t["bound_without_in_place"]
+    return f"{(w - t['bound']) / w:.1%}" if w else "-"
+
+
 def ratio_row(name, t):
-    lb, nr = t["lower bound"], t["no reuse"]
-    def r(a, b):
-        return f"{a / b:.3f}" if b else "-"
-    return (f"| {name} | {t['ggml (gallocr)']:,} | {t['lower bound']:,} | {t['greedy by size']:,} | "
-            f"{t['no reuse']:,} | {r(t['ggml (gallocr)'], lb)} | {r(t['greedy by size'], lb)} | "
-            f"{r(t['first fit, execution order'], lb)} | {r(t['ggml (gallocr)'], nr)} |")
+    return (f"| {name} | {t['ggml']:,} | {t['bound']:,} | {t['best']:,} | {t['bound_without_in_place']:,} | "
+            f"{t['no_reuse']:,} | {r(t['ggml'], t['bound'])} | {r(t['best'], t['bound'])} | {saved(t)} |")
 
 
 def geomean(values):
@@ -76,37 +83,69 @@ def geomean(values):
     return math.exp(sum(math.log(v) for v in values) / len(values)) if values else float("nan")
 
 
+def golden_category(path):
+    name = os.path.basename(path).removesuffix(".json")
+    return name.rsplit("-", 1)[-1] if name.startswith("random-") else name.split("-")[0]
+
+
+CAPTURES = os.path.join(ROOT, "tests", "data", "captures")
+
+
 def quality_section():
     out = ["## Plan quality", "",
-           "Bytes each planner needs, summed over buffer types (`gallocsim compare`). The lower bound is the "
-           "peak of bytes live at once with no in-place reuse, so ggml can go below it by handing a parent's "
-           "memory to its last consumer. The alternatives use one arena per buffer type (no chunks).", "",
-           "| graph | ggml | lower bound | greedy by size | no reuse | ggml / LB | greedy / LB | first fit / LB | ggml / no reuse |",
+           "Bytes each plan needs, summed over buffer types (`gallocsim compare --json`). **bound** is the "
+           "in-place-aware lower bound: ggml's own in-place decisions taken as given (a chain of tensors "
+           "that share memory is one block), the peak of live aligned bytes per buffer type; no plan that "
+           "makes those decisions needs less, and ggml's plan is never below it (a test on every golden file, "
+           "a property on 500 generated graphs per CI run). **best other** is the smallest of greedy by size, "
+           "first fit and the exact search on the same blocks, in one arena per buffer type without chunks. "
+           "**bound w/o in-place** gives every tensor its own block: **in-place saves** is how much of it "
+           "ggml's in-place reuse avoids. A chunked ggml buffer counts all its chunks; the planners and the "
+           "bounds ignore max_size, so where chunks are forced (`-chunked` files) ggml / bound measures "
+           "what the chunking costs.", "",
+           "| graph | ggml | bound | best other | bound w/o in-place | no reuse | ggml / bound | best / bound | in-place saves |",
            "|---|---|---|---|---|---|---|---|---|"]
     examples = [("seed", ["seed"]), ("mlp", ["mlp"]), ("gpt2", ["gpt2"]),
                 ("llama 1 layer, 1 token", ["llama"]),
                 ("llama 2 layers, 32 tokens", ["llama", "--layers", "2", "--tokens", "32"]),
-                ("llama 4 layers, 512 tokens, embd 512", ["llama", "--layers", "4", "--tokens", "512", "--embd", "512", "--heads", "8", "--ff", "1376"])]
+                ("llama 32 layers, 1 token (decode)", ["llama", "--layers", "32"]),
+                ("llama 4 layers, 512 tokens, embd 512", ["llama", "--layers", "4", "--tokens", "512", "--embd", "512", "--heads", "8", "--ff", "1376"]),
+                ("llama 32 tokens, vocab 4096, 1 output row", ["llama", "--tokens", "32", "--vocab", "4096", "--outputs", "1"])]
     for name, args in examples:
         out.append(ratio_row(name, compare(args)))
     for path in sorted(glob.glob(os.path.join(GOLDEN, "llama-*.json"))):
         out.append(ratio_row(os.path.basename(path), compare([path])))
+    captured = sorted(glob.glob(os.path.join(CAPTURES, "*", "graphs", "*.json")))
+    if captured:
+        out += ["", "Graphs captured from real llama.cpp runs (`tests/data/captures`, `gallocsim capture`), "
+                "each graph the program's allocator planned:", "",
+                "| capture | graph | nodes | ggml | bound | best other | bound w/o in-place | ggml / bound | best / bound | in-place saves |",
+                "|---|---|---|---|---|---|---|---|---|---|"]
+        for path in captured:
+            t = compare([path])
+            with open(path) as f:
+                nodes = len(json.load(f).get("nodes", []))
+            capture = os.path.basename(os.path.dirname(os.path.dirname(path)))
+            out.append(f"| {capture} | {os.path.basename(path)} | {nodes} | {t['ggml']:,} | {t['bound']:,} | {t['best']:,} | "
+                       f"{t['bound_without_in_place']:,} | {r(t['ggml'], t['bound'])} | {r(t['best'], t['bound'])} | {saved(t)} |")
     if os.path.isdir(GOLDEN):
-        by_profile = {}
+        by_category = {}
         for path in sorted(glob.glob(os.path.join(GOLDEN, "*.json"))):
             t = compare([path])
-            if not t.get("lower bound"):
+            if not t["bound"]:
                 continue
-            profile = os.path.basename(path).rsplit("-", 1)[-1].removesuffix(".json") if path.count("random-") else \
-                os.path.basename(path).split("-")[0]
-            by_profile.setdefault(profile, []).append(t)
-        out += ["", "Golden corpus by profile (geometric means over the files; min and max of ggml / LB):", "",
-                "| profile | files | ggml / LB | min | max | greedy / LB | ggml / no reuse |", "|---|---|---|---|---|---|---|"]
-        for profile, rows in sorted(by_profile.items()):
-            g = [t["ggml (gallocr)"] / t["lower bound"] for t in rows]
-            out.append(f"| {profile} | {len(rows)} | {geomean(g):.3f} | {min(g):.3f} | {max(g):.3f} | "
-                       f"{geomean([t['greedy by size'] / t['lower bound'] for t in rows]):.3f} | "
-                       f"{geomean([t['ggml (gallocr)'] / t['no reuse'] for t in rows if t['no reuse']]):.3f} |")
+            by_category.setdefault(golden_category(path), []).append(t)
+        out += ["", "Golden corpus by category (geometric means over the files; min and max of ggml / bound):", "",
+                "| category | files | ggml / bound | min | max | best other / bound | in-place saves (mean) | ggml / no reuse |",
+                "|---|---|---|---|---|---|---|---|"]
+        for category, rows in sorted(by_category.items()):
+            g = [t["ggml"] / t["bound"] for t in rows]
+            savings = [(t["bound_without_in_place"] - t["bound"]) / t["bound_without_in_place"] for t in rows
+                       if t["bound_without_in_place"]]
+            out.append(f"| {category} | {len(rows)} | {geomean(g):.3f} | {min(g):.3f} | {max(g):.3f} | "
+                       f"{geomean([t['best'] / t['bound'] for t in rows]):.3f} | "
+                       f"{sum(savings) / len(savings):.1%} | "
+                       f"{geomean([t['ggml'] / t['no_reuse'] for t in rows if t['no_reuse']]):.3f} |")
     return out
 
 
@@ -285,6 +324,20 @@ def gui_section():
 
 def main():
     performance = os.path.join(ROOT, "docs", "performance.md")
+    if "--quality-only" in sys.argv:
+        # Only the plan-quality section is measured again; the timed sections keep their figures.
+        with open(performance) as f:
+            text = f.read()
+        now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+        section = quality_section()
+        section.insert(2, f"Measured on {now}, on {machine()}.")
+        section.insert(3, "")
+        start = text.index("## Plan quality\n")
+        end = text.index("\n## ", start + 1)
+        text = text[:start] + "\n".join(section) + "\n" + text[end:]
+        with open(performance, "w") as f:
+            f.write(text)
+        return
     if "--upstream-only" in sys.argv:
         with open(performance) as f:
             text = f.read()

@@ -28,7 +28,7 @@ QString op_line(const TraceTensor& tensor) {
                : tensor.role == TensorRole::leaf        ? QObject::tr("leaf")
                                                         : QObject::tr("no op");
     }
-    return QStringLiteral("%1 · %2 [%3]").arg(what, qstr(type_name(tensor.type)), shape_text(tensor, QLatin1Char('x')));
+    return QStringLiteral("%1 · %2 [%3]").arg(what, qstr(type_name(tensor.type)), qstr(shape_text(tensor, "x")));
 }
 
 } // namespace

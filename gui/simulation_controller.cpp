@@ -431,7 +431,7 @@ QString SimulationController::describe_tensor(TensorId id) const {
         lines << tr("named \"%1\" by the program").arg(qstr(original->second).toHtmlEscaped());
     }
     lines << tr("%1 · %2 · %3 · %4")
-                 .arg(qstr(op_name(tensor.op)), qstr(type_name(tensor.type)), shape_text(tensor), qstr(byte_count(tensor.bytes)));
+                 .arg(qstr(op_name(tensor.op)), qstr(type_name(tensor.type)), qstr(shape_text(tensor)), qstr(byte_count(tensor.bytes)));
     if (const QString flags = flags_text(tensor); !flags.isEmpty()) {
         lines << tr("flags: %1").arg(flags);
     }

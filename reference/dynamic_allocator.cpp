@@ -11,7 +11,7 @@ std::size_t align_up(std::size_t size, std::size_t alignment) {
 }
 
 DynamicAllocator::DynamicAllocator(std::size_t alignment, std::size_t max_buffer_size)
-    : alignment_(alignment), max_chunk_size_(std::min(max_buffer_size, SIZE_MAX / 2)) {
+    : alignment_(alignment), max_chunk_size_(std::min(max_buffer_size, kMaxChunkSize)) {
     if (alignment == 0 || (alignment & (alignment - 1)) != 0) {
         throw std::invalid_argument("alignment must be a power of two");
     }
@@ -124,7 +124,7 @@ int DynamicAllocator::new_chunk(std::size_t min_size) {
     // possible is unbounded so that allocation cannot run out of chunks.
     std::size_t size = std::max(min_size, max_chunk_size_);
     if (chunk_count() == kMaxChunks - 1) {
-        size = SIZE_MAX / 2;
+        size = kMaxChunkSize;
     }
     Chunk chunk;
     chunk.free_blocks.reserve(8);

@@ -117,6 +117,10 @@ public:
 
 std::size_t align_up(std::size_t size, std::size_t alignment);
 
+// Upstream's cap on a chunk's size, and the size of a free block "with no end": SIZE_MAX/2,
+// so that an offset plus a size never wraps.
+inline constexpr std::size_t kMaxChunkSize = SIZE_MAX / 2;
+
 class DynamicAllocator {
 public:
     // max_buffer_size is clamped to SIZE_MAX/2, as upstream does, to avoid overflows.

@@ -1,4 +1,5 @@
 #include "simulator/analysis/analysis_plans.hpp"
+#include "reference/dynamic_allocator.hpp"
 
 #include <algorithm>
 #include <map>
@@ -62,8 +63,8 @@ PlanToCheck ggml_plan_to_check(const GraphFile& file, const GraphLifetimes& life
         buffer.name = spec.name;
         buffer.alignment = spec.alignment;
         // ggml clamps it so; before chunks it played no part in planning.
-        buffer.max_size = plan.run.allocator->profile().chunks ? std::min(spec.max_size.value_or(SIZE_MAX), SIZE_MAX / 2)
-                                                               : SIZE_MAX / 2;
+        buffer.max_size = plan.run.allocator->profile().chunks ? std::min(spec.max_size.value_or(SIZE_MAX), kMaxChunkSize)
+                                                               : kMaxChunkSize;
         if (static_cast<std::size_t>(id) < plan.run.plan.chunk_sizes.size()) {
             buffer.chunk_sizes = plan.run.plan.chunk_sizes[static_cast<std::size_t>(id)];
         }

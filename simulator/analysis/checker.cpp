@@ -1,4 +1,5 @@
 #include "simulator/analysis/checker.hpp"
+#include "reference/dynamic_allocator.hpp"
 
 #include <algorithm>
 #include <map>
@@ -8,10 +9,6 @@
 namespace gallocsim {
 
 namespace {
-
-std::size_t round_up(std::size_t size, std::size_t alignment) {
-    return alignment <= 1 ? size : size + (alignment - size % alignment) % alignment;
-}
 
 std::string quoted(const std::string& name) { return "'" + name + "'"; }
 
@@ -96,7 +93,7 @@ private:
                     " is not aligned to " + std::to_string(alignment));
         }
         const std::size_t chunk_size = buffer.chunk_sizes[static_cast<std::size_t>(place.chunk)];
-        const std::size_t footprint = round_up(tensor.size, buffer.alignment);
+        const std::size_t footprint = align_up(tensor.size, std::max<std::size_t>(buffer.alignment, 1));
         if (footprint > chunk_size || place.offset > chunk_size - footprint) {
             add(ViolationKind::outside_chunk, tensor.name, {},
                 "tensor " + quoted(tensor.name) + " at offset " + std::to_string(place.offset) + " (" +
@@ -128,7 +125,7 @@ private:
         std::size_t largest = 0;
         if (auto it = by_chunk_.find({b, c}); it != by_chunk_.end()) {
             for (const Placed& placed : it->second) {
-                const std::size_t footprint = round_up(placed.tensor->size, buffer.alignment);
+                const std::size_t footprint = align_up(placed.tensor->size, std::max<std::size_t>(buffer.alignment, 1));
                 high_water = std::max(high_water, placed.place->offset + footprint);
                 largest = std::max(largest, footprint);
             }

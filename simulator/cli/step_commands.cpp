@@ -2,6 +2,7 @@
 // stepper over a cursor, one event at a time) and stats (memory figures after each event
 // and for the whole plan).
 #include "simulator/cli/step_commands.hpp"
+#include "reference/dynamic_allocator.hpp"
 
 #include "simulator/cli/errors.hpp"
 #include "simulator/cli/graph_input.hpp"
@@ -27,7 +28,7 @@
 namespace gallocsim::cli {
 namespace {
 
-constexpr std::size_t kUnbounded = SIZE_MAX / 2;
+constexpr std::size_t kUnbounded = kMaxChunkSize;
 
 Trace load_trace(const GraphInput& input) {
     GraphFile file = load_graph_input(input);

@@ -1,4 +1,5 @@
 #include "simulator/trace/explain.hpp"
+#include "reference/dynamic_allocator.hpp"
 
 #include <algorithm>
 #include <cstdio>
@@ -7,7 +8,7 @@
 namespace gallocsim {
 namespace {
 
-constexpr std::size_t kUnbounded = SIZE_MAX / 2;  // a chunk with no size limit (upstream's cap)
+constexpr std::size_t kUnbounded = kMaxChunkSize;  // a chunk with no size limit
 
 // Consumer and view counts are ints in the hash node; they are never negative.
 std::size_t non_negative(int n) {
@@ -32,15 +33,7 @@ std::string hex(std::uint64_t value) {
 }
 
 std::string shape(const TraceTensor& tensor) {
-    int dims = kMaxDims;
-    while (dims > 1 && tensor.ne[static_cast<std::size_t>(dims - 1)] == 1) {
-        --dims;
-    }
-    std::vector<std::string> parts;
-    for (int d = 0; d < dims; ++d) {
-        parts.push_back(std::to_string(tensor.ne[static_cast<std::size_t>(d)]));
-    }
-    return "[" + join(parts, ", ") + "]";
+    return shape_text(tensor);
 }
 
 // Explains one event; each overload mirrors the reference step that emitted it.
@@ -556,6 +549,18 @@ private:
 
 } // namespace
 
+
+std::string shape_text(const TraceTensor& tensor, std::string_view separator) {
+    int dims = kMaxDims;
+    while (dims > 1 && tensor.ne[static_cast<std::size_t>(dims - 1)] == 1) {
+        --dims;
+    }
+    std::string text;
+    for (int d = 0; d < dims; ++d) {
+        text += (d == 0 ? "" : std::string(separator)) + std::to_string(tensor.ne[static_cast<std::size_t>(d)]);
+    }
+    return separator == ", " ? "[" + text + "]" : text;
+}
 
 std::string explain(const Trace& trace, const SimState& before, std::size_t index) {
     return std::visit(Explainer(trace, before, index), trace.events.at(index).data);

@@ -17,6 +17,10 @@ namespace gallocsim {
 
 // Explains trace.events[index]; `before` is the state before it (its position is `index`),
 // which tells, for instance, whose memory a tensor's went to.
+// A tensor's shape with trailing 1s dropped: "[64, 256]", "[1]"; with another separator
+// than ", " no brackets: "64x256".
+std::string shape_text(const TraceTensor& tensor, std::string_view separator = ", ");
+
 std::string explain(const Trace& trace, const SimState& before, std::size_t index);
 
 // Every event's explanation, in order (replays the trace once).

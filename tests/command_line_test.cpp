@@ -120,5 +120,23 @@ TEST(CommandLine, HostileNamesAreShownAsEscapes) {
     EXPECT_TRUE(plan["tensors"].contains("a\x07" "b\xe2\x80\xae" "c"));  // U+202E in UTF-8
 }
 
+// Names of several scripts: "é" is one column in two bytes, "日本" two wide characters in
+// six bytes, "x" one. The kind column starts at the same terminal column on every row: the
+// name column is as wide as its header "tensor" (6 columns, wider than "日本"'s 4), so each
+// row is its name padded to 6 columns, then two spaces, then the kind.
+TEST(CommandLine, PlanColumnsStayAlignedWithMultibyteNames) {
+    const std::string file = R"({"format": "ggml-graph/1", "buffer_types": [{"name": "CPU", "alignment": 32}],
+      "tensors": [{"name": "é", "type": "f32", "ne": [4], "flags": ["input"]},
+                  {"name": "日本", "type": "f32", "ne": [4], "op": "SCALE", "src": ["é"]},
+                  {"name": "x", "type": "f32", "ne": [4], "op": "SCALE", "src": ["日本"], "flags": ["output"]}],
+      "leafs": ["é"], "nodes": ["日本", "x"]})";
+    const Outcome table = run({"plan", "-"}, file);
+    ASSERT_EQ(table.code, kDone) << table.err;
+    EXPECT_THAT(table.out, StartsWith("tensor  kind"));  // "tensor" is 6 columns, wider than any name
+    EXPECT_THAT(table.out, HasSubstr("é       leaf"));   // 1 column + 5 of padding + 2
+    EXPECT_THAT(table.out, HasSubstr("日本    node"));  // 4 columns + 2 of padding + 2
+    EXPECT_THAT(table.out, HasSubstr("\nx       node"));
+}
+
 } // namespace
 } // namespace gallocsim::cli

@@ -43,3 +43,21 @@ TEST(VisibleText, BytesThatAreNoUtf8BecomeHexEscapesOneByOne) {
 
 } // namespace
 } // namespace gallocsim
+
+namespace gallocsim {
+namespace {
+
+// Terminal columns, by hand: ASCII one each; "é" (U+00E9) one; CJK ideographs two each; a
+// combining acute accent none; a bell shown as the four characters "\x07".
+TEST(DisplayWidth, CountsTerminalColumnsNotBytes) {
+    EXPECT_EQ(display_width("abc"), 3u);
+    EXPECT_EQ(display_width("\xc3\xa9"), 1u);                  // é, 2 bytes
+    EXPECT_EQ(display_width("\xe6\x97\xa5\xe6\x9c\xac"), 4u);  // 日本, 6 bytes
+    EXPECT_EQ(display_width("e\xcc\x81"), 1u);                 // e + U+0301
+    EXPECT_EQ(display_width("\x07"), 4u);                      // shown as \x07
+    EXPECT_EQ(padded("\xe6\x97\xa5", 4), "\xe6\x97\xa5  ");    // 日 + 2 spaces
+    EXPECT_EQ(padded("toolong", 3), "toolong");                // never cut
+}
+
+} // namespace
+} // namespace gallocsim

@@ -1,4 +1,5 @@
 #include "simulator/cli/analysis_commands.hpp"
+#include "simulator/model/visible_text.hpp"
 
 #include "simulator/cli/errors.hpp"
 
@@ -377,12 +378,12 @@ int diff(const DiffOptions& options, std::ostream& out, std::ostream& err) {
         if (!d.moved.empty()) {
             std::size_t width = 6;
             for (const TensorMove& m : d.moved) {
-                width = std::max(width, m.name.size());
+                width = std::max(width, display_width(m.name));
             }
-            out << "\n" << std::left << std::setw(static_cast<int>(width)) << "tensor" << "  " << std::setw(24)
+            out << "\n" << padded("tensor", width) << "  " << std::left << std::setw(24)
                 << "A buffer:chunk:offset" << "B buffer:chunk:offset\n";
             for (const TensorMove& m : d.moved) {
-                out << std::left << std::setw(static_cast<int>(width)) << m.name << "  " << std::setw(24) << place_text(m.before)
+                out << padded(m.name, width) << "  " << std::left << std::setw(24) << place_text(m.before)
                     << place_text(m.after) << "\n";
             }
         }

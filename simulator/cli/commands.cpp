@@ -1,4 +1,5 @@
 #include "simulator/cli/commands.hpp"
+#include "simulator/model/visible_text.hpp"
 
 #include "simulator/cli/errors.hpp"
 
@@ -33,19 +34,27 @@ std::string tensor_kind(const GraphFile& file, const Tensor& tensor) {
     return "node";
 }
 
+// Columns wide enough for every name (in terminal columns, whatever the names hold) and
+// every number, so the table stays aligned at any size.
 void print_plan_table(const GraphFile& file, const PlanRun& run, std::ostream& out) {
-    std::size_t width = 6;
+    const auto size_of = [&](const std::string& name, const PlannedPlace& place) {
+        return run.types[static_cast<std::size_t>(file.buffers[static_cast<std::size_t>(place.buffer)])]->alloc_size(
+            *file.context.find(name));
+    };
+    std::size_t width = 6, number_width = 12;
     for (const auto& [name, place] : run.plan.tensors) {
-        width = std::max(width, name.size());
+        width = std::max(width, display_width(name));
+        number_width = std::max({number_width, std::to_string(place.offset).size() + 2,
+                                 std::to_string(size_of(name, place)).size() + 2});
     }
-    out << std::left << std::setw(static_cast<int>(width)) << "tensor" << "  kind  buffer  chunk  "
-        << std::right << std::setw(12) << "offset" << std::setw(12) << "size" << "\n";
+    const auto numbers = static_cast<int>(number_width);
+    out << padded("tensor", width) << "  kind  buffer  chunk  " << std::right << std::setw(numbers) << "offset"
+        << std::setw(numbers) << "size" << "\n";
     for (const auto& [name, place] : run.plan.tensors) {
         const Tensor& tensor = *file.context.find(name);
-        out << std::left << std::setw(static_cast<int>(width)) << name << "  " << std::setw(4) << tensor_kind(file, tensor)
-            << "  " << std::right << std::setw(6) << place.buffer << "  " << std::setw(5) << place.chunk << "  "
-            << std::setw(12) << place.offset << std::setw(12)
-            << run.types[static_cast<std::size_t>(file.buffers[static_cast<std::size_t>(place.buffer)])]->alloc_size(tensor) << "\n";
+        out << padded(name, width) << "  " << std::left << std::setw(4) << tensor_kind(file, tensor) << "  " << std::right
+            << std::setw(6) << place.buffer << "  " << std::setw(5) << place.chunk << "  " << std::setw(numbers)
+            << place.offset << std::setw(numbers) << size_of(name, place) << "\n";
     }
     out << "\n";
     for (int id = 0; id < file.buffer_count(); ++id) {

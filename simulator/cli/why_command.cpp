@@ -1,4 +1,5 @@
 #include "simulator/cli/why_command.hpp"
+#include "simulator/model/visible_text.hpp"
 
 #include "simulator/analysis/analysis_plans.hpp"
 #include "simulator/cli/errors.hpp"
@@ -104,11 +105,11 @@ void print_text(const GraphFile& file, const Trace& trace, const std::vector<Buf
         out << "  live then: " << counted(peak.live.size(), "tensor") << ", " << byte_count(peak.live_bytes()) << "\n";
         std::size_t width = 6;
         for (const PeakTensor& t : peak.live) {
-            width = std::max(width, trace.tensor(t.tensor).name.size());
+            width = std::max(width, display_width(trace.tensor(t.tensor).name));
         }
         for (const PeakTensor& t : peak.live) {
             const TraceTensor& tensor = trace.tensor(t.tensor);
-            out << "    " << std::left << std::setw(static_cast<int>(width)) << tensor.name << "  " << std::setw(10)
+            out << "    " << padded(tensor.name, width) << "  " << std::left << std::setw(10)
                 << (tensor.role == TensorRole::leaf ? std::string_view("leaf") : op_name(tensor.op)) << std::right << std::setw(12) << t.bytes << " bytes  "
                 << kept_by(file, lifetimes, tensor.name) << "\n";
         }

@@ -99,4 +99,51 @@ std::string visible_text(std::string_view text) {
     return out;
 }
 
+namespace {
+
+// Decodes the code point starting at text[i] (visible_text's output is valid UTF-8) and
+// moves i past it.
+char32_t next_code_point(std::string_view text, std::size_t& i) {
+    const auto byte = static_cast<unsigned char>(text[i]);
+    const int length = byte < 0x80 ? 1 : byte < 0xE0 ? 2 : byte < 0xF0 ? 3 : 4;
+    char32_t point = length == 1 ? byte : byte & (0x3F >> (length - 1));
+    for (int k = 1; k < length && i + static_cast<std::size_t>(k) < text.size(); ++k) {
+        point = (point << 6) | (static_cast<unsigned char>(text[i + static_cast<std::size_t>(k)]) & 0x3F);
+    }
+    i += static_cast<std::size_t>(length);
+    return point;
+}
+
+int columns_of(char32_t point) {
+    const auto in = [point](char32_t low, char32_t high) { return point >= low && point <= high; };
+    if (in(0x0300, 0x036F) || in(0x200B, 0x200D) || in(0xFE00, 0xFE0F)) {
+        return 0;  // combining marks, zero-width spaces and joiners, variation selectors
+    }
+    if (in(0x1100, 0x115F) || in(0x2E80, 0xA4CF) || in(0xAC00, 0xD7A3) || in(0xF900, 0xFAFF) || in(0xFE30, 0xFE4F) ||
+        in(0xFF00, 0xFF60) || in(0xFFE0, 0xFFE6) || in(0x1F300, 0x1F64F) || in(0x1F900, 0x1F9FF) || in(0x20000, 0x3FFFD)) {
+        return 2;
+    }
+    return 1;
+}
+
+} // namespace
+
+std::size_t display_width(std::string_view text) {
+    const std::string visible = visible_text(text);
+    std::size_t width = 0;
+    for (std::size_t i = 0; i < visible.size();) {
+        width += static_cast<std::size_t>(columns_of(next_code_point(visible, i)));
+    }
+    return width;
+}
+
+std::string padded(std::string_view text, std::size_t width) {
+    std::string visible = visible_text(text);
+    const std::size_t columns = display_width(text);
+    if (columns < width) {
+        visible.append(width - columns, ' ');
+    }
+    return visible;
+}
+
 } // namespace gallocsim

@@ -18,4 +18,12 @@ std::string visible_text(std::string_view text);
 // True when visible_text would change nothing (the common case: nothing to copy).
 bool is_visible_text(std::string_view text);
 
+// The terminal columns visible_text(text) takes: one per character, two for East Asian wide
+// characters and emoji, none for combining marks, so that a column of names stays aligned
+// whatever the names hold (std::setw counts bytes).
+std::size_t display_width(std::string_view text);
+
+// The text made visible, padded with spaces to `width` columns (never cut).
+std::string padded(std::string_view text, std::size_t width);
+
 } // namespace gallocsim

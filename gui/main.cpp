@@ -38,13 +38,15 @@ int main(int argc, char** argv) {
     parser.addVersionOption();
     parser.addPositionalArgument("file", "graph file (ggml-graph/1), saved session or capture folder to open", "[FILE|DIR]");
     const QCommandLineOption example_option("example", "open a built-in example instead of a file", "name");
-    const QCommandLineOption step_option("step", "move the cursor to this step after loading", "n");
+    const QCommandLineOption step_option("step", "move the cursor to this event after loading (0: the start)", "n");
+    const QCommandLineOption peak_option("peak", "go to where the largest buffer's size was set, and show the Peak panel");
     const QCommandLineOption screenshot_option("screenshot", "save the window as a PNG and exit", "png");
     const QCommandLineOption size_option("size", "window size for --screenshot (default 1440x900)", "WxH", "1440x900");
-    const QCommandLineOption raise_option("raise", "bring a dock to the front: timeline, state or statistics", "dock");
+    const QCommandLineOption raise_option("raise", "bring a dock to the front: timeline, state, statistics or peak", "dock");
     const QCommandLineOption version_option("ggml-version", "plan by the rules of this ggml version (default: the newest)", "name");
     const QCommandLineOption call_option("call", "in a capture folder, pick this call: K (session 0) or S:K", "call");
-    parser.addOptions({example_option, step_option, screenshot_option, size_option, raise_option, version_option, call_option});
+    parser.addOptions({example_option, step_option, peak_option, screenshot_option, size_option, raise_option, version_option,
+                       call_option});
     {
         // Flags first, without a display: --help, --version and flag errors work anywhere
         // (QApplication aborts when there is no display to connect to).
@@ -98,11 +100,14 @@ int main(int argc, char** argv) {
         bool ok = false;
         const qulonglong step = parser.value(step_option).toULongLong(&ok);
         if (!ok || step > controller.event_count()) {
-            std::cerr << "gallocsim-gui: --step " << parser.value(step_option).toStdString() << ": the trace has steps 0 to "
+            std::cerr << "gallocsim-gui: --step " << parser.value(step_option).toStdString() << ": the trace has events 0 to "
                       << controller.event_count() << "\n";
             return 2;
         }
         controller.jump(step);
+    }
+    if (parser.isSet(peak_option)) {
+        controller.go_to_peak();
     }
     if (parser.isSet(raise_option) && !window.raise_dock(parser.value(raise_option))) {
         std::cerr << "gallocsim-gui: no dock named " << parser.value(raise_option).toStdString() << "\n";

@@ -9,6 +9,7 @@
 #include "gui/simulation_controller.hpp"
 #include "gui/state_tables.hpp"
 #include "gui/statistics_panel.hpp"
+#include "gui/peak_panel.hpp"
 #include "gui/capture_panel.hpp"
 #include "gui/text.hpp"
 #include "gui/timeline_view.hpp"
@@ -54,7 +55,8 @@ MainWindow::MainWindow(bool saved_settings, QWidget* parent)
     : QMainWindow(parent), controller_(new SimulationController(this)), graph_view_(new GraphView(*controller_)),
       memory_map_(new MemoryMapView(*controller_)), timeline_(new TimelineView(*controller_)),
       state_tables_(new StateTables(*controller_)), event_log_(new EventLog(*controller_)),
-      statistics_(new StatisticsPanel(*controller_)), capture_panel_(new CapturePanel(*controller_)),
+      statistics_(new StatisticsPanel(*controller_)), peak_panel_(new PeakPanel(*controller_)),
+      capture_panel_(new CapturePanel(*controller_)),
       current_view_(graph_view_) {
     setWindowTitle(tr("gallocsim"));
     setAcceptDrops(true);
@@ -88,6 +90,7 @@ void MainWindow::build_docks() {
     auto* timeline = dock(tr("Timeline"), "timeline_dock", timeline_, Qt::BottomDockWidgetArea);
     auto* tables = dock(tr("State"), "state_dock", state_tables_, Qt::BottomDockWidgetArea);
     auto* statistics = dock(tr("Statistics"), "statistics_dock", statistics_, Qt::BottomDockWidgetArea);
+    auto* peak = dock(tr("Peak"), "peak_dock", peak_panel_, Qt::BottomDockWidgetArea);
     // The calls of an opened capture: shown when a capture is opened, tabbed with the events.
     auto* capture = dock(tr("Capture"), "capture_dock", capture_panel_, Qt::LeftDockWidgetArea);
     tabifyDockWidget(findChild<QDockWidget*>("events_dock"), capture);
@@ -100,6 +103,13 @@ void MainWindow::build_docks() {
     });
     tabifyDockWidget(timeline, tables);
     tabifyDockWidget(tables, statistics);
+    tabifyDockWidget(statistics, peak);
+    connect(controller_, &SimulationController::peak_shown, this, [peak](bool shown) {
+        if (shown) {
+            peak->show();
+            peak->raise();
+        }
+    });
     timeline->raise();
     resize(1440, 900);
     resizeDocks({findChild<QDockWidget*>("events_dock"), findChild<QDockWidget*>("memory_dock")}, {340, 380},
@@ -156,6 +166,8 @@ void MainWindow::build_actions() {
                           [this](bool on) { graph_view_->set_legend_visible(on); });
     legend_action_->setCheckable(true);
     legend_action_->setChecked(true);
+    peak_action_ = make(tr("Go to the &peak"), QKeySequence(tr("Ctrl+P")), [this] { controller_->go_to_peak(); });
+    peak_action_->setStatusTip(tr("Jump to where the largest buffer's size was set: what was live, and the holes"));
     find_action_ = make(tr("&Find tensor…"), QKeySequence::Find, [this] {
         search_->setFocus();
         search_->selectAll();
@@ -184,6 +196,7 @@ void MainWindow::build_menus() {
     for (QAction* action : {faster_action_, slower_action_, unlimited_action_}) {
         simulation->addAction(action);
     }
+    simulation->addAction(peak_action_);
     simulation->addSeparator();
     simulation->addAction(settings_action_);
 
@@ -515,6 +528,7 @@ void MainWindow::update_controls() {
     breakpoint_action_->setEnabled(loaded && controller_->selected().has_value());
     save_session_action_->setEnabled(loaded);
     settings_action_->setEnabled(loaded);
+    peak_action_->setEnabled(loaded);
 }
 
 void MainWindow::update_title() {

@@ -31,6 +31,7 @@ class MemoryMapView;
 class SimulationController;
 class StateTables;
 class StatisticsPanel;
+class PeakPanel;
 class CapturePanel;
 class TimelineView;
 
@@ -51,6 +52,7 @@ public:
     StateTables& state_tables() { return *state_tables_; }
     EventLog& event_log() { return *event_log_; }
     StatisticsPanel& statistics() { return *statistics_; }
+    PeakPanel& peak_panel() { return *peak_panel_; }
     CapturePanel& capture_panel() { return *capture_panel_; }
     BreakpointSlider& slider() { return *slider_; }
     QLabel& step_label() { return *step_label_; }
@@ -102,6 +104,7 @@ private:
     StateTables* state_tables_;
     EventLog* event_log_;
     StatisticsPanel* statistics_;
+    PeakPanel* peak_panel_;
     CapturePanel* capture_panel_;
     CanvasView* current_view_;
 
@@ -138,6 +141,7 @@ private:
     QAction* zoom_out_action_ = nullptr;
     QAction* find_action_ = nullptr;
     QAction* legend_action_ = nullptr;
+    QAction* peak_action_ = nullptr;
 
     MessageSink message_sink_;
 };

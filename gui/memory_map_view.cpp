@@ -258,6 +258,9 @@ void MemoryMapView::paint_chunk(QPainter& painter, const Row& row) {
     painter.drawLine(QPointF(mark_x, bar.top() - 4), QPointF(mark_x, bar.bottom() + 4));
 
     paint_last_step(painter, row, bar);
+    if (const BufferPeak* peak = controller_.shown_peak(); peak != nullptr && trace.buffer(peak->buffer_id).allocator == row.allocator) {
+        paint_peak(painter, row, *peak);
+    }
 
     if (const auto selected = controller_.selected()) {
         const MemorySpan* span = controller_.spans().span_at(*selected, position);
@@ -265,6 +268,35 @@ void MemoryMapView::paint_chunk(QPainter& painter, const Row& row) {
             painter.setPen(QPen(palette::selection, 2.5, Qt::DashLine));
             painter.setBrush(Qt::NoBrush);
             painter.drawRect(byte_range(row, span->address.offset, span->size).adjusted(-3, -3, 3, 3));
+        }
+    }
+}
+
+void MemoryMapView::paint_peak(QPainter& painter, const Row& row, const BufferPeak& peak) {
+    static const QColor kPeak(200, 30, 30);
+    painter.setBrush(Qt::NoBrush);
+    painter.setPen(QPen(kPeak, 2.5));
+    for (const PeakTensor& live : peak.live) {
+        if (live.address.chunk == row.chunk) {
+            painter.drawRect(byte_range(row, live.address.offset, live.bytes).adjusted(-1, -1, 1, 1));
+        }
+    }
+    QFont font = painter.font();
+    font.setPixelSize(9);
+    painter.setFont(font);
+    for (const PeakHole& hole : peak.holes) {
+        if (hole.chunk != row.chunk) {
+            continue;
+        }
+        const QRectF r = byte_range(row, hole.offset, hole.size);
+        painter.setPen(QPen(kPeak, 1.5, Qt::DashLine));
+        painter.setBrush(QBrush(kPeak, Qt::DiagCrossPattern));
+        painter.drawRect(r);
+        const QString text = hole.left_by ? tr("hole %1, left by event %2").arg(human_bytes(hole.size)).arg(*hole.left_by + 1)
+                                          : tr("hole %1").arg(human_bytes(hole.size));
+        if (QFontMetricsF(font).horizontalAdvance(text) + 6 <= r.width()) {
+            painter.setPen(kPeak.darker(150));
+            painter.drawText(r.adjusted(3, 0, -3, 0), Qt::AlignCenter, text);
         }
     }
 }

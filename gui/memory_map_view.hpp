@@ -7,6 +7,7 @@
 // Bars keep the length their chunk reaches by the end, so nothing moves while stepping.
 
 #include "gui/canvas_view.hpp"
+#include "simulator/trace/peak.hpp"
 #include "simulator/trace/trace.hpp"
 
 #include <vector>
@@ -40,6 +41,8 @@ private:
     };
     void rebuild();
     void paint_heading(QPainter& painter, const Row& row);
+    // The peak go_to_peak shows: its live tensors outlined, its holes marked with the free that left them.
+    void paint_peak(QPainter& painter, const Row& row, const BufferPeak& peak);
     void paint_chunk(QPainter& painter, const Row& row);
     void paint_free_blocks(QPainter& painter, const std::vector<FreeBlock>& blocks, std::size_t limit, QRectF band);
     void paint_last_step(QPainter& painter, const Row& row, QRectF bar);

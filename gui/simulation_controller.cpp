@@ -35,7 +35,8 @@ QString flags_text(const TraceTensor& tensor) {
 
 SimulationController::Loaded::Loaded(GraphFile graph, Trace trace, QString from)
     : file(std::move(graph)), cursor(std::move(trace)), final_state(cursor.state_at(cursor.size())),
-      spans(cursor.trace()), explanations(explain_all(cursor.trace())), source(std::move(from)) {
+      spans(cursor.trace()), explanations(explain_all(cursor.trace())), source(std::move(from)),
+      peaks(buffer_peaks(cursor.trace())) {
     colors.reserve(cursor.trace().tensors.size());
     for (const TraceTensor& tensor : cursor.trace().tensors) {
         colors.push_back(tensor_color(tensor.name));
@@ -91,6 +92,7 @@ bool SimulationController::install(GraphFile file, QString from, std::size_t sta
 void SimulationController::show(std::unique_ptr<Loaded> loaded, std::size_t start_at, bool same_graph) {
     const QString from = loaded->source;
     loaded_ = std::move(loaded);
+    shown_peak_.reset();
     if (!same_graph) {
         tensor_breakpoints_.clear();
         kind_breakpoints_.clear();
@@ -287,7 +289,45 @@ void SimulationController::step_back() {
 }
 
 void SimulationController::moved() {
+    if (shown_peak_ && shown_peak() == nullptr) {
+        shown_peak_.reset();
+        Q_EMIT peak_shown(false);
+    }
     Q_EMIT position_changed(position());
+}
+
+void SimulationController::go_to_peak(std::optional<std::size_t> buffer_index) {
+    if (!has_graph() || peaks().empty()) {
+        return;
+    }
+    if (!buffer_index) {
+        const auto largest = std::max_element(peaks().begin(), peaks().end(),
+                                              [](const BufferPeak& a, const BufferPeak& b) { return a.size < b.size; });
+        buffer_index = static_cast<std::size_t>(largest - peaks().begin());
+    }
+    const BufferPeak& peak = peaks().at(*buffer_index);
+    if (!peak.event) {
+        Q_EMIT status_message(tr("Nothing was planned in buffer %1").arg(peak.buffer_id));
+        return;
+    }
+    pause();
+    shown_peak_.reset();
+    jump(*peak.event + 1);
+    shown_peak_ = buffer_index;
+    Q_EMIT peak_shown(true);
+    Q_EMIT status_message(tr("Buffer %1 reached its %2 at event %3, node step %4")
+                              .arg(peak.buffer_id)
+                              .arg(human_bytes(peak.size))
+                              .arg(*peak.event + 1)
+                              .arg(node_step(trace(), trace().events[*peak.event])));
+}
+
+const BufferPeak* SimulationController::shown_peak() const {
+    if (!has_graph() || !shown_peak_ || *shown_peak_ >= peaks().size()) {
+        return nullptr;
+    }
+    const BufferPeak& peak = peaks()[*shown_peak_];
+    return peak.event && position() == *peak.event + 1 ? &peak : nullptr;
 }
 
 std::vector<TensorId> SimulationController::last_event_tensors() const {

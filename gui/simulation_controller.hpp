@@ -13,6 +13,7 @@
 #include "simulator/analysis/analysis_plans.hpp"
 #include "simulator/model/capture_session.hpp"
 #include "simulator/trace/cursor.hpp"
+#include "simulator/trace/peak.hpp"
 #include "simulator/model/examples.hpp"
 #include "simulator/model/graph_file.hpp"
 
@@ -129,6 +130,15 @@ public:
     std::optional<TensorId> selected() const { return selected_; }
     std::optional<TensorId> find_tensor(const QString& name) const;
 
+    // --- Peaks: why each buffer is as large as it is ----------------------------------------
+    // Per allocator, where its high-water mark was set, what was live and the holes then.
+    const std::vector<BufferPeak>& peaks() const { return loaded_->peaks; }
+    // Jumps to just after the event that set the largest buffer's size (or `buffer_index`'s,
+    // an index into peaks()) and shows that peak in the views until the cursor moves on.
+    void go_to_peak(std::optional<std::size_t> buffer_index = std::nullopt);
+    // The peak the views highlight: set by go_to_peak, while the cursor stays there.
+    const BufferPeak* shown_peak() const;
+
     // What a tooltip says about a tensor at the cursor: name, op, type, shape, size,
     // offset, lifetime, and why it is where it is.
     QString describe_tensor(TensorId tensor) const;
@@ -151,6 +161,7 @@ Q_SIGNALS:
     void capture_changed();       // another capture (or none)
     void selected_call_changed();  // another call of the capture shown (or none)
     void status_message(const QString& message);
+    void peak_shown(bool shown);  // go_to_peak showed a peak, or the cursor left it
 
 private:
     struct Loaded {
@@ -163,6 +174,7 @@ private:
         std::vector<QColor> colors;
         QString source;
         std::optional<Comparison> comparison;
+        std::vector<BufferPeak> peaks;
     };
 
     // Plans `file` and shows it at `start_at` (clamped); false, with the error emitted, when
@@ -190,6 +202,7 @@ private:
     std::optional<Capture> capture_;
     std::optional<CallChoice> selected_call_;
     QString call_note_;
+    std::optional<std::size_t> shown_peak_;  // index into peaks()
 };
 
 } // namespace gallocsim::gui

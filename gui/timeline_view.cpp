@@ -195,6 +195,13 @@ void TimelineView::paint_cursor_marks(QPainter& painter) {
                          text);
     };
     label(peak_x, 0, tr("peak: %1 live at event %2").arg(human_bytes(peak_bytes_)).arg(peak_position_));
+    if (const BufferPeak* peak = controller_.shown_peak()) {
+        // Where go_to_peak stopped: the event that set a buffer's size.
+        painter.setPen(QPen(QColor(200, 30, 30), 2));
+        const double x = map_to_widget(QPointF(static_cast<double>(*peak->event + 1), 0)).x();
+        painter.drawLine(QPointF(x, 14), QPointF(x, height()));
+        label(x, 16, tr("buffer %1 reaches %2 here").arg(peak->buffer_id).arg(human_bytes(peak->size)));
+    }
     const double cursor_x = map_to_widget(QPointF(static_cast<double>(controller_.position()), 0)).x();
     painter.setPen(QPen(palette::cursor, 2));
     painter.drawLine(QPointF(cursor_x, 0), QPointF(cursor_x, height()));

@@ -12,5 +12,5 @@ out=$(env -u DISPLAY -u WAYLAND_DISPLAY QT_QPA_PLATFORM= "$gui" --version) || fa
 env -u DISPLAY QT_QPA_PLATFORM= "$gui" --bogus 2>/dev/null; code=$?
 [[ $code == 2 ]] || fail "an unknown flag exits $code, not 2"
 err=$(QT_QPA_PLATFORM=offscreen "$gui" --step 18 --screenshot /dev/null 2>&1); code=$?
-[[ $code == 2 && $err == *"--step 18: the trace has steps 0 to 17"* ]] || fail "--step 18 exits $code: $err"
+[[ $code == 2 && $err == *"--step 18: the trace has events 0 to 17"* ]] || fail "--step 18 exits $code: $err"
 echo "passed"

@@ -39,6 +39,27 @@ private:
     }
 
 private Q_SLOTS:
+    // The seed's buffer reaches its 64 bytes when b is allocated at event 4 (a at 0, b at 32,
+    // both live, no hole): go_to_peak stops just after that event and the views show the
+    // peak until the cursor moves on.
+    void go_to_peak_stops_where_the_size_was_set() {
+        SimulationController controller;
+        QVERIFY(controller.load_example("seed"));
+        QSignalSpy shown(&controller, &SimulationController::peak_shown);
+        controller.go_to_peak();
+        QCOMPARE(controller.position(), 4u);
+        const BufferPeak* peak = controller.shown_peak();
+        QVERIFY(peak != nullptr);
+        QCOMPARE(peak->size, 64u);
+        QCOMPARE(peak->live.size(), 2u);
+        QVERIFY(peak->holes.empty());
+        QCOMPARE(shown.count(), 1);
+        QCOMPARE(shown.last().at(0).toBool(), true);
+        controller.step_forward();
+        QVERIFY(controller.shown_peak() == nullptr);
+        QCOMPARE(shown.last().at(0).toBool(), false);
+    }
+
     void seed_trace_has_the_seventeen_steps() {
         SimulationController controller;
         QVERIFY(controller.load_example("seed"));

@@ -1,0 +1,127 @@
+#include "gui/peak_panel.hpp"
+
+#include "gui/simulation_controller.hpp"
+#include "gui/text.hpp"
+#include "simulator/analysis/analysis.hpp"
+#include "simulator/trace/explain.hpp"
+
+#include <QTextBrowser>
+#include <QUrl>
+#include <QVBoxLayout>
+
+namespace gallocsim::gui {
+
+namespace {
+
+// What keeps a tensor alive past the peak, from its lifetime under ggml's release rule.
+QString kept_by(const GraphFile& file, const GraphLifetimes& lifetimes, const std::string& name) {
+    const Tensor* tensor = file.context.find(name);
+    const TensorLifetime* lifetime = tensor != nullptr ? lifetimes.find(*tensor) : nullptr;
+    if (lifetime == nullptr) {
+        return {};
+    }
+    switch (lifetime->end) {
+    case LifetimeEnd::last_consumer:
+        return PeakPanel::tr("until its last consumer %1 (node step %2)")
+            .arg(qstr(step_label(file, lifetime->last)).toHtmlEscaped())
+            .arg(lifetime->last);
+    case LifetimeEnd::last_view: return PeakPanel::tr("until its last view is done (node step %1)").arg(lifetime->last);
+    case LifetimeEnd::output: return PeakPanel::tr("a graph output: never freed");
+    case LifetimeEnd::never_released: return PeakPanel::tr("never released");
+    }
+    return {};
+}
+
+} // namespace
+
+PeakPanel::PeakPanel(SimulationController& controller, QWidget* parent)
+    : QWidget(parent), controller_(controller), text_(new QTextBrowser) {
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(2, 2, 2, 2);
+    layout->addWidget(text_);
+    text_->setOpenLinks(false);
+    connect(text_, &QTextBrowser::anchorClicked, this, [this](const QUrl& url) {
+        bool ok = false;
+        const std::size_t index = url.fragment().toULongLong(&ok);
+        if (ok) {
+            controller_.go_to_peak(index);
+        }
+    });
+    connect(&controller_, &SimulationController::graph_changed, this, [this] {
+        stale_ = true;
+        if (isVisible()) {
+            rebuild();
+        }
+    });
+}
+
+void PeakPanel::showEvent(QShowEvent* event) {
+    QWidget::showEvent(event);
+    if (stale_) {
+        rebuild();
+    }
+}
+
+void PeakPanel::rebuild() {
+    stale_ = false;
+    if (!controller_.has_graph()) {
+        text_->clear();
+        return;
+    }
+    const Trace& trace = controller_.trace();
+    const GraphFile& file = controller_.file();
+    const GraphLifetimes lifetimes = compute_lifetimes(file);
+    const Comparison& comparison = controller_.comparison();
+    QString html;
+    for (std::size_t i = 0; i < controller_.peaks().size(); ++i) {
+        const BufferPeak& peak = controller_.peaks()[i];
+        const TraceBuffer& buffer = trace.buffer(peak.buffer_id);
+        html += tr("<h3>Buffer %1 (%2): %3</h3>")
+                    .arg(peak.buffer_id)
+                    .arg(qstr(buffer.type_name).toHtmlEscaped(), qstr(byte_count(peak.size)));
+        if (!peak.event) {
+            html += tr("<p>Nothing was planned in it.</p>");
+            continue;
+        }
+        const TraceEvent& event = trace.events[*peak.event];
+        html += tr("<p>Its high-water mark was set at <b>event %1</b> (%2), node step %3 %4. "
+                   "<a href=\"#%5\">Show it</a></p>")
+                    .arg(*peak.event + 1)
+                    .arg(qstr(kind_name(kind_of(event))))
+                    .arg(node_step(trace, event))
+                    .arg(event.node != kNoTensor ? tr("(%1 running)").arg(qstr(trace.tensor(event.node).name).toHtmlEscaped())
+                                                 : tr("(before the first node)"))
+                    .arg(i);
+        html += tr("<p>Live then: %1, %2</p><table cellspacing=4>")
+                    .arg(qstr(counted(peak.live.size(), "tensor")), qstr(byte_count(peak.live_bytes())));
+        for (const PeakTensor& live : peak.live) {
+            const TraceTensor& tensor = trace.tensor(live.tensor);
+            html += QStringLiteral("<tr><td><span style=\"background:%1\">&nbsp;&nbsp;</span> %2</td><td>%3</td><td align=right>%4</td><td>%5</td></tr>")
+                        .arg(controller_.color(live.tensor).name(), qstr(tensor.name).toHtmlEscaped(),
+                             tensor.role == TensorRole::leaf ? tr("leaf") : qstr(op_name(tensor.op)), human_bytes(live.bytes),
+                             kept_by(file, lifetimes, tensor.name));
+        }
+        html += tr("</table><p>Holes below the high-water mark then: %1, %2</p><ul>")
+                    .arg(qstr(counted(peak.holes.size(), "hole")), qstr(byte_count(peak.hole_bytes())));
+        for (const PeakHole& hole : peak.holes) {
+            html += tr("<li>chunk %1 [%2, %3): %4, %5</li>")
+                        .arg(hole.chunk)
+                        .arg(hole.offset)
+                        .arg(hole.offset + hole.size)
+                        .arg(human_bytes(hole.size),
+                             hole.left_by ? tr("left by event %1").arg(*hole.left_by + 1) : tr("never used yet"));
+        }
+        html += QStringLiteral("</ul>");
+        const auto arena = std::find_if(comparison.arenas.begin(), comparison.arenas.end(),
+                                        [&](const ArenaComparison& a) { return a.buffer_type == buffer.type_name; });
+        if (arena != comparison.arenas.end()) {
+            const AlternativePlan& best = arena->best_alternative();
+            html += tr("<p>In-place-aware lower bound (%1): %2; best other planner on the same blocks, %3: %4.</p>")
+                        .arg(qstr(arena->buffer_type).toHtmlEscaped(), qstr(byte_count(arena->lower_bound.bytes)),
+                             qstr(std::string(best.planner->title)), qstr(byte_count(best.outcome.plan.size)));
+        }
+    }
+    text_->setHtml(html);
+}
+
+} // namespace gallocsim::gui

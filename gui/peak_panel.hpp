@@ -1,0 +1,34 @@
+#pragma once
+// "Why is this buffer so big?", in the GUI: per buffer, the event and node step where its
+// high-water mark was set, the tensors live then (largest first, with what keeps each
+// alive), the holes below the mark and the free that left each, and how far the plan is
+// from the in-place-aware bound and the best other planner. Each buffer's "show" link (and
+// the Peak action) jumps there; the memory map and the timeline then highlight the live
+// set and the holes until the cursor moves on.
+
+#include <QWidget>
+
+class QTextBrowser;
+
+namespace gallocsim::gui {
+
+class SimulationController;
+
+class PeakPanel : public QWidget {
+    Q_OBJECT
+public:
+    explicit PeakPanel(SimulationController& controller, QWidget* parent = nullptr);
+    QTextBrowser& text() { return *text_; }
+
+protected:
+    void showEvent(QShowEvent* event) override;
+
+private:
+    void rebuild();
+
+    SimulationController& controller_;
+    QTextBrowser* text_;
+    bool stale_ = true;
+};
+
+} // namespace gallocsim::gui

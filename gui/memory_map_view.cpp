@@ -17,6 +17,7 @@ namespace {
 constexpr double kHeadingHeight = 24;
 constexpr double kLabelHeight = 18;
 constexpr double kBeforeHeight = 12;
+const QString kFreeListBefore = QStringLiteral("free list before this event ▾");
 constexpr double kBarHeight = 44;
 constexpr double kRowGap = 14;
 constexpr double kChunkRowHeight = kLabelHeight + kBeforeHeight + kBarHeight + kRowGap;
@@ -219,8 +220,17 @@ void MemoryMapView::paint_chunk(QPainter& painter, const Row& row) {
                                        .arg(row.chunk)
                                        .arg(human_bytes(high_water), human_bytes(row.size))
                                  : tr("chunk %1: not created yet").arg(row.chunk);
-    painter.drawText(QRectF(bar.left(), bar.top() - kBeforeHeight - kLabelHeight, width(), kLabelHeight),
-                     Qt::AlignLeft | Qt::AlignVCenter, label);
+    // The label shares its line with "free list before this event" at the right end, when
+    // that is shown: it is elided before it rather than written over it.
+    double label_width = width() - bar.left();
+    if (shows_free_list_before(row)) {
+        QFont small = font;
+        small.setPixelSize(9);
+        label_width = bar.width() - QFontMetricsF(small).horizontalAdvance(kFreeListBefore) - 12;
+    }
+    painter.drawText(QRectF(bar.left(), bar.top() - kBeforeHeight - kLabelHeight, std::max(label_width, 0.0), kLabelHeight),
+                     Qt::AlignLeft | Qt::AlignVCenter,
+                     QFontMetricsF(font).elidedText(label, Qt::ElideRight, std::max(label_width, 0.0)));
 
     // Bytes the chunk does not use yet: blank; free blocks below the high-water mark: hatched.
     painter.setPen(QPen(palette::outline, 1));
@@ -301,6 +311,21 @@ void MemoryMapView::paint_peak(QPainter& painter, const Row& row, const BufferPe
     }
 }
 
+bool MemoryMapView::shows_free_list_before(const Row& row) const {
+    const TraceEvent* event = controller_.cursor().last_event();
+    if (event == nullptr) {
+        return false;
+    }
+    const Trace& trace = controller_.trace();
+    const auto mark = mark_of(trace, *event);
+    if (!mark || trace.buffer(mark->range.buffer_id).allocator != row.allocator || mark->range.chunk != row.chunk) {
+        return false;
+    }
+    const auto* before = free_list(controller_.state_before(), row.allocator, row.chunk);
+    const auto* after = free_list(controller_.state(), row.allocator, row.chunk);
+    return before != nullptr && after != nullptr && *before != *after;
+}
+
 void MemoryMapView::paint_last_step(QPainter& painter, const Row& row, QRectF bar) {
     const TraceEvent* event = controller_.cursor().last_event();
     if (event == nullptr) {
@@ -332,7 +357,7 @@ void MemoryMapView::paint_last_step(QPainter& painter, const Row& row, QRectF ba
         painter.setFont(font);
         painter.setPen(palette::muted_text);
         painter.drawText(QRectF(bar.left(), strip.top() - kLabelHeight, bar.width(), kLabelHeight),
-                         Qt::AlignRight | Qt::AlignVCenter, tr("free list before this event ▾"));
+                         Qt::AlignRight | Qt::AlignVCenter, kFreeListBefore);
     }
     painter.setBrush(Qt::NoBrush);
     if (mark->freed && mark->merge != MergeKind::none) {

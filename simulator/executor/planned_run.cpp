@@ -3,6 +3,7 @@
 #include "reference/graph_allocator.hpp"
 #include "simulator/executor/graph_tensors.hpp"
 #include "simulator/executor/oracle.hpp"
+#include "simulator/model/plan.hpp"
 
 #include <memory>
 #include <vector>
@@ -70,13 +71,7 @@ PlannedRun plan_and_run(GraphFile& file, Planner planner, Executor& executor, co
             }
             continue;
         }
-        TestBufferSettings settings;
-        settings.name = spec.name;
-        settings.alignment = spec.alignment;
-        settings.max_size = spec.max_size.value_or(kSizeMax);
-        settings.alloc_size = spec.alloc_size;
-        settings.fake_base = false;
-        owned.push_back(std::make_unique<TestBufferType>(std::move(settings)));
+        owned.push_back(std::make_unique<TestBufferType>(buffer_type_settings(spec, false)));
     }
     std::vector<BufferType*> types;
     for (int index : file.buffers) {

@@ -5,6 +5,16 @@
 
 namespace gallocsim {
 
+TestBufferSettings buffer_type_settings(const BufferTypeSpec& spec, bool fake_base) {
+    TestBufferSettings settings;
+    settings.name = spec.name;
+    settings.alignment = spec.alignment;
+    settings.max_size = spec.max_size.value_or(kSizeMax);
+    settings.alloc_size = spec.alloc_size;
+    settings.fake_base = fake_base;
+    return settings;
+}
+
 std::vector<std::unique_ptr<TestBufferType>> make_buffer_types(const GraphFile& file) {
     return make_buffer_types(file.buffer_types);
 }
@@ -12,13 +22,7 @@ std::vector<std::unique_ptr<TestBufferType>> make_buffer_types(const GraphFile& 
 std::vector<std::unique_ptr<TestBufferType>> make_buffer_types(std::span<const BufferTypeSpec> specs) {
     std::vector<std::unique_ptr<TestBufferType>> types;
     for (const BufferTypeSpec& spec : specs) {
-        TestBufferSettings settings;
-        settings.name = spec.name;
-        settings.alignment = spec.alignment;
-        settings.max_size = spec.max_size.value_or(kSizeMax);
-        settings.alloc_size = spec.alloc_size;
-        settings.fake_base = true;
-        types.push_back(std::make_unique<TestBufferType>(std::move(settings)));
+        types.push_back(std::make_unique<TestBufferType>(buffer_type_settings(spec, true)));
     }
     return types;
 }

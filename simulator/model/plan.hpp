@@ -15,6 +15,10 @@
 namespace gallocsim {
 
 // One buffer type per spec of the file; fake base addresses, so no memory is touched.
+// The settings a buffer type of a graph file stands for. `fake_base`: planning only, no
+// memory behind the addresses (the executor gives false and gets real buffers).
+TestBufferSettings buffer_type_settings(const BufferTypeSpec& spec, bool fake_base);
+
 std::vector<std::unique_ptr<TestBufferType>> make_buffer_types(const GraphFile& file);
 std::vector<std::unique_ptr<TestBufferType>> make_buffer_types(std::span<const BufferTypeSpec> specs);
 

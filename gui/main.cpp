@@ -1,7 +1,7 @@
 // gallocsim-gui [FILE|DIR]: step through ggml's graph memory planning: a graph file, a saved
 // session, or a capture folder (its calls listed to pick from). With nothing given, the seed
-// walkthrough's example is loaded. --step and --screenshot render the window at a step into a
-// PNG and exit (for documentation images).
+// walkthrough's example is loaded. --at-event or --at-step with --screenshot render the window
+// at a position into a PNG and exit (for documentation images).
 #include "gui/main_window.hpp"
 #include "gui/simulation_controller.hpp"
 
@@ -38,14 +38,19 @@ int main(int argc, char** argv) {
     parser.addVersionOption();
     parser.addPositionalArgument("file", "graph file (ggml-graph/1), saved session or capture folder to open", "[FILE|DIR]");
     const QCommandLineOption example_option("example", "open a built-in example instead of a file", "name");
-    const QCommandLineOption step_option("step", "move the cursor to this event after loading (0: the start)", "n");
+    const QCommandLineOption event_option("at-event", "move the cursor to this event after loading (0: the start)", "K");
+    QCommandLineOption old_step_option("step", "the old name of --at-event", "K");
+    old_step_option.setFlags(QCommandLineOption::HiddenFromHelp);
+    const QCommandLineOption step_option("at-step", "move the cursor to the end of this node step (0: leafs and inputs; i: node i)", "I");
+    const QCommandLineOption axis_option("timeline-axis", "the timeline's x axis: steps (node steps, the default) or events", "axis",
+                                         "steps");
     const QCommandLineOption peak_option("peak", "go to where the largest buffer's size was set, and show the Peak panel");
     const QCommandLineOption screenshot_option("screenshot", "save the window as a PNG and exit", "png");
     const QCommandLineOption size_option("size", "window size for --screenshot (default 1440x900)", "WxH", "1440x900");
     const QCommandLineOption raise_option("raise", "bring a dock to the front: timeline, state, statistics or peak", "dock");
     const QCommandLineOption version_option("ggml-version", "plan by the rules of this ggml version (default: the newest)", "name");
     const QCommandLineOption call_option("call", "in a capture folder, pick this call: K (session 0) or S:K", "call");
-    parser.addOptions({example_option, step_option, peak_option, screenshot_option, size_option, raise_option, version_option,
+    parser.addOptions({example_option, event_option, old_step_option, step_option, axis_option, peak_option, screenshot_option, size_option, raise_option, version_option,
                        call_option});
     {
         // Flags first, without a display: --help, --version and flag errors work anywhere
@@ -96,15 +101,37 @@ int main(int argc, char** argv) {
                   << ": no such call in this capture (give K or S:K, counted from 0)\n";
         return 2;
     }
-    if (parser.isSet(step_option)) {
-        bool ok = false;
-        const qulonglong step = parser.value(step_option).toULongLong(&ok);
-        if (!ok || step > controller.event_count()) {
-            std::cerr << "gallocsim-gui: --step " << parser.value(step_option).toStdString() << ": the trace has events 0 to "
-                      << controller.event_count() << "\n";
+    if (parser.isSet(axis_option)) {
+        const QString axis = parser.value(axis_option);
+        if (axis != "steps" && axis != "events") {
+            std::cerr << "gallocsim-gui: --timeline-axis " << axis.toStdString() << ": give steps or events\n";
             return 2;
         }
-        controller.jump(step);
+        window.set_timeline_axis(axis == "events" ? gallocsim::TimeAxis::events : gallocsim::TimeAxis::node_steps);
+    }
+    for (const QCommandLineOption* option : std::initializer_list<const QCommandLineOption*>{&event_option, &old_step_option}) {
+        if (loaded && parser.isSet(*option)) {
+            const QString name = option->names().front();
+            bool ok = false;
+            const qulonglong event = parser.value(*option).toULongLong(&ok);
+            if (!ok || event > controller.event_count()) {
+                std::cerr << "gallocsim-gui: --" << name.toStdString() << " " << parser.value(*option).toStdString()
+                          << ": the trace has events 0 to " << controller.event_count() << "\n";
+                return 2;
+            }
+            controller.jump(event);
+        }
+    }
+    if (loaded && parser.isSet(step_option)) {
+        bool ok = false;
+        const qulonglong step = parser.value(step_option).toULongLong(&ok);
+        const std::size_t last_step = controller.trace().node_count;
+        if (!ok || step > last_step) {
+            std::cerr << "gallocsim-gui: --at-step " << parser.value(step_option).toStdString() << ": the graph has node steps 0 to "
+                      << last_step << "\n";
+            return 2;
+        }
+        controller.jump(controller.timeline().position_after_node_step(step));
     }
     if (parser.isSet(peak_option)) {
         controller.go_to_peak();

@@ -166,6 +166,11 @@ void MainWindow::build_actions() {
                           [this](bool on) { graph_view_->set_legend_visible(on); });
     legend_action_->setCheckable(true);
     legend_action_->setChecked(true);
+    events_axis_action_ = make(tr("Timeline in &events"), QKeySequence(tr("Ctrl+T")), [this](bool on) {
+        timeline_->set_axis(on ? TimeAxis::events : TimeAxis::node_steps);
+    });
+    events_axis_action_->setCheckable(true);
+    events_axis_action_->setStatusTip(tr("The timeline's x axis: one column per event instead of one per node step"));
     peak_action_ = make(tr("Go to the &peak"), QKeySequence(tr("Ctrl+P")), [this] { controller_->go_to_peak(); });
     peak_action_->setStatusTip(tr("Jump to where the largest buffer's size was set: what was live, and the holes"));
     find_action_ = make(tr("&Find tensor…"), QKeySequence::Find, [this] {
@@ -217,6 +222,7 @@ void MainWindow::build_menus() {
     view_menu_->addAction(zoom_in_action_);
     view_menu_->addAction(zoom_out_action_);
     view_menu_->addAction(legend_action_);
+    view_menu_->addAction(events_axis_action_);
     view_menu_->addSeparator();
     for (QDockWidget* dock : findChildren<QDockWidget*>()) {
         view_menu_->addAction(dock->toggleViewAction());
@@ -376,6 +382,11 @@ void MainWindow::closeEvent(QCloseEvent* event) {
     settings.setValue("window/state", saveState());
     settings.setValue("playback/speed", controller_->speed());
     QMainWindow::closeEvent(event);
+}
+
+void MainWindow::set_timeline_axis(TimeAxis axis) {
+    events_axis_action_->setChecked(axis == TimeAxis::events);
+    timeline_->set_axis(axis);
 }
 
 bool MainWindow::raise_dock(const QString& name) {

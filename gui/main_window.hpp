@@ -6,7 +6,7 @@
 // through a message sink (a dialog by default; tests put in their own).
 
 #include "simulator/model/examples.hpp"
-#include "simulator/trace/trace.hpp"
+#include "simulator/trace/timeline.hpp"
 
 #include <QMainWindow>
 
@@ -65,6 +65,8 @@ public:
     bool open(const QString& path);
     // Writes the view as PNG or SVG, by the path's suffix.
     bool export_view(CanvasView& view, const QString& path);
+    // The timeline's x axis (node steps by default), as View ▸ Timeline in events sets it.
+    void set_timeline_axis(TimeAxis axis);
     // Brings a dock to the front by its short name: events, memory, timeline, state, statistics.
     bool raise_dock(const QString& name);
     // The picture view that last had the focus (the graph at first).
@@ -141,6 +143,7 @@ private:
     QAction* zoom_out_action_ = nullptr;
     QAction* find_action_ = nullptr;
     QAction* legend_action_ = nullptr;
+    QAction* events_axis_action_ = nullptr;  // checked: the timeline's axis is events
     QAction* peak_action_ = nullptr;
 
     MessageSink message_sink_;

@@ -88,7 +88,7 @@ void MemoryMapView::rebuild() {
         for (int allocator = 0; allocator < trace.allocator_count; ++allocator) {
             rows_.push_back({allocator, -1, y, 0});
             y += kHeadingHeight;
-            for (const ChunkExtent& extent : controller_.spans().chunks()) {
+            for (const ChunkExtent& extent : controller_.timeline().chunks()) {
                 if (extent.allocator == allocator) {
                     rows_.push_back({allocator, extent.chunk, y, extent.size});
                     widest_ = std::max(widest_, extent.size);
@@ -121,7 +121,7 @@ QRectF MemoryMapView::block_rect(TensorId tensor) const {
     if (!controller_.has_graph()) {
         return {};
     }
-    const MemorySpan* span = controller_.spans().span_at(tensor, controller_.position());
+    const MemorySpan* span = controller_.timeline().span_at(tensor, controller_.position());
     if (span == nullptr || !span->live_at(controller_.position())) {
         return {};
     }
@@ -138,7 +138,7 @@ std::optional<std::size_t> MemoryMapView::tensor_at(QPointF widget_pos) const {
         return std::nullopt;
     }
     const std::size_t position = controller_.position();
-    for (const MemorySpan& span : controller_.spans().spans()) {
+    for (const MemorySpan& span : controller_.timeline().spans()) {
         if (span.live_at(position) && block_rect(span.tensor).contains(widget_pos)) {
             return static_cast<std::size_t>(span.tensor);
         }
@@ -242,7 +242,7 @@ void MemoryMapView::paint_chunk(QPainter& painter, const Row& row) {
     paint_free_blocks(painter, chunks[static_cast<std::size_t>(row.chunk)].free_blocks, high_water, bar);
 
     // Live tensors.
-    for (const MemorySpan& span : controller_.spans().spans()) {
+    for (const MemorySpan& span : controller_.timeline().spans()) {
         if (span.allocator != row.allocator || span.address.chunk != row.chunk || !span.live_at(position)) {
             continue;
         }
@@ -273,7 +273,7 @@ void MemoryMapView::paint_chunk(QPainter& painter, const Row& row) {
     }
 
     if (const auto selected = controller_.selected()) {
-        const MemorySpan* span = controller_.spans().span_at(*selected, position);
+        const MemorySpan* span = controller_.timeline().span_at(*selected, position);
         if (span != nullptr && span->live_at(position) && span->allocator == row.allocator && span->address.chunk == row.chunk) {
             painter.setPen(QPen(palette::selection, 2.5, Qt::DashLine));
             painter.setBrush(Qt::NoBrush);

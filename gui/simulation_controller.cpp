@@ -21,6 +21,24 @@ namespace {
 
 constexpr auto kSessionFormat = "gallocsim-session/1";
 
+// "node steps 3 to 7 (events 12 to 40, freed)": a span on both axes of time.
+QString lifetime_text(const Timeline& timeline, const MemorySpan& span) {
+    const std::size_t first = timeline.step_in_plan(span.first_step);
+    const std::size_t last = timeline.step_in_plan(span.last_step);
+    QString steps = first == last ? QObject::tr("node step %1").arg(first) : QObject::tr("node steps %1 to %2").arg(first).arg(last);
+    if (timeline.plan_count() > 1) {
+        steps += QObject::tr(" of plan %1").arg(span.plan + 1);
+    }
+    const QString given = QObject::tr("%1 (given memory by event %2, ").arg(steps).arg(span.first);
+    switch (span.how_it_ends) {
+    case SpanEnd::kept: return given + QObject::tr("kept to the end)");
+    case SpanEnd::freed: return given + QObject::tr("freed by event %1)").arg(span.end);
+    case SpanEnd::handed_over: return given + QObject::tr("handed over in place by event %1)").arg(span.end);
+    case SpanEnd::replanned: return given + QObject::tr("held until the next plan started at event %1)").arg(span.end + 1);
+    }
+    return steps;
+}
+
 QString flags_text(const TraceTensor& tensor) {
     QStringList names;
     for (const auto& [flag, name] : kFlagNames) {
@@ -35,7 +53,7 @@ QString flags_text(const TraceTensor& tensor) {
 
 SimulationController::Loaded::Loaded(GraphFile graph, Trace trace, QString from)
     : file(std::move(graph)), cursor(std::move(trace)), final_state(cursor.state_at(cursor.size())),
-      spans(cursor.trace()), explanations(explain_all(cursor.trace())), source(std::move(from)),
+      timeline(cursor.trace()), explanations(explain_all(cursor.trace())), source(std::move(from)),
       peaks(buffer_peaks(cursor.trace())) {
     colors.reserve(cursor.trace().tensors.size());
     for (const TraceTensor& tensor : cursor.trace().tensors) {
@@ -480,7 +498,7 @@ QString SimulationController::describe_tensor(TensorId id) const {
     } else if (tensor.is_view()) {
         lines << tr("view of %1 at +%2").arg(qstr(trace().tensor(tensor.view_src).name).toHtmlEscaped()).arg(tensor.view_offs);
     }
-    const MemorySpan* span = spans().span_at(id, position());
+    const MemorySpan* span = timeline().span_at(id, position());
     if (span != nullptr) {
         const TraceBuffer& buffer = trace().buffer(span->buffer_id);
         lines << tr("memory: buffer %1 (%2), chunk %3, offset %4, %5")
@@ -489,19 +507,14 @@ QString SimulationController::describe_tensor(TensorId id) const {
                      .arg(span->address.chunk)
                      .arg(span->address.offset)
                      .arg(qstr(byte_count(span->size)));
-        const QString until = span->how_it_ends == SpanEnd::kept
-                                  ? tr("the end")
-                                  : tr("event %1 (%2)").arg(span->end).arg(span->how_it_ends == SpanEnd::freed
-                                                                                  ? tr("freed")
-                                                                                  : tr("handed over in place"));
-        lines << tr("lifetime: from event %1 to %2").arg(span->first).arg(until);
+        lines << tr("lifetime: %1").arg(lifetime_text(timeline(), *span));
     }
     static const char* const life_names[] = {QT_TR_NOOP("no memory of its own yet"), QT_TR_NOOP("live"),
                                              QT_TR_NOOP("handed over in place"), QT_TR_NOOP("freed")};
     if (!tensor.external && !tensor.is_view()) {
         lines << tr("now: %1").arg(tr(life_names[static_cast<int>(now.life)]));
     }
-    if (const auto placing = spans().placing_event(id)) {
+    if (const auto placing = timeline().placing_event(id)) {
         lines << tr("why there (event %1): %2").arg(*placing + 1).arg(qstr(explanation(*placing)).toHtmlEscaped());
     }
     return lines.join("<br>");

@@ -9,7 +9,7 @@
 // Errors (unreadable files, bad settings) never replace what is shown: the controller
 // emits error_occurred with a title and a message naming the problem and keeps the graph.
 
-#include "gui/trace_spans.hpp"
+#include "simulator/trace/timeline.hpp"
 #include "simulator/analysis/analysis_plans.hpp"
 #include "simulator/model/capture_session.hpp"
 #include "simulator/trace/cursor.hpp"
@@ -50,7 +50,7 @@ public:
     // The state one step earlier (the same as state() at the start): what the last step changed.
     const SimState& state_before() const { return before_; }
     const SimState& final_state() const { return loaded_->final_state; }
-    const TraceSpans& spans() const { return loaded_->spans; }
+    const Timeline& timeline() const { return loaded_->timeline; }
     const std::string& explanation(std::size_t event) const { return loaded_->explanations.at(event); }
     // The tensor's colour in every view (tensor_color of its name, worked out once).
     const QColor& color(TensorId tensor) const { return loaded_->colors[static_cast<std::size_t>(tensor)]; }
@@ -169,7 +169,7 @@ private:
         GraphFile file;
         Cursor cursor;
         SimState final_state;
-        TraceSpans spans;
+        Timeline timeline;
         std::vector<std::string> explanations;
         std::vector<QColor> colors;
         QString source;

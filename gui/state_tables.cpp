@@ -168,7 +168,7 @@ QVariant TensorRecordModel::data(const QModelIndex& index, int role) const {
     }
     // Buffer, chunk and offset mean something only once the tensor has been given memory.
     const bool placed = now.life != TensorLife::none;
-    const MemorySpan* span = controller_.spans().span_at(id, controller_.position());
+    const MemorySpan* span = controller_.timeline().span_at(id, controller_.position());
     switch (index.column()) {
     case name:
         return qstr(tensor.name);

@@ -13,7 +13,19 @@ namespace gallocsim::gui {
 
 namespace {
 constexpr double kBandGapShare = 0.06;  // the gap between bands, as a share of the tallest band
+
+// The smallest of 1, 2, 5, 10, 20, 50, ... that is at least `least`.
+std::size_t tick_spacing(double least) {
+    for (std::size_t decade = 1; decade < (std::size_t{1} << 60); decade *= 10) {
+        for (std::size_t m : {1, 2, 5}) {
+            if (static_cast<double>(m * decade) >= least) {
+                return m * decade;
+            }
+        }
+    }
+    return std::size_t{1} << 60;
 }
+} // namespace
 
 TimelineView::TimelineView(SimulationController& controller, QWidget* parent)
     : CanvasView(parent), controller_(controller) {
@@ -31,12 +43,12 @@ void TimelineView::rebuild() {
     peak_position_ = peak_bytes_ = 0;
     if (controller_.has_graph()) {
         std::size_t tallest = 1;
-        for (const ChunkExtent& extent : controller_.spans().chunks()) {
+        for (const ChunkExtent& extent : controller_.timeline().chunks()) {
             tallest = std::max(tallest, extent.size);
         }
         const double gap = static_cast<double>(tallest) * kBandGapShare;
         double y = 0;
-        for (const ChunkExtent& extent : controller_.spans().chunks()) {
+        for (const ChunkExtent& extent : controller_.timeline().chunks()) {
             y += static_cast<double>(std::max<std::size_t>(extent.size, 1));
             bands_.push_back({extent.allocator, extent.chunk, extent.size, y});
             y += gap;
@@ -52,8 +64,38 @@ void TimelineView::rebuild() {
     fit_to_window();
 }
 
+void TimelineView::set_axis(TimeAxis axis) {
+    if (axis != axis_) {
+        axis_ = axis;
+        cache_stale_ = true;
+        fit_to_window();
+    }
+}
+
+double TimelineView::axis_length() const {
+    if (!controller_.has_graph()) {
+        return 1;
+    }
+    const auto length = axis_ == TimeAxis::events ? controller_.event_count() : controller_.timeline().step_count();
+    return std::max(1.0, static_cast<double>(length));
+}
+
+double TimelineView::x_of_position(std::size_t position) const {
+    return axis_ == TimeAxis::events ? static_cast<double>(position) : controller_.timeline().step_coordinate(position);
+}
+
+QString TimelineView::position_text(std::size_t position) const {
+    if (axis_ == TimeAxis::events || position == 0) {
+        return tr("event %1").arg(position);
+    }
+    const Timeline& timeline = controller_.timeline();
+    const std::size_t step = timeline.step_of_event(position - 1);
+    const QString plan = timeline.plan_count() > 1 ? tr(" of plan %1").arg(timeline.plan_of_step(step) + 1) : QString();
+    return tr("node step %1%2 · event %3").arg(timeline.step_in_plan(step)).arg(plan).arg(position);
+}
+
 QRectF TimelineView::scene_bounds() const {
-    return {0, 0, std::max(1.0, static_cast<double>(controller_.event_count())), height_};
+    return {0, 0, axis_length(), height_};
 }
 
 const TimelineView::Band* TimelineView::band_of(int allocator, int chunk) const {
@@ -70,14 +112,22 @@ QRectF TimelineView::scene_rect_of(const MemorySpan& span) const {
     if (band == nullptr) {
         return {};
     }
+    const double top = band->bottom - static_cast<double>(span.address.offset + span.size);
+    if (axis_ == TimeAxis::node_steps) {
+        // A column per node step, from the step that gave it memory to the last it held it in;
+        // the column where a node took its memory over in place is drawn as the node's.
+        const auto first = static_cast<double>(span.first_step);
+        const bool handed_on = span.how_it_ends == SpanEnd::handed_over && span.last_step > span.first_step;
+        const auto end = static_cast<double>(handed_on ? span.last_step : span.last_step + 1);
+        return {first, top, end - first, static_cast<double>(span.size)};
+    }
     // A span kept to the end reaches the last position.
     const double end = static_cast<double>(std::min(span.end, controller_.event_count()));
-    const double top = band->bottom - static_cast<double>(span.address.offset + span.size);
     return {static_cast<double>(span.first), top, end - static_cast<double>(span.first), static_cast<double>(span.size)};
 }
 
 QRectF TimelineView::span_rect(TensorId tensor) const {
-    const MemorySpan* span = controller_.has_graph() ? controller_.spans().span_at(tensor, controller_.position()) : nullptr;
+    const MemorySpan* span = controller_.has_graph() ? controller_.timeline().span_at(tensor, controller_.position()) : nullptr;
     return span != nullptr ? map_to_widget(scene_rect_of(*span)) : QRectF();
 }
 
@@ -86,7 +136,7 @@ std::optional<std::size_t> TimelineView::tensor_at(QPointF widget_pos) const {
         return std::nullopt;
     }
     const QPointF scene = map_to_scene(widget_pos);
-    for (const MemorySpan& span : controller_.spans().spans()) {
+    for (const MemorySpan& span : controller_.timeline().spans()) {
         if (scene_rect_of(span).contains(scene)) {
             return static_cast<std::size_t>(span.tensor);
         }
@@ -124,7 +174,7 @@ void TimelineView::paint_scene(QPainter& painter) {
 void TimelineView::paint_memory(QPainter& painter) {
     const Trace& trace = controller_.trace();
     const QRectF visible = visible_scene_rect();
-    const double steps = std::max(1.0, static_cast<double>(controller_.event_count()));
+    const double steps = axis_length();
     QFont font = this->font();
     font.setPixelSize(11);
     painter.setFont(font);
@@ -149,17 +199,47 @@ void TimelineView::paint_memory(QPainter& painter) {
 
     // Memory spans.
     painter.setRenderHint(QPainter::Antialiasing, false);
-    const bool outlines = controller_.spans().spans().size() < 2000 || scale_x() > 2;
-    for (const MemorySpan& span : controller_.spans().spans()) {
+    const bool outlines = controller_.timeline().spans().size() < 2000 || scale_x() > 2;
+    const QFontMetricsF metrics(painter.font());
+    for (const MemorySpan& span : controller_.timeline().spans()) {
         const QRectF scene = scene_rect_of(span);
         if (!scene.intersects(visible)) {
             continue;
         }
+        const QRectF r = map_to_widget(scene);
         painter.setPen(outlines ? QPen(palette::outline, 0.5) : Qt::NoPen);
         painter.setBrush(controller_.color(span.tensor));
-        painter.drawRect(map_to_widget(scene));
+        painter.drawRect(r);
+        // The name, where it fits whole (as the SVG render does).
+        const QString name = qstr(trace.tensor(span.tensor).name);
+        if (r.height() >= metrics.height() + 2 && r.width() >= metrics.horizontalAdvance(name) + 6) {
+            painter.setPen(palette::text);
+            painter.drawText(r, Qt::AlignCenter, name);
+        }
     }
     painter.setRenderHint(QPainter::Antialiasing);
+    paint_step_ticks(painter);
+}
+
+// Ticks along the bottom edge at round steps (or events), at least 60 pixels apart.
+void TimelineView::paint_step_ticks(QPainter& painter) {
+    const double pixels_per_unit = map_to_widget(QPointF(1, 0)).x() - map_to_widget(QPointF(0, 0)).x();
+    if (pixels_per_unit <= 0) {
+        return;
+    }
+    const std::size_t every = tick_spacing(60 / pixels_per_unit);
+    const QRectF visible = visible_scene_rect();
+    const double bottom = height() - 4;
+    painter.setPen(palette::muted_text);
+    const auto first = static_cast<std::size_t>(std::max(0.0, visible.left()) / static_cast<double>(every)) * every;
+    for (std::size_t unit = first; static_cast<double>(unit) <= std::min(visible.right(), axis_length()); unit += every) {
+        // On the node-step axis the label sits in the middle of its column.
+        const double middle = axis_ == TimeAxis::node_steps ? 0.5 : 0.0;
+        const double x = map_to_widget(QPointF(static_cast<double>(unit) + middle, 0)).x();
+        painter.drawLine(QPointF(x, bottom - 4), QPointF(x, bottom));
+        const std::size_t shown = axis_ == TimeAxis::node_steps ? controller_.timeline().step_in_plan(unit) : unit;
+        painter.drawText(QRectF(x - 30, bottom - 18, 60, 14), Qt::AlignCenter, QString::number(shown));
+    }
 
 }
 
@@ -178,13 +258,13 @@ void TimelineView::paint_cursor_marks(QPainter& painter) {
     }
     if (const auto selected = controller_.selected()) {
         painter.setPen(QPen(palette::selection, 2.5, Qt::DashLine));
-        for (const MemorySpan* span : controller_.spans().spans_of(*selected)) {
+        for (const MemorySpan* span : controller_.timeline().spans_of(*selected)) {
             painter.drawRect(map_to_widget(scene_rect_of(*span)).adjusted(-2, -2, 2, 2));
         }
     }
 
     // The peak of live bytes, and the cursor.
-    const double peak_x = map_to_widget(QPointF(static_cast<double>(peak_position_), 0)).x();
+    const double peak_x = map_to_widget(QPointF(x_of_position(peak_position_), 0)).x();
     painter.setPen(QPen(QColor(120, 60, 160), 1.5, Qt::DashLine));
     painter.drawLine(QPointF(peak_x, 14), QPointF(peak_x, height()));
     // Labels sit right of their line, or left of it near the right edge.
@@ -194,18 +274,18 @@ void TimelineView::paint_cursor_marks(QPainter& painter) {
         painter.drawText(QRectF(left ? x - width : x + 4, y, width, 16), (left ? Qt::AlignRight : Qt::AlignLeft) | Qt::AlignVCenter,
                          text);
     };
-    label(peak_x, 0, tr("peak: %1 live at event %2").arg(human_bytes(peak_bytes_)).arg(peak_position_));
+    label(peak_x, 0, tr("peak: %1 live at %2").arg(human_bytes(peak_bytes_)).arg(position_text(peak_position_)));
     if (const BufferPeak* peak = controller_.shown_peak()) {
         // Where go_to_peak stopped: the event that set a buffer's size.
         painter.setPen(QPen(QColor(200, 30, 30), 2));
-        const double x = map_to_widget(QPointF(static_cast<double>(*peak->event + 1), 0)).x();
+        const double x = map_to_widget(QPointF(x_of_position(*peak->event + 1), 0)).x();
         painter.drawLine(QPointF(x, 14), QPointF(x, height()));
         label(x, 16, tr("buffer %1 reaches %2 here").arg(peak->buffer_id).arg(human_bytes(peak->size)));
     }
-    const double cursor_x = map_to_widget(QPointF(static_cast<double>(controller_.position()), 0)).x();
+    const double cursor_x = map_to_widget(QPointF(x_of_position(controller_.position()), 0)).x();
     painter.setPen(QPen(palette::cursor, 2));
     painter.drawLine(QPointF(cursor_x, 0), QPointF(cursor_x, height()));
-    label(cursor_x, height() - 18, tr("event %1").arg(controller_.position()));
+    label(cursor_x, height() - 36, position_text(controller_.position()));
 }
 
 } // namespace gallocsim::gui

@@ -1,12 +1,15 @@
 #pragma once
-// Memory over the whole trace: x is the step (events applied), y the offset in a chunk
-// (0 at the bottom of the chunk's band; chunks are stacked bands). Each stretch of a
-// tensor's memory is a rectangle in its colour from the step that gave it to the step
-// that took it; the cursor is a red line and the step where the most bytes are live is
-// marked. Clicking a rectangle selects its tensor everywhere.
+// Memory over the whole trace, drawn from the simulator's Timeline (as the SVG render is):
+// y is the offset in a chunk (0 at the bottom of the chunk's band; chunks are stacked
+// bands); x is time, in node steps (the default: one column per node, as `gallocsim render`
+// draws it) or in events (every event its own column, the counting pass included). Each
+// stretch of a tensor's memory is a rectangle in its colour, named where the name fits;
+// the cursor is a red line (on the node-step axis it moves through its step's column as
+// the step's events apply) and the event where the most bytes are live is marked.
+// Clicking a rectangle selects its tensor everywhere.
 
 #include "gui/canvas_view.hpp"
-#include "simulator/trace/trace.hpp"
+#include "simulator/trace/timeline.hpp"
 
 #include <QPixmap>
 
@@ -15,12 +18,14 @@
 namespace gallocsim::gui {
 
 class SimulationController;
-struct MemorySpan;
 
 class TimelineView : public CanvasView {
     Q_OBJECT
 public:
     explicit TimelineView(SimulationController& controller, QWidget* parent = nullptr);
+
+    TimeAxis axis() const { return axis_; }
+    void set_axis(TimeAxis axis);
 
     // The rectangle of a tensor's memory live at the cursor, in widget coordinates.
     QRectF span_rect(TensorId tensor) const;
@@ -43,9 +48,14 @@ private:
     void paint_memory(QPainter& painter);        // bands and spans: the same at every step
     void paint_cursor_marks(QPainter& painter);  // the last step's tensors, selection, peak, cursor
     QRectF scene_rect_of(const MemorySpan& span) const;
+    double x_of_position(std::size_t position) const;  // a cursor position on the axis shown
+    double axis_length() const;
+    QString position_text(std::size_t position) const;  // "node step 3 · event 12" or "event 12"
+    void paint_step_ticks(QPainter& painter);
     const Band* band_of(int allocator, int chunk) const;
 
     SimulationController& controller_;
+    TimeAxis axis_ = TimeAxis::node_steps;
     std::vector<Band> bands_;
     double height_ = 1;
     std::size_t peak_position_ = 0;

@@ -8,6 +8,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <map>
+#include <set>
 
 namespace gallocsim {
 namespace {
@@ -25,7 +27,7 @@ protected:
     GraphFile file = sched_issue_example();
     GgmlPlan plan = run_ggml_plan(file);
     GraphLifetimes lifetimes = compute_lifetimes(file);
-    PlanPicture picture = ggml_plan_picture(file, lifetimes, plan);
+    PlanPicture picture = ggml_plan_picture(file, record_trace(file), plan);
 };
 
 // ggml's plan of the sched-issue graph, one 96-byte chunk:
@@ -155,7 +157,7 @@ TEST(Render, ChunksAreBandsOfTheirOwn) {
     ASSERT_EQ(file.expected->chunk_sizes.size(), 1u);
     ASSERT_EQ(upstream_chunks.size(), 3u);
     const GgmlPlan plan = run_ggml_plan(file);
-    const PlanPicture picture = ggml_plan_picture(file, compute_lifetimes(file), plan);
+    const PlanPicture picture = ggml_plan_picture(file, record_trace(file), plan);
     ASSERT_EQ(picture.bands.size(), 3u);
     for (std::size_t chunk = 0; chunk < 3; ++chunk) {
         EXPECT_EQ(picture.bands[chunk].label, "CPU chunk " + std::to_string(chunk));
@@ -172,6 +174,64 @@ TEST(Render, AnotherPlannersArena) {
     EXPECT_EQ(picture.bands[0].size, 124u);
     EXPECT_EQ(picture.step_labels.size(), 9u);  // steps 0-8, numbered
     EXPECT_NE(render_timeline_svg(picture).find("data-step=\"5\" data-bytes=\"124\""), std::string::npos);
+}
+
+} // namespace
+} // namespace gallocsim
+
+namespace gallocsim {
+namespace {
+
+// The render draws ggml's plan from the trace's timeline; the graph's lifetimes are worked
+// out from the graph alone by the release rule (analysis.hpp). The two must agree on every
+// golden file: a tensor outside ggml's in-place pairs is drawn over exactly its lifetime's
+// node steps, at the offset the plan gave it; a parent whose bytes a node took over is drawn
+// up to that node's step, where the node's block starts.
+TEST(Render, GgmlsPictureAgreesWithTheGraphsLifetimesOnEveryGoldenFile) {
+    std::size_t compared = 0;
+    testing::for_each_golden_file("", [&](const std::filesystem::path& path) {
+        GraphFile file = load_graph_file(path);
+        const GgmlPlan plan = run_ggml_plan(file);
+        if (!plan.run.error.empty()) {
+            return;
+        }
+        const GraphLifetimes lifetimes = compute_lifetimes(file);
+        const PlanPicture picture = ggml_plan_picture(file, record_trace(file), plan);
+        std::map<std::string, std::vector<const PictureBlock*>> blocks;
+        for (const PictureBand& band : picture.bands) {
+            for (const PictureBlock& block : band.blocks) {
+                blocks[block.name].push_back(&block);
+            }
+        }
+        std::set<std::string> in_place;
+        for (const auto& [node, parent] : plan.in_place) {
+            in_place.insert(node);
+            in_place.insert(parent);
+            ASSERT_TRUE(blocks.contains(node) && blocks.contains(parent)) << node << " in place of " << parent;
+            // (A graph input taken over during the counting pass gets memory again later, so
+            // a parent can have a second block: one of them is the one handed over.)
+            const PictureBlock& taker = *blocks[node].front();
+            EXPECT_TRUE(std::ranges::any_of(blocks[parent], [&](const PictureBlock* given) {
+                return given->last == taker.first && given->offset == taker.offset;
+            })) << node << " in place of " << parent;
+        }
+        for (const TensorLifetime& lifetime : lifetimes.tensors) {
+            const std::string& name = lifetime.tensor->name;
+            if (in_place.contains(name)) {
+                continue;
+            }
+            ASSERT_EQ(blocks[name].size(), 1u) << name;
+            const PictureBlock& block = *blocks[name].front();
+            EXPECT_EQ(block.first, lifetime.first) << name;
+            EXPECT_EQ(block.last, lifetime.last) << name;
+            const auto placed = std::ranges::find(plan.run.plan.tensors, name, &std::pair<std::string, PlannedPlace>::first);
+            ASSERT_NE(placed, plan.run.plan.tensors.end()) << name;
+            EXPECT_EQ(block.offset, placed->second.offset) << name;
+            EXPECT_EQ(block.size, lifetime.aligned_size) << name;
+            ++compared;
+        }
+    });
+    EXPECT_GT(compared, 10000u);  // the corpus has 65,560 leafs and nodes; most are not in place
 }
 
 } // namespace

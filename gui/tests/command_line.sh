@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # gallocsim-gui's command line without a display: --help and --version work anywhere, a bad
-# flag or a --step past the trace is a usage error (exit 2). The seed trace has 17 events
-# (docs/tutorial.md walks through them), so --step 18 is out of range.
+# flag, a position past the trace or an unknown axis is a usage error (exit 2). The seed
+# trace has 17 events (docs/tutorial.md walks through them), so event 18 is out of range; its
+# graph has one node, so node steps 0 and 1 exist and 2 does not.
 set -u
 gui=$1 version=$2
 fail() { echo "FAIL: $*"; exit 1; }
@@ -13,4 +14,10 @@ env -u DISPLAY QT_QPA_PLATFORM= "$gui" --bogus 2>/dev/null; code=$?
 [[ $code == 2 ]] || fail "an unknown flag exits $code, not 2"
 err=$(QT_QPA_PLATFORM=offscreen "$gui" --step 18 --screenshot /dev/null 2>&1); code=$?
 [[ $code == 2 && $err == *"--step 18: the trace has events 0 to 17"* ]] || fail "--step 18 exits $code: $err"
+err=$(QT_QPA_PLATFORM=offscreen "$gui" --at-event 18 --screenshot /dev/null 2>&1); code=$?
+[[ $code == 2 && $err == *"--at-event 18: the trace has events 0 to 17"* ]] || fail "--at-event 18 exits $code: $err"
+err=$(QT_QPA_PLATFORM=offscreen "$gui" --at-step 2 --screenshot /dev/null 2>&1); code=$?
+[[ $code == 2 && $err == *"--at-step 2: the graph has node steps 0 to 1"* ]] || fail "--at-step 2 exits $code: $err"
+err=$(QT_QPA_PLATFORM=offscreen "$gui" --timeline-axis time --screenshot /dev/null 2>&1); code=$?
+[[ $code == 2 && $err == *"--timeline-axis time: give steps or events"* ]] || fail "--timeline-axis time exits $code: $err"
 echo "passed"

@@ -193,7 +193,7 @@ private Q_SLOTS:
         controller.to_last();
         const TensorState& b = controller.state().tensor(*controller.find_tensor("b"));
         QCOMPARE(b.record.address, (BufferAddress{1, 0}));
-        QCOMPARE(controller.spans().chunks().size(), 2u);
+        QCOMPARE(controller.timeline().chunks().size(), 2u);
     }
 
     // a (8 f32, 32 bytes, input) feeds only c = clamp(a), an output; alignment 32. CLAMP
@@ -300,7 +300,9 @@ private Q_SLOTS:
         controller.jump(4);
         const QString b = controller.describe_tensor(*controller.find_tensor("b"));
         QVERIFY2(b.contains("chunk 0, offset 32"), qPrintable(b));
-        QVERIFY2(b.contains("lifetime: from event 4 to event 12 (freed)"), qPrintable(b));
+        // b is leaf b (node step 0), freed after mul, the only node (node step 1); the seed's
+        // trace gives it memory at event 4 and frees it at event 12 (see `gallocsim trace seed`).
+        QVERIFY2(b.contains("lifetime: node steps 0 to 1 (given memory by event 4, freed by event 12)"), qPrintable(b));
         // Why b is where it is: what explain() says of step 4, which placed it.
         const Trace& trace = controller.trace();
         const QString why = QString::fromStdString(explain(trace, replay(trace, 3), 3)).toHtmlEscaped();

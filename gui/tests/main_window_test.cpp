@@ -205,6 +205,27 @@ private Q_SLOTS:
         QCOMPARE(controller().selected(), std::optional(id("mul")));
     }
 
+    // The seed's a is live from event 3 to its hand-over to mul at event 9, b from event 4
+    // until freed at event 12 (`gallocsim trace seed`); both in node steps 0 (leafs) and 1 (mul),
+    // where mul takes a's bytes over.
+    void the_timeline_counts_node_steps_unless_told_events() {
+        controller().jump(4);
+        TimelineView& timeline = window_->timeline();
+        QCOMPARE(timeline.axis(), TimeAxis::node_steps);
+        // b over both columns; a over step 0 only, as step 1's column of its bytes is mul's.
+        QCOMPARE(timeline.span_rect(id("a")).left(), timeline.span_rect(id("b")).left());
+        QCOMPARE(timeline.span_rect(id("b")).width(), 2 * timeline.span_rect(id("a")).width());
+
+        QTest::keyClick(window_.get(), Qt::Key_T, Qt::ControlModifier);
+        QCOMPARE(timeline.axis(), TimeAxis::events);
+        const QRectF a = timeline.span_rect(id("a")), b = timeline.span_rect(id("b"));
+        QVERIFY2(std::abs(b.width() / a.width() - 8.0 / 6.0) < 1e-9, qPrintable(QString::number(b.width() / a.width())));
+        QVERIFY(b.left() > a.left());
+
+        window_->set_timeline_axis(TimeAxis::node_steps);
+        QCOMPARE(timeline.axis(), TimeAxis::node_steps);
+    }
+
     void searching_by_name_selects_the_tensor() {
         QTest::keyClick(window_.get(), Qt::Key_F, Qt::ControlModifier);
         QVERIFY(window_->search_box().hasFocus());

@@ -3,6 +3,7 @@
 #include "simulator/model/amount_text.hpp"
 #include "simulator/model/tensor_colour.hpp"
 #include "simulator/model/visible_text.hpp"
+#include "simulator/trace/timeline.hpp"
 
 #include "reference/dynamic_allocator.hpp"
 
@@ -145,15 +146,12 @@ std::string step_name(const PlanPicture& picture, int step) {
 
 } // namespace
 
-PlanPicture ggml_plan_picture(const GraphFile& file, const GraphLifetimes& lifetimes, const GgmlPlan& plan) {
+PlanPicture ggml_plan_picture(const GraphFile& file, const Trace& trace, const GgmlPlan& plan) {
     PlanPicture picture;
     picture.title = (file.name.empty() ? std::string("graph") : file.name) + ": ggml's plan";
-    for (int step = 0; step < lifetimes.step_count; ++step) {
-        picture.step_labels.push_back(step_label(file, step));
-    }
-    std::unordered_map<std::string, const PlannedPlace*> placed;
-    for (const auto& [name, place] : plan.run.plan.tensors) {
-        placed.emplace(name, &place);
+    const Timeline timeline(trace);
+    for (std::size_t step = 0; step < timeline.steps_per_plan(); ++step) {
+        picture.step_labels.push_back(step_label(file, static_cast<int>(step)));
     }
     // band index of (buffer id, chunk)
     std::vector<std::vector<std::size_t>> band_of(plan.run.plan.chunk_sizes.size());
@@ -167,20 +165,19 @@ PlanPicture ggml_plan_picture(const GraphFile& file, const GraphLifetimes& lifet
             picture.bands.push_back({label + " chunk " + std::to_string(c), chunks[c], {}});
         }
     }
-    for (const TensorLifetime& lifetime : lifetimes.tensors) {
-        const auto it = placed.find(lifetime.tensor->name);
-        if (it == placed.end()) {
+    // The spans of the plan that holds (a trace's last), in the order the trace gave memory.
+    // Buffer ids of one buffer type share its allocator's memory: the plan's chunks are
+    // under the lowest of them.
+    const std::size_t last_plan = timeline.plan_count() - 1;
+    const std::vector<int> allocator_ids = trace.allocator_buffer_ids();
+    for (const MemorySpan& span : timeline.spans()) {
+        const auto id = static_cast<std::size_t>(allocator_ids.at(static_cast<std::size_t>(span.allocator)));
+        if (span.plan != last_plan || id >= band_of.size() || static_cast<std::size_t>(span.address.chunk) >= band_of[id].size()) {
             continue;
         }
-        const PlannedPlace& place = *it->second;
-        const auto id = static_cast<std::size_t>(place.buffer);
-        if (id >= band_of.size() || static_cast<std::size_t>(place.chunk) >= band_of[id].size()) {
-            continue;
-        }
-        const BufferTypeSpec& spec = file.buffer_types[static_cast<std::size_t>(file.buffers[id])];
-        const std::size_t size = align_up(alloc_size_by_rule(spec.alloc_size, *lifetime.tensor), spec.alignment);
-        picture.bands[band_of[id][static_cast<std::size_t>(place.chunk)]].blocks.push_back(
-            {lifetime.tensor->name, lifetime.first, lifetime.last, place.offset, size});
+        picture.bands[band_of[id][static_cast<std::size_t>(span.address.chunk)]].blocks.push_back(
+            {trace.tensor(span.tensor).name, static_cast<int>(timeline.step_in_plan(span.first_step)),
+             static_cast<int>(timeline.step_in_plan(span.last_step)), span.address.offset, span.size});
     }
     return picture;
 }

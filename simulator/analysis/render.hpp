@@ -7,6 +7,7 @@
 // data-* attributes (name, offset, size, steps) so pictures can be read back by tools.
 
 #include "simulator/analysis/analysis_plans.hpp"
+#include "simulator/trace/trace.hpp"
 
 #include <cstddef>
 #include <string>
@@ -35,9 +36,11 @@ struct PlanPicture {
     std::vector<PictureBand> bands;
 };
 
-// ggml's plan of a graph: a band per chunk of each buffer (in buffer id order), each
-// tensor with a lifetime drawn where ggml put it, at its alloc size.
-PlanPicture ggml_plan_picture(const GraphFile& file, const GraphLifetimes& lifetimes, const GgmlPlan& plan);
+// ggml's plan of a graph: a band per chunk of each buffer (in buffer id order, sized as the
+// plan's chunks), each stretch of a tensor's memory drawn from the trace's Timeline (the
+// model the GUI's timeline draws too): where ggml put it, at its aligned alloc size, over the
+// node steps it held the memory. A trace of several plans draws its last.
+PlanPicture ggml_plan_picture(const GraphFile& file, const Trace& trace, const GgmlPlan& plan);
 // Another planner's layout of one arena (one band), with the graph's step labels if any.
 PlanPicture arena_plan_picture(std::string title, const ArenaProblem& problem, const ArenaPlan& plan,
                                std::vector<std::string> step_labels);

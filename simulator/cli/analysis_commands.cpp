@@ -410,7 +410,7 @@ int render(const RenderOptions& options, std::ostream& out, std::ostream& err) {
                 err << options.graph.input << ": ggml's plan failed: " << ggml.run.error << "\n";
                 return 1;
             }
-            picture = ggml_plan_picture(file, lifetimes, ggml);
+            picture = ggml_plan_picture(file, record_trace(file, chosen_profile(options.graph.ggml_version)), ggml);
         } else {
             const Planner* planner = find_planner(options.planner);
             if (planner == nullptr) {

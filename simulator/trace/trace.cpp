@@ -1,6 +1,7 @@
 #include "simulator/trace/trace.hpp"
 
 #include "simulator/model/plan.hpp"
+#include "simulator/trace/overloaded.hpp"
 
 #include <algorithm>
 #include <array>
@@ -15,14 +16,6 @@ static_assert(std::is_trivially_copyable_v<TraceEvent>);
 static_assert(sizeof(TraceEvent) <= 56);
 
 namespace {
-
-template <typename... F>
-struct Overloaded : F... {
-    using F::operator()...;
-};
-// Spelled out for clang 14 (the fuzz preset), which lacks C++20's aggregate deduction.
-template <typename... F>
-Overloaded(F...) -> Overloaded<F...>;
 
 EventKind allocation_kind(AllocationPhase phase) {
     switch (phase) {

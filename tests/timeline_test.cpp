@@ -1,0 +1,115 @@
+// The timeline read off a trace: each stretch of memory on both axes of time. The seed
+// (a, b in a 32-aligned buffer; mul = a * b takes a's memory in place; b freed after mul)
+// has 17 events, listed by `gallocsim trace seed` and walked through in docs/tutorial.md:
+//   1 plan-started, 2 chunk-created, 3 leaf a, 4 leaf b, 5 counting-started,
+//   6-7 consumers counted                                   (node step 0: before any node)
+//   8 node-started mul, 9 in-place-reused (mul takes a), 10-11 parents released,
+//   12 b freed, 13 buffer-allocated, 14 plan-finished, 15-17 tensors initialised
+//                                                           (node step 1: mul, then the end)
+// so step 0 holds 7 events and step 1 holds 10.
+#include "simulator/model/examples.hpp"
+#include "simulator/model/plan.hpp"
+#include "simulator/trace/timeline.hpp"
+
+#include <gtest/gtest.h>
+
+namespace gallocsim {
+namespace {
+
+constexpr TensorId kA = 0, kB = 1, kMul = 2;  // the seed's tensors, in file order
+
+class SeedTimeline : public ::testing::Test {
+protected:
+    GraphFile file = seed_example();
+    Trace trace = record_trace(file);
+    Timeline timeline{trace};
+
+    const MemorySpan& only_span(TensorId tensor) const {
+        const auto spans = timeline.spans_of(tensor);
+        EXPECT_EQ(spans.size(), 1u);
+        return *spans.front();
+    }
+};
+
+TEST_F(SeedTimeline, EachTensorHasOneSpanOnBothAxes) {
+    // a: placed by event 3 at offset 0, handed to mul by event 9; live in steps 0 (leaf) and 1 (mul).
+    const MemorySpan& a = only_span(kA);
+    EXPECT_EQ(a.address.offset, 0u);
+    EXPECT_EQ(a.size, 32u);  // 4 bytes aligned to 32
+    EXPECT_EQ(a.first, 3u);
+    EXPECT_EQ(a.end, 9u);
+    EXPECT_EQ(a.how_it_ends, SpanEnd::handed_over);
+    EXPECT_EQ(a.first_step, 0u);
+    EXPECT_EQ(a.last_step, 1u);
+    // b: placed by event 4 at offset 32, freed by event 12, after mul ran (step 1).
+    const MemorySpan& b = only_span(kB);
+    EXPECT_EQ(b.address.offset, 32u);
+    EXPECT_EQ(b.first, 4u);
+    EXPECT_EQ(b.end, 12u);
+    EXPECT_EQ(b.how_it_ends, SpanEnd::freed);
+    EXPECT_EQ(b.first_step, 0u);
+    EXPECT_EQ(b.last_step, 1u);
+    // mul: a's bytes from event 9, never released (the graph's last node), step 1 to the end.
+    const MemorySpan& mul = only_span(kMul);
+    EXPECT_EQ(mul.address.offset, 0u);
+    EXPECT_EQ(mul.in_place_of, kA);
+    EXPECT_EQ(mul.first, 9u);
+    EXPECT_EQ(mul.end, trace.size() + 1);
+    EXPECT_EQ(mul.how_it_ends, SpanEnd::kept);
+    EXPECT_EQ(mul.first_step, 1u);
+    EXPECT_EQ(mul.last_step, 1u);
+}
+
+TEST_F(SeedTimeline, PositionsMapOntoNodeSteps) {
+    ASSERT_EQ(trace.size(), 17u);
+    EXPECT_EQ(timeline.plan_count(), 1u);
+    EXPECT_EQ(timeline.step_count(), 2u);
+    EXPECT_EQ(timeline.step_of_event(6), 0u);  // event 7, a consumer counted
+    EXPECT_EQ(timeline.step_of_event(7), 1u);  // event 8, mul starts
+    EXPECT_EQ(timeline.step_of_event(16), 1u);
+    // The cursor moves through a step's column as its events apply: 7 events in step 0,
+    // 10 in step 1.
+    EXPECT_DOUBLE_EQ(timeline.step_coordinate(0), 0.0);
+    EXPECT_DOUBLE_EQ(timeline.step_coordinate(3), 3.0 / 7.0);
+    EXPECT_DOUBLE_EQ(timeline.step_coordinate(7), 1.0);
+    EXPECT_DOUBLE_EQ(timeline.step_coordinate(12), 1.5);
+    EXPECT_DOUBLE_EQ(timeline.step_coordinate(17), 2.0);
+    EXPECT_EQ(timeline.position_after_node_step(0), 7u);
+    EXPECT_EQ(timeline.position_after_node_step(1), 17u);
+}
+
+TEST_F(SeedTimeline, ChunksReachTheirHighWaterMark) {
+    ASSERT_EQ(timeline.chunks().size(), 1u);
+    EXPECT_EQ(timeline.chunks().front().size, 64u);  // a and b side by side, 32 bytes each
+    EXPECT_EQ(timeline.placing_event(kB), 3u);       // event 4, as an index
+}
+
+// Two plans in one trace (the same graph planned twice while recording): the first plan's
+// spans end where the second starts, and the second's steps follow the first's.
+TEST(Timeline, APlanStartedLaterEndsTheSpansOfTheOneBefore) {
+    GraphFile file = seed_example();
+    TraceRecorder recorder(file, describe_tensors(file));
+    const PlanRun first = run_plan(file, &recorder);
+    const PlanRun second = run_plan(file, &recorder);
+    const Trace trace = recorder.take(second.error);
+    ASSERT_EQ(trace.size(), 34u);  // the seed's 17 events twice
+    const Timeline timeline(trace);
+    EXPECT_EQ(timeline.plan_count(), 2u);
+    EXPECT_EQ(timeline.step_count(), 4u);
+    EXPECT_EQ(timeline.last_plan_start(), 17u);
+    const auto spans = timeline.spans_of(kMul);
+    ASSERT_EQ(spans.size(), 2u);
+    // The first mul was kept to its plan's end (step 1), then the second plan began (event 18).
+    EXPECT_EQ(spans[0]->how_it_ends, SpanEnd::replanned);
+    EXPECT_EQ(spans[0]->end, 17u);
+    EXPECT_EQ(spans[0]->last_step, 1u);
+    EXPECT_EQ(spans[0]->plan, 0u);
+    // The second: plan 1's node step 1 is step 3 on the whole axis.
+    EXPECT_EQ(spans[1]->plan, 1u);
+    EXPECT_EQ(spans[1]->first_step, 3u);
+    EXPECT_EQ(timeline.step_in_plan(spans[1]->first_step), 1u);
+    EXPECT_EQ(timeline.position_after_node_step(0), 17u + 7u);
+}
+
+} // namespace
+} // namespace gallocsim

@@ -10,6 +10,8 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
+#include <map>
+#include <optional>
 #include <sstream>
 #include <stdexcept>
 #include <unordered_map>
@@ -27,6 +29,7 @@ constexpr double kMinBand = 72;
 constexpr double kMapWidth = 1000;  // the memory map's address bars
 constexpr double kBarHeight = 44;
 constexpr double kCharWidth = 6.2;  // 10px sans-serif, roughly
+constexpr std::size_t kLabelChars = 24;  // bold label characters that fit left of the plot
 
 std::string num(double value) {
     char text[32];
@@ -131,13 +134,82 @@ std::vector<std::pair<std::size_t, std::size_t>> free_ranges(const PictureBand& 
 
 namespace {
 
-// Bytes in use: an in-place child and its parent share theirs, so they count once.
+// Where a block's bytes are taken over in place: a block that starts at the same offset in
+// the step where it ends (a valid plan gives no other block bytes in use). Keyed by (offset,
+// first step), holding the taker's size.
+using TakeOvers = std::map<std::pair<std::size_t, int>, std::size_t>;
+
+TakeOvers take_overs(const PictureBand& band) {
+    TakeOvers starts;
+    for (const PictureBlock& b : band.blocks) {
+        starts.emplace(std::pair(b.offset, b.first), b.size);
+    }
+    return starts;
+}
+
+// The taker's size when a node takes this block's bytes over in place at its last step.
+std::optional<std::size_t> taken_over(const TakeOvers& starts, const PictureBlock& b) {
+    if (b.last <= b.first) {
+        return std::nullopt;
+    }
+    const auto it = starts.find(std::pair(b.offset, b.last));
+    return it == starts.end() ? std::nullopt : std::optional(it->second);
+}
+
+// Bytes in use at every step, in one sweep: an in-place child and its parent share the
+// bytes of the step where one hands over to the other, so they count once.
+std::vector<std::size_t> used_bytes_per_step(const PictureBand& band, int steps) {
+    const TakeOvers starts = take_overs(band);
+    std::vector<std::int64_t> change(static_cast<std::size_t>(steps) + 1, 0);
+    auto add = [&](int from, int to, std::size_t bytes, int sign) {  // over steps [from, to]
+        if (from < steps && to >= from) {
+            change[static_cast<std::size_t>(std::max(from, 0))] += sign * static_cast<std::int64_t>(bytes);
+            change[static_cast<std::size_t>(std::min(to, steps - 1)) + 1] -= sign * static_cast<std::int64_t>(bytes);
+        }
+    };
+    for (const PictureBlock& b : band.blocks) {
+        add(b.first, b.last, b.size, 1);
+        if (const auto taker = taken_over(starts, b)) {
+            add(b.last, b.last, std::min(b.size, *taker), -1);
+        }
+    }
+    std::vector<std::size_t> used(static_cast<std::size_t>(steps), 0);
+    std::int64_t running = 0;
+    for (std::size_t step = 0; step < used.size(); ++step) {
+        running += change[step];
+        used[step] = static_cast<std::size_t>(std::max<std::int64_t>(running, 0));
+    }
+    return used;
+}
+
+// Bytes in use at one step.
 std::size_t used_bytes(const PictureBand& band, int step) {
     std::size_t free = 0;
     for (const auto& [offset, size] : free_ranges(band, step)) {
         free += size;
     }
     return band.size - free;
+}
+
+// A band's label in lines of at most `width` characters, broken at spaces.
+std::vector<std::string> wrapped(const std::string& text, std::size_t width) {
+    std::vector<std::string> lines;
+    std::string line;
+    std::size_t at = 0;
+    while (at < text.size()) {
+        const std::size_t space = text.find(' ', at);
+        const std::string word = text.substr(at, space == std::string::npos ? std::string::npos : space - at);
+        at = space == std::string::npos ? text.size() : space + 1;
+        if (!line.empty() && line.size() + 1 + word.size() > width) {
+            lines.push_back(std::move(line));
+            line.clear();
+        }
+        line += (line.empty() ? "" : " ") + word;
+    }
+    if (!line.empty()) {
+        lines.push_back(std::move(line));
+    }
+    return lines;
 }
 
 std::string step_name(const PlanPicture& picture, int step) {
@@ -229,13 +301,22 @@ std::string render_timeline_svg(const PlanPicture& picture) {
         svg.raw(rect(kLeft, top, steps * step_width, height,
                      "class=\"band\" fill=\"url(#free)\" stroke=\"#888\" data-label=\"" + escape(band.label) +
                          "\" data-size=\"" + std::to_string(band.size) + "\"/>"));
-        svg.text(8, top + 12, band.label, "font-weight=\"bold\"");
-        svg.text(8, top + 26, binary_size(band.size));
-        svg.text(kLeft - 6, bottom, "0", "text-anchor=\"end\"");
+        // The offset axis's ends at the band's corners; the label and size on lines of their
+        // own between them, so that no two texts share a line.
         svg.text(kLeft - 6, top + 8, std::to_string(band.size), "text-anchor=\"end\"");
+        svg.text(kLeft - 6, bottom, "0", "text-anchor=\"end\"");
+        double line_y = top + 24;
+        for (const std::string& line : wrapped(band.label, kLabelChars)) {
+            svg.text(8, line_y, line, "font-weight=\"bold\"");
+            line_y += 13;
+        }
+        svg.text(8, line_y, binary_size(band.size));
+        const TakeOvers starts = take_overs(band);
         for (const PictureBlock& b : band.blocks) {
+            // The step where a node takes the bytes over in place is drawn as the node's.
+            const int drawn_last = taken_over(starts, b) ? b.last - 1 : b.last;
             const double x = kLeft + b.first * step_width;
-            const double w = (b.last - b.first + 1) * step_width;
+            const double w = (drawn_last - b.first + 1) * step_width;
             const double h = static_cast<double>(b.size) * scale;
             const double y = bottom - static_cast<double>(b.offset) * scale - h;
             svg.raw(rect(x, y, w, h, "class=\"tensor\" fill=\"" + tensor_colour(b.name).hex() + "\" stroke=\"#333\" stroke-width=\"0.5\" " +
@@ -247,9 +328,10 @@ std::string render_timeline_svg(const PlanPicture& picture) {
         // The step where this band holds the most live bytes.
         int peak_step = 0;
         std::size_t peak = 0;
-        for (int step = 0; step < steps && step < static_cast<int>(picture.step_labels.size()); ++step) {
-            if (used_bytes(band, step) > peak) {
-                peak = used_bytes(band, step);
+        const std::vector<std::size_t> used = used_bytes_per_step(band, steps);
+        for (int step = 0; step < steps; ++step) {
+            if (used[static_cast<std::size_t>(step)] > peak) {
+                peak = used[static_cast<std::size_t>(step)];
                 peak_step = step;
             }
         }
@@ -269,8 +351,9 @@ std::string render_timeline_svg(const PlanPicture& picture) {
     const int every = std::max(1, (steps + 15) / 16);
     for (int step = 0; step < steps; step += every) {
         const double x = kLeft + (step + 0.5) * step_width;
-        svg.raw("<text x=\"" + num(x) + "\" y=\"" + num(top) + "\" text-anchor=\"middle\">" + std::to_string(step) +
-                "<title>" + escape(step_name(picture, step)) + "</title></text>");
+        // The title beside the text, not inside it: some renderers draw a text's title as text.
+        svg.raw("<g><title>" + escape(step_name(picture, step)) + "</title><text x=\"" + num(x) + "\" y=\"" + num(top) +
+                "\" text-anchor=\"middle\">" + std::to_string(step) + "</text></g>");
     }
     svg.text(kLeft, top + 16, "step (0 = start: leafs and inputs; then one node per step)");
     return svg.finish();
@@ -293,7 +376,13 @@ std::string render_memory_map_svg(const PlanPicture& picture, int step) {
     double top = kTop + 14;
     for (const PictureBand& band : picture.bands) {
         const double scale = band.size == 0 ? 0 : kMapWidth / static_cast<double>(band.size);
-        svg.text(8, top + kBarHeight / 2 + 4, band.label, "font-weight=\"bold\"");
+        const std::vector<std::string> label = wrapped(band.label, kLabelChars);
+        double line_y = top + kBarHeight / 2 + 4 - 6.5 * static_cast<double>(label.size() - 1);
+        for (const std::string& line : label) {
+            svg.text(8, line_y, line, "font-weight=\"bold\"");
+            line_y += 13;
+        }
+        const TakeOvers starts = take_overs(band);
         svg.raw(rect(kLeft, top, kMapWidth, kBarHeight, "class=\"bar\" fill=\"none\" stroke=\"#888\"/>"));
         for (const auto& [offset, size] : free_ranges(band, step)) {
             svg.raw(rect(kLeft + static_cast<double>(offset) * scale, top, static_cast<double>(size) * scale, kBarHeight,
@@ -302,7 +391,8 @@ std::string render_memory_map_svg(const PlanPicture& picture, int step) {
                              std::to_string(offset + size) + ")</title></rect>"));
         }
         for (const PictureBlock& b : band.blocks) {
-            if (b.first > step || step > b.last || b.size == 0) {
+            // A block a node took over in place at this step is the node's now.
+            if (b.first > step || step > b.last || b.size == 0 || (b.last == step && taken_over(starts, b))) {
                 continue;
             }
             const double x = kLeft + static_cast<double>(b.offset) * scale;

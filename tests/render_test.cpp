@@ -9,6 +9,8 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
+#include <regex>
 #include <set>
 
 namespace gallocsim {
@@ -233,6 +235,89 @@ TEST(Render, GgmlsPictureAgreesWithTheGraphsLifetimesOnEveryGoldenFile) {
         }
     });
     EXPECT_GT(compared, 10000u);  // the corpus has 65,560 leafs and nodes; most are not in place
+}
+
+} // namespace
+} // namespace gallocsim
+
+namespace gallocsim {
+namespace {
+
+// A text of an SVG picture and the box it covers, estimated as the render sizes texts:
+// 6.2 px per character at 10 px (bold a tenth wider), scaled with the font size.
+struct PlacedText {
+    std::string content;
+    double left = 0, right = 0, top = 0, bottom = 0;
+};
+
+std::vector<PlacedText> placed_texts(const std::string& svg) {
+    static const std::regex text(R"re(<text x="([-\d.]+)" y="([-\d.]+)"([^>]*)>([^<]*)</text>)re");
+    std::vector<PlacedText> texts;
+    for (auto it = std::sregex_iterator(svg.begin(), svg.end(), text); it != std::sregex_iterator(); ++it) {
+        const std::smatch& m = *it;
+        const std::string attributes = m[3].str();
+        const std::string content = std::regex_replace(m[4].str(), std::regex("&[a-z]+;"), "&");
+        double size = 10;
+        if (std::smatch font; std::regex_search(attributes, font, std::regex(R"re(font-size="([\d.]+)")re"))) {
+            size = std::stod(font[1].str());
+        }
+        const double bold = attributes.find("bold") != std::string::npos ? 1.1 : 1.0;
+        const double width = 6.2 * bold * size / 10 * static_cast<double>(content.size());
+        const double x = std::stod(m[1].str()), y = std::stod(m[2].str());
+        double left = x;
+        if (attributes.find("text-anchor=\"end\"") != std::string::npos) {
+            left = x - width;
+        } else if (attributes.find("text-anchor=\"middle\"") != std::string::npos) {
+            left = x - width / 2;
+        }
+        texts.push_back({content, left, left + width, y - size * 0.8, y + size * 0.2});
+    }
+    return texts;
+}
+
+// Two texts collide when their boxes overlap by more than a pixel each way.
+std::optional<std::string> first_collision(const std::string& svg) {
+    std::vector<PlacedText> texts = placed_texts(svg);
+    std::ranges::sort(texts, {}, &PlacedText::left);
+    for (std::size_t i = 0; i < texts.size(); ++i) {
+        for (std::size_t j = i + 1; j < texts.size() && texts[j].left < texts[i].right; ++j) {
+            const PlacedText& a = texts[i];
+            const PlacedText& b = texts[j];
+            if (std::min(a.right, b.right) - std::max(a.left, b.left) > 1 && std::min(a.bottom, b.bottom) - std::max(a.top, b.top) > 1) {
+                return "\"" + a.content + "\" and \"" + b.content + "\"";
+            }
+        }
+    }
+    return std::nullopt;
+}
+
+// Seen before: "CPU (buffer 0) chunk 01104256" (a band label running into the offset axis)
+// and "qkv-0qkv_b-0" (a parent's name under the node that took its bytes over in place).
+TEST(Render, NoTwoTextsOverlapOnAnyGoldenFile) {
+    testing::for_each_golden_file("", [](const std::filesystem::path& path) {
+        GraphFile file = load_graph_file(path);
+        const GgmlPlan plan = run_ggml_plan(file);
+        if (!plan.run.error.empty()) {
+            return;
+        }
+        const PlanPicture picture = ggml_plan_picture(file, record_trace(file), plan);
+        if (const auto collision = first_collision(render_timeline_svg(picture))) {
+            ADD_FAILURE() << "timeline: " << *collision;
+        }
+        const int steps = static_cast<int>(picture.step_labels.size());
+        for (int step : {0, steps / 4, steps / 2, 3 * steps / 4, steps - 1}) {
+            if (const auto collision = first_collision(render_memory_map_svg(picture, step))) {
+                ADD_FAILURE() << "memory map at step " << step << ": " << *collision;
+            }
+        }
+    });
+}
+
+// The checker itself: two names drawn on top of each other are found.
+TEST(Render, TheCollisionCheckFindsOverlappingTexts) {
+    EXPECT_EQ(first_collision(R"(<text x="10" y="20">qkv-0</text><text x="30" y="20">qkv_b-0</text>)"),
+              std::optional<std::string>("\"qkv-0\" and \"qkv_b-0\""));
+    EXPECT_EQ(first_collision(R"(<text x="10" y="20">qkv-0</text><text x="50" y="20">qkv_b-0</text>)"), std::nullopt);
 }
 
 } // namespace

@@ -134,26 +134,35 @@ std::vector<std::pair<std::size_t, std::size_t>> free_ranges(const PictureBand& 
 
 namespace {
 
-// Where a block's bytes are taken over in place: a block that starts at the same offset in
+// Where a block's bytes are taken over in place: another block starts at the same offset in
 // the step where it ends (a valid plan gives no other block bytes in use). Keyed by (offset,
-// first step), holding the taker's size.
-using TakeOvers = std::map<std::pair<std::size_t, int>, std::size_t>;
+// first step), holding the sizes of the blocks that start there.
+using TakeOvers = std::map<std::pair<std::size_t, int>, std::vector<std::size_t>>;
 
 TakeOvers take_overs(const PictureBand& band) {
     TakeOvers starts;
     for (const PictureBlock& b : band.blocks) {
-        starts.emplace(std::pair(b.offset, b.first), b.size);
+        starts[std::pair(b.offset, b.first)].push_back(b.size);
     }
     return starts;
 }
 
-// The taker's size when a node takes this block's bytes over in place at its last step.
+// The taker's size when a node takes this block's bytes over in place at its last step. (A
+// graph input can be taken over in the step it got its bytes, so the block itself may start
+// there too.)
 std::optional<std::size_t> taken_over(const TakeOvers& starts, const PictureBlock& b) {
-    if (b.last <= b.first) {
+    const auto it = starts.find(std::pair(b.offset, b.last));
+    if (it == starts.end()) {
         return std::nullopt;
     }
-    const auto it = starts.find(std::pair(b.offset, b.last));
-    return it == starts.end() ? std::nullopt : std::optional(it->second);
+    const auto& sizes = it->second;
+    if (b.first != b.last) {
+        return sizes.front();
+    }
+    if (sizes.size() < 2) {
+        return std::nullopt;  // only the block itself starts there
+    }
+    return sizes.front() == b.size ? sizes[1] : sizes.front();
 }
 
 // Bytes in use at every step, in one sweep: an in-place child and its parent share the
@@ -313,15 +322,17 @@ std::string render_timeline_svg(const PlanPicture& picture) {
         svg.text(8, line_y, binary_size(band.size));
         const TakeOvers starts = take_overs(band);
         for (const PictureBlock& b : band.blocks) {
-            // The step where a node takes the bytes over in place is drawn as the node's.
-            const int drawn_last = taken_over(starts, b) ? b.last - 1 : b.last;
+            // The step where a node takes the bytes over in place is drawn as the node's (a
+            // block taken over in its only step stays under the node, unnamed).
+            const bool handed_on = taken_over(starts, b).has_value();
+            const int drawn_last = handed_on && b.last > b.first ? b.last - 1 : b.last;
             const double x = kLeft + b.first * step_width;
             const double w = (drawn_last - b.first + 1) * step_width;
             const double h = static_cast<double>(b.size) * scale;
             const double y = bottom - static_cast<double>(b.offset) * scale - h;
             svg.raw(rect(x, y, w, h, "class=\"tensor\" fill=\"" + tensor_colour(b.name).hex() + "\" stroke=\"#333\" stroke-width=\"0.5\" " +
                                          block_attributes(b) + ">" + block_tooltip(b) + "</rect>"));
-            if (w >= kCharWidth * static_cast<double>(b.name.size()) + 4 && h >= 12) {
+            if (!(handed_on && b.last == b.first) && w >= kCharWidth * static_cast<double>(b.name.size()) + 4 && h >= 12) {
                 svg.text(x + 2, y + h / 2 + 3.5, b.name, "class=\"name\"");
             }
         }

@@ -15,6 +15,7 @@
 #include "gui/timeline_view.hpp"
 
 #include <QAction>
+#include <QProgressDialog>
 #include <QApplication>
 #include <QCheckBox>
 #include <QCloseEvent>
@@ -289,6 +290,19 @@ void MainWindow::build_toolbars() {
 
 void MainWindow::connect_views() {
     SimulationController& c = *controller_;
+    // Loading runs on a worker: a dialog says what it does and can cancel it, shown only
+    // when it takes long enough to notice. It is window-modal, so nothing else starts meanwhile.
+    connect(&c, &SimulationController::busy_changed, this, [this](bool busy, const QString& what) {
+        delete progress_;
+        progress_ = nullptr;
+        if (busy) {
+            progress_ = new QProgressDialog(what + tr("…"), tr("Cancel"), 0, 0, this);
+            progress_->setWindowTitle(tr("gallocsim"));
+            progress_->setWindowModality(Qt::WindowModal);
+            progress_->setMinimumDuration(300);
+            connect(progress_, &QProgressDialog::canceled, controller_, &SimulationController::cancel_loading);
+        }
+    });
     connect(&c, &SimulationController::position_changed, this, &MainWindow::update_controls);
     connect(&c, &SimulationController::running_changed, this, &MainWindow::update_controls);
     connect(&c, &SimulationController::breakpoints_changed, this, [this] {

@@ -9,6 +9,7 @@
 #include "simulator/trace/timeline.hpp"
 
 #include <QMainWindow>
+#include <QProgressDialog>
 
 #include <functional>
 #include <memory>
@@ -143,7 +144,8 @@ private:
     QAction* zoom_out_action_ = nullptr;
     QAction* find_action_ = nullptr;
     QAction* legend_action_ = nullptr;
-    QAction* events_axis_action_ = nullptr;  // checked: the timeline's axis is events
+    QAction* events_axis_action_ = nullptr;
+    QProgressDialog* progress_ = nullptr;  // while the controller loads on its worker  // checked: the timeline's axis is events
     QAction* peak_action_ = nullptr;
 
     MessageSink message_sink_;

@@ -12,8 +12,13 @@
 #include <QJsonDocument>
 #include <QJsonParseError>
 
+#include <QEventLoop>
+
 #include <algorithm>
+#include <atomic>
+#include <condition_variable>
 #include <exception>
+#include <mutex>
 
 namespace gallocsim::gui {
 
@@ -61,11 +66,108 @@ SimulationController::Loaded::Loaded(GraphFile graph, Trace trace, QString from)
     }
 }
 
+// --- Work off the GUI thread ------------------------------------------------------------
+
+// What a worker and the GUI thread share: the worker sets `done` last, under the mutex.
+struct JobState {
+    std::mutex mutex;
+    std::condition_variable finished;
+    std::atomic<bool> done = false;
+};
+
+struct SimulationController::Worker {
+    std::thread thread;
+    std::shared_ptr<JobState> state;
+};
+
+struct SimulationController::Loading {
+    QEventLoop* loop = nullptr;
+    bool cancelled = false;
+};
+
 SimulationController::SimulationController(QObject* parent) : QObject(parent) {
     connect(&timer_, &QTimer::timeout, this, &SimulationController::tick);
 }
 
-SimulationController::~SimulationController() = default;
+SimulationController::~SimulationController() {
+    // A cancelled job may still be running: it owns its data, so waiting is all it needs.
+    for (Worker& worker : workers_) {
+        worker.thread.join();
+    }
+}
+
+void SimulationController::cancel_loading() {
+    if (loading_ != nullptr) {
+        loading_->cancelled = true;
+        loading_->loop->quit();
+    }
+}
+
+template <typename Work>
+auto SimulationController::off_thread(const QString& what, const QString& failure, Work work) -> std::optional<decltype(work())> {
+    using Result = decltype(work());
+    struct Job : JobState {
+        std::optional<Result> result;
+        std::exception_ptr error;
+    };
+    // Workers whose jobs are over are joined now; a cancelled one still running is kept.
+    std::erase_if(workers_, [](Worker& worker) {
+        if (!worker.state->done) {
+            return false;
+        }
+        worker.thread.join();
+        return true;
+    });
+    cancel_loading();  // a newer load wins over one still under way
+    auto job = std::make_shared<Job>();
+    workers_.push_back({std::thread([job, work = std::move(work)]() mutable {
+                            try {
+                                job->result.emplace(work());
+                            } catch (...) {
+                                job->error = std::current_exception();
+                            }
+                            const std::lock_guard lock(job->mutex);
+                            job->done = true;
+                            job->finished.notify_all();
+                        }),
+                        job});
+    // Small graphs are done at once: no event loop, nothing shown.
+    {
+        std::unique_lock lock(job->mutex);
+        job->finished.wait_for(lock, std::chrono::milliseconds(50), [&] { return job->done.load(); });
+    }
+    if (!job->done) {
+        QEventLoop loop;
+        Loading loading{&loop, false};
+        loading_ = &loading;
+        QTimer poll;
+        connect(&poll, &QTimer::timeout, &loop, [&] {
+            if (job->done) {
+                loop.quit();
+            }
+        });
+        poll.start(10);
+        Q_EMIT busy_changed(true, what);
+        loop.exec();
+        loading_ = nullptr;
+        Q_EMIT busy_changed(false, {});
+        if (!job->done) {  // cancelled, or the application is quitting
+            Q_EMIT status_message(tr("Cancelled: %1").arg(what));
+            return std::nullopt;
+        }
+    }
+    if (job->error) {
+        try {
+            std::rethrow_exception(job->error);
+        } catch (const std::exception& error) {
+            fail(failure, QString::fromUtf8(error.what()));
+        } catch (...) {
+            fail(failure, tr("an unknown error"));
+        }
+        return std::nullopt;
+    }
+    return std::move(job->result);
+}
 
 QString SimulationController::graph_name() const {
     if (!has_graph()) {
@@ -94,15 +196,24 @@ bool SimulationController::fail(const QString& title, const QString& message) {
 
 bool SimulationController::install(GraphFile file, QString from, std::size_t start_at, bool same_graph) {
     pause();
-    std::unique_ptr<Loaded> loaded;
-    try {
-        // The same graph under other settings keeps its tensors: their description is shared.
-        Trace recorded = same_graph && loaded_ ? record_trace(file, trace().tensors, *profile_) : record_trace(file, *profile_);
-        loaded = std::make_unique<Loaded>(std::move(file), std::move(recorded), from);
-    } catch (const std::exception& error) {
-        return fail(tr("Cannot plan the graph"), tr("%1: %2").arg(from, QString::fromUtf8(error.what())));
+    // The same graph under other settings keeps its tensors: their description is shared.
+    std::optional<TraceTensors> tensors;
+    if (same_graph && loaded_) {
+        tensors = trace().tensors;
     }
-    show(std::move(loaded), start_at, same_graph);
+    auto loaded = off_thread(tr("Planning %1").arg(from), tr("Cannot plan the graph"),
+                             [file = std::move(file), tensors = std::move(tensors), from, profile = profile_]() mutable {
+                                 try {
+                                     Trace recorded = tensors ? record_trace(file, std::move(*tensors), *profile) : record_trace(file, *profile);
+                                     return std::make_unique<Loaded>(std::move(file), std::move(recorded), from);
+                                 } catch (const std::exception& error) {
+                                     throw std::runtime_error(from.toStdString() + ": " + error.what());
+                                 }
+                             });
+    if (!loaded) {
+        return false;
+    }
+    show(std::move(*loaded), start_at, same_graph);
     set_selected_call(std::nullopt, {});
     return true;
 }
@@ -172,16 +283,17 @@ bool SimulationController::select_call(std::size_t session, std::size_t call) {
     const CaptureSession& chosen = capture_->sessions[session];
     const QString from = qstr(chosen.file.string()) + tr(" call %1").arg(call);
     pause();
-    std::unique_ptr<Loaded> loaded;
-    CallTrace traced;
-    try {
-        traced = trace_call(chosen, call, session_profile(chosen) ? *session_profile(chosen) : newest_profile());
-        loaded = std::make_unique<Loaded>(std::move(traced.file), std::move(traced.trace), from);
-    } catch (const std::exception& error) {
-        return fail(tr("Cannot replay the call"), QString::fromUtf8(error.what()));
+    const AllocatorProfile& profile = session_profile(chosen) ? *session_profile(chosen) : newest_profile();
+    // The worker gets its own copy: a cancelled replay may outlive the capture shown.
+    auto loaded = off_thread(tr("Replaying %1").arg(from), tr("Cannot replay the call"), [chosen, call, &profile, from] {
+        CallTrace traced = trace_call(chosen, call, profile);
+        return std::pair(std::make_unique<Loaded>(std::move(traced.file), std::move(traced.trace), from), qstr(traced.note));
+    });
+    if (!loaded) {
+        return false;
     }
-    show(std::move(loaded), 0, false);
-    set_selected_call(CallChoice{session, call}, qstr(traced.note));
+    show(std::move(loaded->first), 0, false);
+    set_selected_call(CallChoice{session, call}, loaded->second);
     return true;
 }
 
@@ -208,18 +320,17 @@ bool SimulationController::open_file(const QString& path) {
     }
     const QByteArray text = input.readAll();
     // A saved session is recognised by its format tag; anything else must be a graph file.
-    QJsonParseError parse_error;
-    const QJsonDocument document = QJsonDocument::fromJson(text, &parse_error);
-    if (document.isObject() && document.object().value("format").toString() == kSessionFormat) {
-        return restore_session(document.object(), path);
+    if (text.contains(kSessionFormat)) {
+        QJsonParseError parse_error;
+        const QJsonDocument document = QJsonDocument::fromJson(text, &parse_error);
+        if (document.isObject() && document.object().value("format").toString() == kSessionFormat) {
+            return restore_session(document.object(), path);
+        }
     }
-    try {
-        return load_graph(parse_graph_file(std::string_view(text.constData(), static_cast<std::size_t>(text.size())),
-                                           path.toStdString()),
-                          path);
-    } catch (const std::exception& error) {
-        return fail(tr("Cannot read the graph file"), QString::fromUtf8(error.what()));
-    }
+    auto file = off_thread(tr("Reading %1").arg(path), tr("Cannot read the graph file"), [text, path] {
+        return parse_graph_file(std::string_view(text.constData(), static_cast<std::size_t>(text.size())), path.toStdString());
+    });
+    return file && load_graph(std::move(*file), path);
 }
 
 bool SimulationController::load_example(const QString& name, const ExampleOptions& options) {

@@ -28,6 +28,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace gallocsim::gui {
@@ -62,6 +63,10 @@ public:
     QString graph_name() const;
 
     // --- Loading (false and error_occurred on failure; the previous graph stays) ------
+    // Planning, recording and explaining run on a worker thread while the window's event
+    // loop goes on (it repaints, and a progress dialog can offer cancel_loading()); these
+    // calls still return only when the graph is shown, refused or cancelled. busy_changed
+    // says when such work starts and ends, with what it is doing.
     bool open_file(const QString& path);
     bool load_example(const QString& name, const ExampleOptions& options = {});
     bool load_graph(GraphFile file, const QString& source);
@@ -87,6 +92,11 @@ public:
     std::optional<CallChoice> selected_call() const { return selected_call_; }
     // What the shown trace is: "alloc_graph reused the plan of call 2 (reserve_n): ...".
     const QString& call_note() const { return call_note_; }
+
+    // Gives up the loading under way: the call that started it returns false at once and
+    // the graph shown stays; the worker's result is dropped when it ends.
+    void cancel_loading();
+    bool is_loading() const { return loading_ != nullptr; }
 
     // --- The cursor -------------------------------------------------------------------
     std::size_t event_count() const { return has_graph() ? cursor().size() : 0; }
@@ -162,6 +172,7 @@ Q_SIGNALS:
     void selected_call_changed();  // another call of the capture shown (or none)
     void status_message(const QString& message);
     void peak_shown(bool shown);  // go_to_peak showed a peak, or the cursor left it
+    void busy_changed(bool busy, const QString& what);  // loading on the worker began (what) or ended
 
 private:
     struct Loaded {
@@ -188,8 +199,16 @@ private:
     void update_breakpoint_positions();
     std::optional<std::size_t> next_breakpoint_after(std::size_t position) const;
     bool fail(const QString& title, const QString& message);
+    // Runs `work` on a worker thread and waits for it in a local event loop; nothing when it
+    // threw (error_occurred with `failure`) or was cancelled.
+    template <typename Work>
+    auto off_thread(const QString& what, const QString& failure, Work work) -> std::optional<decltype(work())>;
 
     std::unique_ptr<Loaded> loaded_;
+    struct Loading;                // the job waited for, while one runs
+    Loading* loading_ = nullptr;
+    struct Worker;                 // a worker thread and whether its job is done
+    std::vector<Worker> workers_;  // joined once done, and at destruction
     const AllocatorProfile* profile_ = &newest_profile();
     SimState before_;
     QTimer timer_;

@@ -16,6 +16,7 @@
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QTimer>
 
 namespace gallocsim::gui {
 
@@ -36,6 +37,13 @@ private:
         file.open(QIODevice::WriteOnly);
         file.write(text);
         return path;
+    }
+    // A graph big enough to plan for longer than the 50 ms the controller waits before it
+    // goes on with the event loop: 400 llama layers are about 12,000 nodes.
+    static ExampleOptions a_big_llama() {
+        ExampleOptions options;
+        options.layers = 400;
+        return options;
     }
 
 private Q_SLOTS:
@@ -292,6 +300,40 @@ private Q_SLOTS:
         QVERIFY(!controller.open_file(path));
         QCOMPARE(errors.count(), 1);
         QVERIFY(errors.at(0).at(1).toString().contains("$.breakpoints.tensors: no tensor named \"nope\""));
+    }
+
+    void loading_runs_off_the_gui_thread_and_says_so() {
+        SimulationController controller;
+        QSignalSpy busy(&controller, &SimulationController::busy_changed);
+        int ticks = 0;  // the event loop goes on while the worker plans
+        QTimer ticker;
+        connect(&ticker, &QTimer::timeout, [&] { ++ticks; });
+        ticker.start(5);
+        QVERIFY(controller.load_example("llama", a_big_llama()));
+        QVERIFY(ticks > 0);
+        QCOMPARE(busy.count(), 2);
+        QCOMPARE(busy.at(0).at(0).toBool(), true);
+        QVERIFY(busy.at(0).at(1).toString().startsWith("Planning example:llama"));
+        QCOMPARE(busy.at(1).at(0).toBool(), false);
+        QVERIFY(!controller.is_loading());
+    }
+
+    void a_cancelled_load_keeps_the_graph_shown() {
+        SimulationController controller;
+        QVERIFY(controller.load_example("seed"));
+        controller.jump(9);
+        connect(&controller, &SimulationController::busy_changed, &controller, [&](bool busy) {
+            if (busy) {
+                QTimer::singleShot(0, &controller, &SimulationController::cancel_loading);
+            }
+        });
+        QSignalSpy graphs(&controller, &SimulationController::graph_changed);
+        QVERIFY(!controller.load_example("llama", a_big_llama()));
+        QCOMPARE(graphs.count(), 0);
+        QCOMPARE(controller.graph_name(), QString("seed-mul"));
+        QCOMPARE(controller.position(), 9u);
+        // The window goes on: the seed can be planned again at once.
+        QVERIFY(controller.load_example("seed"));
     }
 
     void a_tensor_description_says_where_and_why() {

@@ -1,7 +1,13 @@
 #include "reference/tensor.hpp"
 
 #include <algorithm>
+#include <functional>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <unordered_map>
 #include <unordered_set>
+#include <utility>
 
 namespace gallocsim {
 
@@ -52,14 +58,59 @@ Tensor& Context::add(Tensor tensor) {
     return tensors_.emplace_back(std::move(tensor));
 }
 
+// Name to the first tensor with it. Keys are copies: a tensor renamed later must not leave
+// a key pointing into its old name.
+struct Context::NameIndex {
+    struct Hash {
+        using is_transparent = void;
+        std::size_t operator()(std::string_view name) const { return std::hash<std::string_view>{}(name); }
+    };
+    std::mutex mutex;
+    std::unordered_map<std::string, std::size_t, Hash, std::equal_to<>> first_with;
+    std::size_t indexed = 0;  // tensors_[0, indexed) are in the map
+
+    void extend(const std::deque<Tensor>& tensors) {
+        for (; indexed < tensors.size(); ++indexed) {
+            first_with.try_emplace(tensors[indexed].name, indexed);
+        }
+    }
+    void rebuild(const std::deque<Tensor>& tensors) {
+        first_with.clear();
+        indexed = 0;
+        extend(tensors);
+    }
+    std::optional<std::size_t> find(const std::deque<Tensor>& tensors, std::string_view name) {
+        const std::lock_guard lock(mutex);
+        extend(tensors);
+        const auto it = first_with.find(name);
+        if (it != first_with.end() && tensors[it->second].name == name) {
+            return it->second;  // the first, unless a rename gave an earlier tensor the same name
+        }
+        // A miss, or a hit on a tensor renamed since: look the slow way, and rebuild if renamed.
+        const auto found = std::ranges::find(tensors, name, &Tensor::name);
+        if (it != first_with.end() || found != tensors.end()) {
+            rebuild(tensors);
+        }
+        return found == tensors.end() ? std::nullopt : std::optional(static_cast<std::size_t>(found - tensors.begin()));
+    }
+};
+
+Context::Context() : names_(std::make_unique<NameIndex>()) {}
+Context::~Context() = default;
+Context::Context(Context&&) noexcept = default;
+Context& Context::operator=(Context&&) noexcept = default;
+
 Tensor* Context::find(std::string_view name) {
-    auto it = std::ranges::find(tensors_, name, &Tensor::name);
-    return it == tensors_.end() ? nullptr : &*it;
+    return const_cast<Tensor*>(std::as_const(*this).find(name));
 }
 
 const Tensor* Context::find(std::string_view name) const {
-    auto it = std::ranges::find(tensors_, name, &Tensor::name);
-    return it == tensors_.end() ? nullptr : &*it;
+    if (names_ == nullptr) {  // moved from
+        const auto found = std::ranges::find(tensors_, name, &Tensor::name);
+        return found == tensors_.end() ? nullptr : &*found;
+    }
+    const auto index = names_->find(tensors_, name);
+    return index ? &tensors_[*index] : nullptr;
 }
 
 namespace {

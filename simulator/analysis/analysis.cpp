@@ -196,12 +196,23 @@ std::vector<std::size_t> live_bytes_per_step(std::span<const LiveBlock> blocks, 
 }
 
 const TensorLifetime* GraphLifetimes::find(const Tensor& tensor) const {
-    auto it = std::ranges::find(tensors, &tensor, &TensorLifetime::tensor);
-    return it == tensors.end() ? nullptr : &*it;
+    if (tensor.index >= entry_of.size() || entry_of[tensor.index] == kNoEntry) {
+        return nullptr;
+    }
+    const TensorLifetime& entry = tensors[entry_of[tensor.index]];
+    return entry.tensor == &tensor ? &entry : nullptr;  // a tensor of another file has no lifetime here
 }
 
 GraphLifetimes compute_lifetimes(const GraphFile& file) {
-    return LifetimeWalk(file).run();
+    GraphLifetimes lifetimes = LifetimeWalk(file).run();
+    lifetimes.entry_of.assign(file.context.size(), GraphLifetimes::kNoEntry);
+    for (std::size_t i = 0; i < lifetimes.tensors.size(); ++i) {
+        const std::size_t index = lifetimes.tensors[i].tensor->index;
+        if (index < lifetimes.entry_of.size() && lifetimes.entry_of[index] == GraphLifetimes::kNoEntry) {
+            lifetimes.entry_of[index] = i;
+        }
+    }
+    return lifetimes;
 }
 
 std::string step_label(const GraphFile& file, int step) {

@@ -13,6 +13,7 @@
 #include "simulator/model/graph_file.hpp"
 
 #include <cstddef>
+#include <cstdint>
 #include <span>
 #include <string>
 #include <vector>
@@ -79,7 +80,9 @@ struct TensorLifetime {
 struct GraphLifetimes {
     int step_count = 0;                   // 1 + number of nodes
     std::vector<TensorLifetime> tensors;  // in the order ggml allocates them
+    std::vector<std::size_t> entry_of;    // per Tensor::index, its index in `tensors` (or none)
 
+    static constexpr std::size_t kNoEntry = SIZE_MAX;
     const TensorLifetime* find(const Tensor& tensor) const;
 };
 

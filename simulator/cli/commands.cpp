@@ -18,20 +18,18 @@
 #include <iomanip>
 #include <iostream>
 #include <sstream>
+#include <unordered_set>
 
 namespace gallocsim::cli {
 namespace fs = std::filesystem;
 
 namespace {
 
-std::string tensor_kind(const GraphFile& file, const Tensor& tensor) {
+std::string_view tensor_kind(const std::unordered_set<const Tensor*>& leafs, const Tensor& tensor) {
     if (tensor.is_view()) {
         return "view";
     }
-    if (std::ranges::find(file.graph.leafs, &tensor) != file.graph.leafs.end()) {
-        return "leaf";
-    }
-    return "node";
+    return leafs.contains(&tensor) ? "leaf" : "node";
 }
 
 // Columns wide enough for every name (in terminal columns, whatever the names hold) and
@@ -48,11 +46,12 @@ void print_plan_table(const GraphFile& file, const PlanRun& run, std::ostream& o
                                  std::to_string(size_of(name, place)).size() + 2});
     }
     const auto numbers = static_cast<int>(number_width);
+    const std::unordered_set<const Tensor*> leafs(file.graph.leafs.begin(), file.graph.leafs.end());
     out << padded("tensor", width) << "  kind  buffer  chunk  " << std::right << std::setw(numbers) << "offset"
         << std::setw(numbers) << "size" << "\n";
     for (const auto& [name, place] : run.plan.tensors) {
         const Tensor& tensor = *file.context.find(name);
-        out << padded(name, width) << "  " << std::left << std::setw(4) << tensor_kind(file, tensor) << "  " << std::right
+        out << padded(name, width) << "  " << std::left << std::setw(4) << tensor_kind(leafs, tensor) << "  " << std::right
             << std::setw(6) << place.buffer << "  " << std::setw(5) << place.chunk << "  " << std::setw(numbers)
             << place.offset << std::setw(numbers) << size_of(name, place) << "\n";
     }

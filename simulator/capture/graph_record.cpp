@@ -222,6 +222,9 @@ std::vector<AllocSizeFinding> GraphRecord::alloc_size_rules(const BufferLayout& 
 
 ojson GraphRecord::places(const BufferLayout& layout, const ChunkLists& chunks) const {
     ojson places = ojson::object();
+    // Appended to the object's underlying list (names_ are unique): ordered_json's own
+    // insertion looks for the key first, which made each recorded call quadratic.
+    auto& entries = static_cast<ojson::object_t::Container&>(places.get_ref<ojson::object_t&>());
     for (std::size_t i = 0; i < tensors_.size(); ++i) {
         const ggml_tensor* tensor = tensors_[i];
         if (had_memory_[i] || tensor->buffer == nullptr || tensor->data == nullptr) {
@@ -238,9 +241,9 @@ ojson GraphRecord::places(const BufferLayout& layout, const ChunkLists& chunks) 
             continue;
         }
         const auto* base = static_cast<const char*>(ggml_.ggml_backend_buffer_get_base(tensor->buffer));
-        places[names_[i]] = {{"buffer", layout.first_id(type)},
-                             {"chunk", chunk - list->second.begin()},
-                             {"offset", static_cast<const char*>(tensor->data) - base}};
+        entries.emplace_back(names_[i], ojson{{"buffer", layout.first_id(type)},
+                                              {"chunk", chunk - list->second.begin()},
+                                              {"offset", static_cast<const char*>(tensor->data) - base}});
     }
     return places;
 }

@@ -562,9 +562,13 @@ std::string plan_record_to_json(const PlanRecord& plan, int indent) {
     out["alloc_graph"] = plan.alloc_graph;
     out["buffer_sizes"] = plan.buffer_sizes;
     out["chunk_sizes"] = plan.chunk_sizes;
-    out["tensors"] = nlohmann::ordered_json::object();
+    // Appended to the object's underlying list: ordered_json's own insertion looks for the
+    // key first, which made writing a plan quadratic; a plan's names are unique already.
+    auto& tensors = out["tensors"] = nlohmann::ordered_json::object();
+    auto& entries = static_cast<nlohmann::ordered_json::object_t::Container&>(tensors.get_ref<nlohmann::ordered_json::object_t&>());
+    entries.reserve(plan.tensors.size());
     for (const auto& [name, place] : plan.tensors) {
-        out["tensors"][name] = nlohmann::ordered_json{{"buffer", place.buffer}, {"chunk", place.chunk}, {"offset", place.offset}};
+        entries.emplace_back(name, nlohmann::ordered_json{{"buffer", place.buffer}, {"chunk", place.chunk}, {"offset", place.offset}});
     }
     return out.dump(indent);
 }

@@ -3,7 +3,9 @@
 
 #include <algorithm>
 #include <map>
+#include <queue>
 #include <set>
+#include <tuple>
 #include <unordered_map>
 
 namespace gallocsim {
@@ -144,23 +146,52 @@ private:
 
     // Sorted by offset, each tensor only has to be compared with those that start before
     // it ends; a pair conflicts when it also shares a step.
+    // A sweep through time: each tensor is compared only with those live in its first step,
+    // kept by offset, so a plan of n tensors costs about n log n and not a pass over every
+    // tensor that ever used the same bytes. Overlaps are reported lower offset first.
     void check_overlaps(std::vector<Placed>& placed) {
         std::erase_if(placed, [](const Placed& p) { return p.tensor->size == 0; });
-        std::ranges::sort(placed, {}, [](const Placed& p) { return p.place->offset; });
-        for (std::size_t i = 0; i < placed.size(); ++i) {
-            const Placed& a = placed[i];
-            for (std::size_t j = i + 1; j < placed.size() && placed[j].place->offset < a.end; ++j) {
-                const Placed& b = placed[j];
-                const int first = std::max(a.tensor->first, b.tensor->first);
-                const int last = std::min(a.tensor->last, b.tensor->last);
-                if (first > last || may_share_.contains(std::minmax(a.tensor->name, b.tensor->name))) {
-                    continue;
-                }
-                add(ViolationKind::overlap, a.tensor->name, b.tensor->name,
-                    "tensors " + quoted(a.tensor->name) + " (" + bytes(a.place->offset, a.end) + ") and " +
-                        quoted(b.tensor->name) + " (" + bytes(b.place->offset, b.end) + ") share bytes in " +
-                        where(*a.place) + " while both are live (" + steps(first, last) + ")");
+        std::ranges::sort(placed, {}, [](const Placed& p) { return std::pair(p.tensor->first, p.place->offset); });
+        std::size_t widest = 0;
+        for (const Placed& p : placed) {
+            widest = std::max(widest, p.end - p.place->offset);
+        }
+        using Live = std::multimap<std::size_t, const Placed*>;  // by offset
+        Live live;
+        const auto later_last = [](const auto& x, const auto& y) { return x.first > y.first; };
+        std::priority_queue<std::pair<int, Live::iterator>, std::vector<std::pair<int, Live::iterator>>, decltype(later_last)>
+            ending(later_last);
+        std::vector<std::pair<const Placed*, const Placed*>> overlaps;
+        for (const Placed& b : placed) {
+            while (!ending.empty() && ending.top().first < b.tensor->first) {
+                live.erase(ending.top().second);
+                ending.pop();
             }
+            // Only a tensor starting less than `widest` bytes lower can reach b's first byte.
+            const std::size_t from = b.place->offset > widest ? b.place->offset - widest : 0;
+            for (auto it = live.lower_bound(from); it != live.end() && it->first < b.end; ++it) {
+                const Placed& a = *it->second;
+                if (a.end > b.place->offset && !may_share_.contains(std::minmax(a.tensor->name, b.tensor->name))) {
+                    overlaps.emplace_back(&a, &b);
+                }
+            }
+            ending.emplace(b.tensor->last, live.emplace(b.place->offset, &b));
+        }
+        for (auto& [a, b] : overlaps) {
+            if (std::pair(b->place->offset, b->tensor->name) < std::pair(a->place->offset, a->tensor->name)) {
+                std::swap(a, b);
+            }
+        }
+        std::ranges::sort(overlaps, {}, [](const auto& pair) {
+            return std::tuple(pair.first->place->offset, pair.second->place->offset, pair.first->tensor->name, pair.second->tensor->name);
+        });
+        for (const auto& [a, b] : overlaps) {
+            const int first = std::max(a->tensor->first, b->tensor->first);
+            const int last = std::min(a->tensor->last, b->tensor->last);
+            add(ViolationKind::overlap, a->tensor->name, b->tensor->name,
+                "tensors " + quoted(a->tensor->name) + " (" + bytes(a->place->offset, a->end) + ") and " +
+                    quoted(b->tensor->name) + " (" + bytes(b->place->offset, b->end) + ") share bytes in " +
+                    where(*a->place) + " while both are live (" + steps(first, last) + ")");
         }
     }
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <bit>
+#include <cstdint>
 #include <numeric>
 
 namespace gallocsim {
@@ -13,28 +14,97 @@ namespace {
 
 std::size_t alignment_of(const LiveBlock& block) { return std::max<std::size_t>(block.alignment, 1); }
 
-// Blocks already placed, kept in offset order so gaps can be read off left to right.
+// Which placed blocks live at some step of a range: a segment tree over the steps, each
+// block kept in the O(log steps) nodes that cover its lifetime exactly. A query visits the
+// nodes that meet its range, so it costs about its length plus what it finds, not a pass
+// over every placed block (which made the planners quadratic on big graphs).
+class LifetimeIndex {
+public:
+    LifetimeIndex(int steps, std::size_t blocks) : seen_(blocks, 0) {
+        while (leaves_ < steps) {
+            leaves_ *= 2;
+        }
+        nodes_.resize(2 * static_cast<std::size_t>(leaves_));
+    }
+
+    void insert(std::size_t block, int first, int last) {
+        for (int lo = first + leaves_, hi = last + leaves_ + 1; lo < hi; lo /= 2, hi /= 2) {
+            if (lo % 2 == 1) {
+                nodes_[static_cast<std::size_t>(lo++)].push_back(block);
+            }
+            if (hi % 2 == 1) {
+                nodes_[static_cast<std::size_t>(--hi)].push_back(block);
+            }
+        }
+    }
+
+    // Every block inserted that lives at some step of [first, last], once each.
+    void living_in(int first, int last, std::vector<std::size_t>& out) {
+        out.clear();
+        ++query_;
+        visit(1, 0, leaves_ - 1, first, last, out);
+    }
+
+private:
+    void visit(int node, int lo, int hi, int first, int last, std::vector<std::size_t>& out) {
+        if (hi < first || last < lo) {
+            return;
+        }
+        for (std::size_t block : nodes_[static_cast<std::size_t>(node)]) {
+            if (seen_[block] != query_) {
+                seen_[block] = query_;
+                out.push_back(block);
+            }
+        }
+        if (lo != hi) {
+            const int mid = lo + (hi - lo) / 2;
+            visit(2 * node, lo, mid, first, last, out);
+            visit(2 * node + 1, mid + 1, hi, first, last, out);
+        }
+    }
+
+    int leaves_ = 1;
+    std::vector<std::vector<std::size_t>> nodes_;
+    std::vector<std::uint64_t> seen_;  // the last query that reported each block
+    std::uint64_t query_ = 0;
+};
+
+// The distinct steps where blocks begin or end, in order: the index counts these, so steps
+// far apart (a MiniMalloc file's times) cost no more than steps next to each other.
+std::vector<int> step_marks(const ArenaProblem& problem) {
+    std::vector<int> marks;
+    for (const LiveBlock& block : problem.blocks) {
+        marks.push_back(block.first);
+        marks.push_back(block.last);
+    }
+    std::ranges::sort(marks);
+    marks.erase(std::unique(marks.begin(), marks.end()), marks.end());
+    return marks;
+}
+
+// Blocks already placed; the ones living with a block are read off in offset order (ties in
+// the order they were placed), so gaps can be read off left to right.
 class PlacedBlocks {
 public:
-    explicit PlacedBlocks(const ArenaProblem& problem) : problem_(problem), offsets_(problem.blocks.size(), 0) {}
+    explicit PlacedBlocks(const ArenaProblem& problem)
+        : problem_(problem), offsets_(problem.blocks.size(), 0), placed_at_(problem.blocks.size(), 0),
+          marks_(step_marks(problem)), index_(static_cast<int>(std::max<std::size_t>(marks_.size(), 1)), problem.blocks.size()) {}
 
     // The gaps below, between and above the placed blocks that live with `block`, in
     // address order: calls visit(start, room) until it returns true; room is SIZE_MAX
     // above the last block.
     template <typename Visit>
-    std::size_t scan_gaps(std::size_t block, Visit&& visit) const {
+    std::size_t scan_gaps(std::size_t block, Visit&& visit) {
         const LiveBlock& b = problem_.blocks[block];
+        index_.living_in(mark(b.first), mark(b.last), neighbours_);
+        std::ranges::sort(neighbours_, {}, [&](std::size_t i) { return std::pair(offsets_[i], placed_at_[i]); });
         std::size_t below = 0;  // end of the placed blocks seen so far
-        for (std::size_t other : by_offset_) {
-            const LiveBlock& o = problem_.blocks[other];
-            if (!b.lives_with(o)) {
-                continue;
-            }
+        for (std::size_t other : neighbours_) {
             const std::size_t start = align_up(below, alignment_of(b));
             if (offsets_[other] >= start && visit(start, offsets_[other] - start)) {
                 return start;
             }
-            below = std::max(below, offsets_[other] + o.size);
+            below = std::max(below, offsets_[other] + problem_.blocks[other].size);
         }
         const std::size_t start = align_up(below, alignment_of(b));
         visit(start, SIZE_MAX);
@@ -43,8 +113,8 @@ public:
 
     void place(std::size_t block, std::size_t offset) {
         offsets_[block] = offset;
-        auto at = std::ranges::upper_bound(by_offset_, offset, {}, [&](std::size_t i) { return offsets_[i]; });
-        by_offset_.insert(at, block);
+        placed_at_[block] = placed_++;
+        index_.insert(block, mark(problem_.blocks[block].first), mark(problem_.blocks[block].last));
     }
 
     ArenaPlan plan() const {
@@ -58,9 +128,15 @@ public:
     }
 
 private:
+    int mark(int step) const { return static_cast<int>(std::ranges::lower_bound(marks_, step) - marks_.begin()); }
+
     const ArenaProblem& problem_;
     std::vector<std::size_t> offsets_;
-    std::vector<std::size_t> by_offset_;
+    std::vector<std::size_t> placed_at_;  // the order blocks were placed in
+    std::vector<int> marks_;
+    std::size_t placed_ = 0;
+    LifetimeIndex index_;
+    std::vector<std::size_t> neighbours_;  // scan_gaps' working list
 };
 
 std::vector<std::size_t> indices(const ArenaProblem& problem) {

@@ -126,6 +126,19 @@ TEST(Cursor, KeepsACheckpointEveryIntervalAndReplaysNoMore) {
     EXPECT_THROW(Cursor(std::make_shared<const Trace>(), 0), std::invalid_argument);
 }
 
+// The automatic interval keeps checkpoints x pages of 16 tensor states near 2^23 page
+// pointers: the seed (17 events, 3 tensors: one page) gets the minimum, 64. A trace of
+// 2^20 events over 160,000 tensors (10,001 pages) needs 2^20 * 10,001 / 2^23 = 1,250.125,
+// so 1,251 events between checkpoints: 839 checkpoints of 10,001 pages, 8.39 million pointers.
+TEST(Cursor, ChecksPointsFartherApartAsTheGraphGrows) {
+    GraphFile seed = seed_example();
+    EXPECT_EQ(Cursor(record_trace(seed)).checkpoint_interval(), 64u);
+    Trace big;
+    big.events.resize(std::size_t{1} << 20);
+    big.tensors = TraceTensors(std::vector<TraceTensor>(160'000));
+    EXPECT_EQ(automatic_checkpoint_interval(big), 1'251u);
+}
+
 // On every golden file: walking to the end and back gives the same state at every
 // position; jumping anywhere gives the state that stepping gave, within K replays.
 TEST(Cursor, ForwardBackAndJumpAgreeOnEveryGoldenFile) {

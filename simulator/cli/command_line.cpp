@@ -203,7 +203,8 @@ int run_command_line(int argc, const char* const* argv, const Console& console) 
     add_graph_input(walk_cmd, walk.graph);
     walk_cmd->add_option("-e,--exec", walk.commands, "run this walk command instead of reading standard input "
                          "(repeat for more; each is shown after a \"> \" prompt)");
-    walk_cmd->add_option("--checkpoint-every", walk.checkpoint_interval, "events between state checkpoints")
+    walk_cmd->add_option("--checkpoint-every", walk.checkpoint_interval,
+                         "events between state checkpoints (default: automatic, from 64 up as the graph grows)")
         ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 20));
 
     StatsOptions stats;

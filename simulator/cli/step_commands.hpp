@@ -23,7 +23,7 @@ int trace(const TraceOptions& options, std::ostream& out, std::ostream& err);
 
 struct WalkOptions {
     GraphInput graph;
-    std::size_t checkpoint_interval = 64;
+    std::optional<std::size_t> checkpoint_interval{};  // none: the cursor's automatic interval
     // A person at a terminal: a command that cannot be done does not change the exit code.
     bool interactive = false;
     // Commands to run instead of reading lines, each shown after a "> " prompt, so that a

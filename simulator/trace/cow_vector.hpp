@@ -15,6 +15,7 @@ namespace gallocsim {
 template <typename T, std::size_t PageSize = 16>
 class CowVector {
 public:
+    static constexpr std::size_t kPageSize = PageSize;
     CowVector() = default;
     CowVector(std::size_t size, const T& value) { assign(size, value); }
 

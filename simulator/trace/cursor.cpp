@@ -6,11 +6,20 @@
 
 namespace gallocsim {
 
-Cursor::Cursor(std::shared_ptr<const Trace> trace, std::size_t checkpoint_interval)
-    : trace_(std::move(trace)), interval_(checkpoint_interval) {
+std::size_t automatic_checkpoint_interval(const Trace& trace) {
+    constexpr std::size_t kPagePointers = std::size_t{1} << 23;
+    const std::size_t pages = trace.tensors.size() / decltype(SimState::tensors)::kPageSize + 1;
+    // events * pages / interval <= kPagePointers, without overflowing the product.
+    const std::size_t interval = trace.size() / kPagePointers * pages + trace.size() % kPagePointers * pages / kPagePointers + 1;
+    return std::max(interval, kDefaultCheckpointInterval);
+}
+
+Cursor::Cursor(std::shared_ptr<const Trace> trace, std::optional<std::size_t> checkpoint_interval)
+    : trace_(std::move(trace)) {
     if (!trace_) {
         throw std::invalid_argument("a cursor needs a trace");
     }
+    interval_ = checkpoint_interval.value_or(automatic_checkpoint_interval(*trace_));
     if (interval_ == 0) {
         throw std::invalid_argument("the checkpoint interval must be at least 1");
     }

@@ -18,7 +18,13 @@
 
 namespace gallocsim {
 
-inline constexpr std::size_t kDefaultCheckpointInterval = 64;
+inline constexpr std::size_t kDefaultCheckpointInterval = 64;  // the fewest events between checkpoints
+
+// Checkpoints often enough that a jump replays few events, seldom enough that their page
+// tables stay small: each costs one pointer per page of tensor states, so a fixed interval
+// grows with the square of the graph (64 events apart, 123k nodes took 2.8 GB). About 8
+// million page pointers in all (128 MB), never closer than kDefaultCheckpointInterval.
+std::size_t automatic_checkpoint_interval(const Trace& trace);
 
 // Stop at a step whose event touches the tensor (see touched_tensors).
 struct OnTensor {
@@ -37,8 +43,9 @@ using Breakpoint = std::variant<OnTensor, OnKind, LiveBytesAbove>;
 class Cursor {
 public:
     // Replays the trace once to take the checkpoints and the live-bytes series.
-    explicit Cursor(std::shared_ptr<const Trace> trace, std::size_t checkpoint_interval = kDefaultCheckpointInterval);
-    explicit Cursor(Trace trace, std::size_t checkpoint_interval = kDefaultCheckpointInterval)
+    // Without an interval, automatic_checkpoint_interval's.
+    explicit Cursor(std::shared_ptr<const Trace> trace, std::optional<std::size_t> checkpoint_interval = std::nullopt);
+    explicit Cursor(Trace trace, std::optional<std::size_t> checkpoint_interval = std::nullopt)
         : Cursor(std::make_shared<const Trace>(std::move(trace)), checkpoint_interval) {}
 
     const Trace& trace() const { return *trace_; }
@@ -87,7 +94,7 @@ private:
     void advance(SimState& state, std::size_t position) const;
 
     std::shared_ptr<const Trace> trace_;
-    std::size_t interval_;
+    std::size_t interval_ = kDefaultCheckpointInterval;
     std::vector<SimState> checkpoints_;  // the state at 0, K, 2K, ...
     std::vector<std::size_t> live_bytes_;
     std::vector<SimState> stretch_;  // states from a checkpoint on, kept while stepping back

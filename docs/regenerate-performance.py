@@ -12,7 +12,11 @@ upstream_bench_ggml-d99724f2 (gallocsim against the real libggml from PyPI, when
 build/release exists, Release), then writes docs/performance.md with the machine and date of
 every figure. --quick runs fewer benchmark repetitions. --quality-only measures and rewrites
 only the plan-quality section. --upstream-only measures and rewrites
-only the section on the real library, keeping the rest of the file. Figures measured outside
+only the section on the real library, keeping the rest of the file. --scale-only measures and
+rewrites only the Scale section: every `gallocsim` command and the GUI, Release build
+(build/release), on llama-style graphs of --scale-layers (default 32,1024,4096: about 964,
+30.7k and 122,884 nodes), wall clock and peak memory of each process, each cut off after
+--scale-timeout seconds (default 600). Figures measured outside
 this script (GPU runs) live in docs/performance-notes.md and are included as they are.
 """
 import datetime
@@ -22,8 +26,13 @@ import math
 import os
 import platform
 import re
+import shutil
+import signal
 import subprocess
 import sys
+import tempfile
+import threading
+import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BUILD = os.path.join(ROOT, "build", "default")
@@ -294,6 +303,223 @@ def replace_upstream_section(text, section):
     return "\n".join(lines[:start] + section + [""] + lines[end:]) + "\n"
 
 
+SCALE_HEADING = "## Scale"
+RELEASE = os.path.join(ROOT, "build", "release")
+SCALE_GRAPH = ["llama", "--embd", "4096", "--heads", "32", "--ff", "11008", "--vocab", "32000"]
+SCALE_TOKENS, SCALE_OTHER_TOKENS = 512, 256
+
+
+def option(name, default):
+    """The value of `--name VALUE` or `--name=VALUE` on the command line."""
+    for i, arg in enumerate(sys.argv):
+        if arg == name and i + 1 < len(sys.argv):
+            return sys.argv[i + 1]
+        if arg.startswith(name + "="):
+            return arg.split("=", 1)[1]
+    return default
+
+
+SCALE_LAYERS = [int(n) for n in option("--scale-layers", "32,1024,4096").split(",")]
+SCALE_TIMEOUT = float(option("--scale-timeout", "600"))
+TIME = "/usr/bin/time"
+
+
+def measure(args, env=None):
+    """Runs args with standard output to /dev/null: (wall seconds, max RSS in MB, exit status), the
+    status None when it ran past SCALE_TIMEOUT. The wall clock is time.perf_counter around the process;
+    the peak RSS is /usr/bin/time -v's, or without it the child's own rusage from os.wait4."""
+    full_env = None if env is None else {**os.environ, **env}
+    with tempfile.NamedTemporaryFile("r", suffix=".time") as report:
+        argv = [TIME, "-v", "-o", report.name, *args] if os.path.exists(TIME) else list(args)
+        start = time.perf_counter()
+        proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=full_env,
+                                start_new_session=True)
+        # Past the limit the command and /usr/bin/time, a process group of their own, are killed.
+        timer = threading.Timer(SCALE_TIMEOUT, os.killpg, (proc.pid, signal.SIGKILL))
+        timer.start()
+        _, status, usage = os.wait4(proc.pid, 0)
+        wall = time.perf_counter() - start
+        timer.cancel()
+        if wall >= SCALE_TIMEOUT:
+            proc.returncode = -9
+            return wall, None, None
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        rss_kb = usage.ru_maxrss
+        if argv[0] == TIME:
+            # The wall clock stays perf_counter's: /usr/bin/time prints it to 10 ms, and it is the same
+            # interval (less the start of /usr/bin/time itself, about a millisecond).
+            text = report.read()
+            m = re.search(r"Maximum resident set size \(kbytes\): (\d+)", text)
+            if m:
+                rss_kb = int(m.group(1))
+            m = re.search(r"Exit status: (\d+)", text)
+            code = int(m.group(1)) if m else proc.returncode
+        else:
+            code = proc.returncode
+        return wall, rss_kb / 1024, code
+
+
+def scale_commands(gallocsim, gui, graph, other, tmp):
+    """(row name, argv, environment) of each command timed on one graph."""
+    out = []
+    for name, args in (("plan", ["plan", graph]), ("plan --json", ["plan", graph, "--json"]),
+                       ("trace", ["trace", graph]), ("trace --json", ["trace", graph, "--json"]),
+                       ("stats", ["stats", graph]), ("render -o X.svg", ["render", graph, "-o", os.path.join(tmp, "x.svg")]),
+                       ("compare", ["compare", graph]), ("diff FILE FILE2", ["diff", graph, other]),
+                       ("why", ["why", graph]), ("walk -e l (to the last event)", ["walk", graph, "-e", "l"])):
+        out.append((name, [gallocsim, *args], None))
+    if os.path.exists(gui):
+        out.append(("GUI: open, lay out, paint once (--screenshot)",
+                    [gui, graph, "--screenshot", os.path.join(tmp, "x.png")], {"QT_QPA_PLATFORM": "offscreen"}))
+    return out
+
+
+# The issue's goals: (command, layers of the graph it applies to, seconds, MB); None: no goal.
+SCALE_GOALS = {
+    "plan": [(4096, 3, 1024)], "plan --json": [(4096, 3, 1024)], "trace": [(4096, 3, 1024)],
+    "trace --json": [(4096, 3, 1024)], "stats": [(4096, 3, 1024)], "render -o X.svg": [(4096, 3, 1024)],
+    "compare": [(4096, 3, 1024)], "diff FILE FILE2": [(4096, 3, 1024)], "why": [(4096, 3, 1024)],
+    "walk -e l (to the last event)": [(4096, 2, 1024)],
+    "GUI: open, lay out, paint once (--screenshot)": [(1024, 2, None), (4096, 10, 1536)],
+}
+
+
+def kilo(n):
+    return f"{n / 1000:.3g}k" if n >= 1000 else str(n)
+
+
+def scale_cell(result):
+    wall, rss, code = result
+    if code is None:
+        return f"timeout (> {SCALE_TIMEOUT:g} s) | -"
+    note = "" if code == 0 else f" (exit {code})"
+    return f"{wall:.2f}{note} | {rss:,.0f}" if wall >= 1 else f"{wall:.3f}{note} | {rss:,.0f}"
+
+
+def scale_goal(name, results, nodes):
+    verdicts = []
+    for layers, seconds, mb in SCALE_GOALS.get(name, []):
+        limit = f"≤ {seconds} s" + (f", ≤ {mb / 1024:g} GB" if mb else "")
+        if layers not in results:
+            verdicts.append(f"{limit} at {layers} layers: not measured")
+            continue
+        wall, rss, code = results[layers]
+        at = f"{kilo(nodes[layers])} nodes"
+        if code is None:
+            verdicts.append(f"**not met** at {at} ({limit}): timeout")
+            continue
+        missed = wall > seconds or (mb is not None and rss > mb) or code != 0
+        figure = f"{wall:.2f} s, {rss:,.0f} MB"
+        verdicts.append(f"{'**not met**' if missed else 'met'} at {at} ({limit}): {figure}")
+    return "; ".join(verdicts)
+
+
+def provenance(binaries):
+    """When the binaries were built, against the last commit: a binary older than it may lack its changes
+    (and any build may hold uncommitted ones)."""
+    try:
+        commit, committed = run(["git", "-C", ROOT, "log", "-1", "--format=%h %ct"]).split()
+    except (subprocess.CalledProcessError, OSError, ValueError):
+        return "Binaries built " + ", ".join(
+            datetime.datetime.fromtimestamp(os.path.getmtime(b), datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+            for b in binaries if os.path.exists(b)) + "."
+    parts = []
+    for b in binaries:
+        if not os.path.exists(b):
+            continue
+        built = os.path.getmtime(b)
+        when = datetime.datetime.fromtimestamp(built, datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+        stale = " (**older than the last commit**)" if built < int(committed) else ""
+        parts.append(f"`{os.path.relpath(b, ROOT)}` built {when}{stale}")
+    last = datetime.datetime.fromtimestamp(int(committed), datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    return "; ".join(parts) + f"; last commit {commit} at {last}."
+
+
+def scale_section():
+    out = [SCALE_HEADING, ""]
+    gallocsim = os.path.join(RELEASE, "simulator", "gallocsim")
+    gui = os.path.join(RELEASE, "gui", "gallocsim-gui")
+    if not os.path.exists(gallocsim):
+        return out + ["build/release was not built (`cmake --preset release && cmake --build --preset release`)."]
+    kind, flags = cxx_flags(RELEASE) or ("unknown build type", "")
+    tmp = tempfile.mkdtemp(prefix="gallocsim-scale-")
+    try:
+        graphs, nodes, results = {}, {}, {}
+        for layers in SCALE_LAYERS:
+            graph = os.path.join(tmp, f"llama-{layers}l-t{SCALE_TOKENS}.json")
+            other = os.path.join(tmp, f"llama-{layers}l-t{SCALE_OTHER_TOKENS}.json")
+            for path, tokens in ((graph, SCALE_TOKENS), (other, SCALE_OTHER_TOKENS)):
+                run([gallocsim, "examples", *SCALE_GRAPH, "--tokens", str(tokens), "--layers", str(layers), "-o", path])
+            with open(graph) as f:
+                nodes[layers] = len(json.load(f)["nodes"])
+            graphs[layers] = (graph, other)
+        names = []
+        for layers in SCALE_LAYERS:
+            graph, other = graphs[layers]
+            for name, args, env in scale_commands(gallocsim, gui, graph, other, tmp):
+                if name not in names:
+                    names.append(name)
+                results.setdefault(name, {})[layers] = measure(args, env)
+                print(f"scale: {layers} layers, {name}: {scale_cell(results[name][layers])}", file=sys.stderr)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    how = ("time.perf_counter around the process and `/usr/bin/time -v`'s maximum resident set size" if os.path.exists(TIME) else
+           "time.perf_counter around the process and its own `ru_maxrss` from `os.wait4` (`/usr/bin/time` was missing)")
+    out += [f"Every command of `build/release/simulator/gallocsim` ({kind}, `{flags}`) and `build/release/gui/gallocsim-gui` "
+            f"on llama-style graphs: `gallocsim examples {' '.join(SCALE_GRAPH)} --tokens {SCALE_TOKENS} --layers N -o FILE` "
+            f"for N = {', '.join(str(n) for n in SCALE_LAYERS)}. FILE2 for `diff` is the same graph at --tokens "
+            f"{SCALE_OTHER_TOKENS} (as many nodes; almost every tensor moves). One run of each command, one process at a "
+            f"time, standard output to /dev/null; wall clock seconds and peak memory (max RSS, MB) measured with {how}; "
+            f"a run is cut off after {SCALE_TIMEOUT:g} s. The GUI runs on the offscreen platform: "
+            "`QT_QPA_PLATFORM=offscreen gallocsim-gui FILE --screenshot X.png` loads, plans, lays out, paints the "
+            "1440x900 window once and exits. Single wall-clock runs on a shared machine: figures near a goal can "
+            "land on either side of it.", ""]
+    out += [provenance([gallocsim, gui]), ""]
+    out.append("Nodes per graph: " + ", ".join(f"{n} layers: {nodes[n]:,}" for n in SCALE_LAYERS) + ".")
+    out.append("")
+    header = "| command |" + "".join(f" {kilo(nodes[n])} nodes: s | MB |" for n in SCALE_LAYERS)
+    growth = len(SCALE_LAYERS) >= 2
+    if growth:
+        a, b = SCALE_LAYERS[-2], SCALE_LAYERS[-1]
+        header += f" growth {kilo(nodes[a])}→{kilo(nodes[b])} |"
+    header += " goal |"
+    out += [header, "|---|" + "---|---|" * len(SCALE_LAYERS) + ("---|" if growth else "") + "---|"]
+    for name in names:
+        row = f"| {name} |" + "".join(f" {scale_cell(results[name][n])} |" if n in results[name] else " | |"
+                                      for n in SCALE_LAYERS)
+        if growth:
+            ra, rb = results[name].get(a), results[name].get(b)
+            if ra and rb and ra[2] is not None and rb[2] is not None and ra[0] > 0:
+                row += f" {(rb[0] / ra[0]) / (nodes[b] / nodes[a]):.2f} |"
+            else:
+                row += " - |"
+        out.append(row + f" {scale_goal(name, results[name], nodes)} |")
+    if growth:
+        out += ["", f"growth: the time at {kilo(nodes[b])} nodes over the time at {kilo(nodes[a])} nodes, divided by the "
+                "ratio of the node counts: about 1 is linear, 2 or more grows faster (a quadratic step would give "
+                f"about {nodes[b] / nodes[a]:.0f}). Small times are mostly process start and file reading."]
+    out += ["", "Goals (the scale issue): at 122,884 nodes each of plan, plan --json, trace, stats, render, compare, diff "
+            "and why in at most 3 s and 1 GB; walk to the last event in at most 2 s and 1 GB; the GUI opens 30k nodes "
+            "in at most 2 s and 123k nodes in at most 10 s and 1.5 GB. trace --json is held to the same goal as trace."]
+    return out
+
+
+def replace_scale_section(text, section):
+    """The performance file with its Scale section replaced (or put after the planner's speed)."""
+    lines = text.rstrip("\n").split("\n")
+    if SCALE_HEADING in lines:
+        start = lines.index(SCALE_HEADING)
+        end = next((i for i in range(start + 1, len(lines)) if lines[i].startswith("## ")), len(lines))
+    else:
+        after = next((i for i, line in enumerate(lines) if line == "## Planner speed"), None)
+        if after is None:
+            start = end = next((i for i, line in enumerate(lines) if line in (UPSTREAM_HEADING, "## Execution (CPU)",
+                                                                              "## Measured by hand")), len(lines))
+        else:
+            start = end = next((i for i in range(after + 1, len(lines)) if lines[i].startswith("## ")), len(lines))
+    return "\n".join(lines[:start] + section + [""] + lines[end:]) + "\n"
+
+
 def executor_section():
     out = ["## Execution (CPU)", ""]
     data = benchmark("simulator/executor/executor_bench")
@@ -338,6 +564,18 @@ def main():
         with open(performance, "w") as f:
             f.write(text)
         return
+    if "--scale-only" in sys.argv:
+        # Only the Scale section is measured again; the other sections keep their figures.
+        with open(performance) as f:
+            text = f.read()
+        now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+        section = scale_section()
+        section.insert(2, f"Measured on {now}, on {machine()}.")
+        section.insert(3, "")
+        text = replace_scale_section(text, section)
+        with open(performance, "w") as f:
+            f.write(text)
+        return
     if "--upstream-only" in sys.argv:
         with open(performance) as f:
             text = f.read()
@@ -358,8 +596,8 @@ def main():
     lines = ["# Performance", "",
              f"Generated by `docs/regenerate-performance.py` on {now}, on {machine()}. "
              "Times are CPU times; on a shared machine compare ratios, not absolute figures.", ""]
-    lines += quality_section() + [""] + speed_section() + [""] + upstream_section() + [""] + executor_section() + \
-        [""] + gui_section() + [""]
+    lines += quality_section() + [""] + speed_section() + [""] + scale_section() + [""] + upstream_section() + [""] + \
+        executor_section() + [""] + gui_section() + [""]
     notes = os.path.join(ROOT, "docs", "performance-notes.md")
     if os.path.exists(notes):
         with open(notes) as f:

@@ -14,6 +14,7 @@ namespace fs = std::filesystem;
 using json_input::at;
 using json_input::dot;
 using json_input::json;
+using json_input::Path;
 using json_input::Reader;
 
 namespace {
@@ -26,7 +27,7 @@ constexpr std::array kFunctions{
 };
 
 
-std::optional<std::string> optional_string(const Reader& r, const json& object, const std::string& path, const char* key) {
+std::optional<std::string> optional_string(const Reader& r, const json& object, const Path& path, const char* key) {
     auto it = object.find(key);
     if (it == object.end() || it->is_null()) {
         return std::nullopt;
@@ -34,7 +35,7 @@ std::optional<std::string> optional_string(const Reader& r, const json& object, 
     return r.string(*it, dot(path, key));
 }
 
-std::vector<std::size_t> sizes_of(const Reader& r, const json& value, const std::string& path) {
+std::vector<std::size_t> sizes_of(const Reader& r, const json& value, const Path& path) {
     std::vector<std::size_t> sizes;
     for (std::size_t i = 0; const json& size : r.array(value, path)) {
         sizes.push_back(r.unsigned_integer(size, at(path, i++)));
@@ -43,7 +44,7 @@ std::vector<std::size_t> sizes_of(const Reader& r, const json& value, const std:
 }
 
 // One per buffer id: the format writes a value for every id the allocator has.
-void check_per_buffer(const Reader& r, std::size_t count, std::size_t buffers, const std::string& path) {
+void check_per_buffer(const Reader& r, std::size_t count, std::size_t buffers, const Path& path) {
     if (count != buffers) {
         r.fail(path, "has " + std::to_string(count) + " entries, the allocator has " + counted(buffers, "buffer id"));
     }
@@ -81,7 +82,7 @@ public:
             }
         }
         for (std::size_t i = 0; const json& type : r.array(r.member(doc, "$", "buffer_types"), "$.buffer_types")) {
-            const std::string path = at("$.buffer_types", i++);
+            const Path path = at("$.buffer_types", i++);
             r.only_keys(r.object(type, path), path, {"name", "alignment", "max_size"});
         }
         // The buffer types and ids are exactly a graph file's (less alloc_size, learnt per
@@ -219,7 +220,8 @@ private:
         const int buffers = static_cast<int>(session_.buffers.size());
         auto& places = call.tensors.emplace();
         for (const auto& [name, place] : r.object(value, "$.tensors").items()) {
-            const std::string path = "$.tensors[\"" + name + "\"]";
+            const std::string path_text = "$.tensors[\"" + name + "\"]";
+            const Path path(path_text);
             r.only_keys(r.object(place, path), path, {"buffer", "chunk", "offset"});
             PlannedPlace planned;
             planned.buffer = r.index(r.member(place, path, "buffer"), dot(path, "buffer"), buffers, "buffer id");

@@ -25,6 +25,7 @@ constexpr std::size_t kMaxTensorBytes = SIZE_MAX / 4;
 using json_input::at;
 using json_input::dot;
 using json_input::in_quotes;
+using json_input::Path;
 using json_input::Reader;
 
 // ggml_nbytes with every multiplication and addition checked: nullopt when the tensor
@@ -102,7 +103,7 @@ private:
             r_.fail("$.buffer_types", "must list at least one buffer type");
         }
         for (std::size_t i = 0; i < types.size(); ++i) {
-            const std::string path = at("$.buffer_types", i);
+            const Path path = at("$.buffer_types", i);
             const json& t = r_.object(types[i], path);
             r_.only_keys(t, path, {"name", "alignment", "max_size", "alloc_size"});
             BufferTypeSpec spec;
@@ -159,7 +160,7 @@ private:
         const json& tensors = r_.array(r_.member(doc_, "$", "tensors"), "$.tensors");
         // First pass: names, so sources may refer to tensors listed later.
         for (std::size_t i = 0; i < tensors.size(); ++i) {
-            const std::string path = at("$.tensors", i);
+            const Path path = at("$.tensors", i);
             const json& t = r_.object(tensors[i], path);
             const std::string name = r_.string(r_.member(t, path, "name"), dot(path, "name"));
             if (name.empty()) {
@@ -181,7 +182,7 @@ private:
         check_cycles();
     }
 
-    Tensor* tensor_named(const json& value, const std::string& path, std::string_view owner) {
+    Tensor* tensor_named(const json& value, const Path& path, std::string_view owner) {
         const std::string name = r_.string(value, path, owner);
         auto it = index_.find(name);
         if (it == index_.end()) {
@@ -190,7 +191,7 @@ private:
         return &file_.context.tensors()[it->second];
     }
 
-    void parse_tensor(const json& t, const std::string& path, Tensor& tensor) {
+    void parse_tensor(const json& t, const Path& path, Tensor& tensor) {
         const std::string& name = tensor.name;
         r_.only_keys(t, path, {"name", "original_name", "type", "ne", "nb", "op", "op_params", "src", "view_src", "view_offs",
                                "flags", "data"}, name);
@@ -210,9 +211,9 @@ private:
             r_.fail(dot(path, "ne"), "must have 1 to 4 element counts, got " + std::to_string(ne.size()), name);
         }
         for (std::size_t d = 0; d < ne.size(); ++d) {
-            const std::int64_t n = r_.signed_integer(ne[d], at(dot(path, "ne"), d), name);
+            const std::int64_t n = r_.signed_integer(ne[d], at(path, "ne", d), name);
             if (n < 0) {
-                r_.fail(at(dot(path, "ne"), d), "must be >= 0, got " + std::to_string(n), name);
+                r_.fail(at(path, "ne", d), "must be >= 0, got " + std::to_string(n), name);
             }
             tensor.ne[d] = n;
         }
@@ -231,9 +232,9 @@ private:
                 r_.fail(dot(path, "nb"), "must have 4 strides, got " + std::to_string(nb.size()), name);
             }
             for (std::size_t d = 0; d < nb.size(); ++d) {
-                const std::uint64_t stride = r_.unsigned_integer(nb[d], at(dot(path, "nb"), d), name);
+                const std::uint64_t stride = r_.unsigned_integer(nb[d], at(path, "nb", d), name);
                 if (stride > kMaxTensorBytes) {
-                    r_.fail(at(dot(path, "nb"), d), "stride too large: " + std::to_string(stride), name);
+                    r_.fail(at(path, "nb", d), "stride too large: " + std::to_string(stride), name);
                 }
                 tensor.nb[d] = stride;
             }
@@ -255,9 +256,9 @@ private:
                 r_.fail(dot(path, "op_params"), "at most 16 values", name);
             }
             for (std::size_t k = 0; k < params.size(); ++k) {
-                const std::int64_t v = r_.signed_integer(params[k], at(dot(path, "op_params"), k), name);
+                const std::int64_t v = r_.signed_integer(params[k], at(path, "op_params", k), name);
                 if (v < std::numeric_limits<std::int32_t>::min() || v > std::numeric_limits<std::int32_t>::max()) {
-                    r_.fail(at(dot(path, "op_params"), k), "must fit in 32 bits", name);
+                    r_.fail(at(path, "op_params", k), "must fit in 32 bits", name);
                 }
                 tensor.op_params[k] = static_cast<std::int32_t>(v);
             }
@@ -269,7 +270,7 @@ private:
             }
             for (std::size_t k = 0; k < src.size(); ++k) {
                 if (!src[k].is_null()) {
-                    tensor.src[k] = tensor_named(src[k], at(dot(path, "src"), k), name);
+                    tensor.src[k] = tensor_named(src[k], at(path, "src", k), name);
                 }
             }
         }
@@ -288,10 +289,10 @@ private:
         if (t.contains("flags")) {
             const json& flags = r_.array(t["flags"], dot(path, "flags"), name);
             for (std::size_t k = 0; k < flags.size(); ++k) {
-                const std::string flag = r_.string(flags[k], at(dot(path, "flags"), k), name);
+                const std::string flag = r_.string(flags[k], at(path, "flags", k), name);
                 auto it = std::ranges::find(kFlagNames, flag, &std::pair<TensorFlag, std::string_view>::second);
                 if (it == kFlagNames.end()) {
-                    r_.fail(at(dot(path, "flags"), k), "unknown flag \"" + flag + "\" (expected input, output, param, loss or compute)", name);
+                    r_.fail(at(path, "flags", k), "unknown flag \"" + flag + "\" (expected input, output, param, loss or compute)", name);
                 }
                 tensor.flags.set(it->first);
             }
@@ -302,7 +303,7 @@ private:
     }
 
     // ggml keeps view_src at the root of a chain of views, and a view lies inside it.
-    void check_view(const std::string& path, const Tensor& tensor) {
+    void check_view(const Path& path, const Tensor& tensor) {
         if (tensor.view_src == nullptr) {
             return;
         }
@@ -355,7 +356,8 @@ private:
     }
 
     std::vector<Tensor*> parse_order(const char* key) {
-        const std::string path = std::string("$.") + key;
+        const std::string path_text = std::string("$.") + key;
+        const Path path(path_text);
         const json& list = r_.array(r_.member(doc_, "$", key), path);
         std::vector<Tensor*> order;
         for (std::size_t i = 0; i < list.size(); ++i) {
@@ -405,7 +407,8 @@ private:
         if (!doc_.contains(key)) {
             return ids;
         }
-        const std::string path = std::string("$.") + key;
+        const std::string path_text = std::string("$.") + key;
+        const Path path(path_text);
         const json& list = r_.array(doc_[key], path);
         if (list.size() != expected) {
             r_.fail(path, "has " + std::to_string(list.size()) + " entries for " + std::to_string(expected) + " tensors");
@@ -417,7 +420,7 @@ private:
     }
 
     CaptureOrigin parse_captured(const json& c) {
-        const std::string path = "$.captured";
+        const Path path = "$.captured";
         r_.object(c, path);
         r_.only_keys(c, path, {"session", "ggml_version", "ggml_commit"});
         CaptureOrigin origin;
@@ -434,7 +437,7 @@ private:
     }
 
     PlanRecord parse_expected(const json& e) {
-        const std::string path = "$.expected";
+        const Path path = "$.expected";
         r_.object(e, path);
         r_.only_keys(e, path, {"source", "reserve", "alloc_graph", "buffer_sizes", "chunk_sizes", "tensors"});
         PlanRecord plan;
@@ -445,20 +448,21 @@ private:
         plan.alloc_graph = r_.boolean(r_.member(e, path, "alloc_graph"), dot(path, "alloc_graph"));
         const json& sizes = r_.array(r_.member(e, path, "buffer_sizes"), dot(path, "buffer_sizes"));
         for (std::size_t i = 0; i < sizes.size(); ++i) {
-            plan.buffer_sizes.push_back(r_.unsigned_integer(sizes[i], at(dot(path, "buffer_sizes"), i)));
+            plan.buffer_sizes.push_back(r_.unsigned_integer(sizes[i], at(path, "buffer_sizes", i)));
         }
         const json& chunks = r_.array(r_.member(e, path, "chunk_sizes"), dot(path, "chunk_sizes"));
         for (std::size_t i = 0; i < chunks.size(); ++i) {
-            const std::string chunk_path = at(dot(path, "chunk_sizes"), i);
+            const Path chunk_path = at(path, "chunk_sizes", i);
             std::vector<std::size_t> row;
             for (std::size_t c = 0; c < r_.array(chunks[i], chunk_path).size(); ++c) {
                 row.push_back(r_.unsigned_integer(chunks[i][c], at(chunk_path, c)));
             }
             plan.chunk_sizes.push_back(std::move(row));
         }
-        const json& tensors = r_.object(r_.member(e, path, "tensors"), dot(path, "tensors"));
+        const Path tensors_path = dot(path, "tensors");
+        const json& tensors = r_.object(r_.member(e, path, "tensors"), tensors_path);
         for (const auto& [name, place] : tensors.items()) {
-            const std::string tensor_path = dot(dot(path, "tensors"), name);
+            const Path tensor_path = dot(tensors_path, name);
             if (!index_.contains(name)) {
                 r_.fail(tensor_path, "unknown tensor \"" + name + "\"");
             }

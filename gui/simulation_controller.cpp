@@ -134,7 +134,7 @@ auto SimulationController::off_thread(const QString& what, const QString& failur
     // Small graphs are done at once: no event loop, nothing shown.
     {
         std::unique_lock lock(job->mutex);
-        job->finished.wait_for(lock, std::chrono::milliseconds(50), [&] { return job->done.load(); });
+        job->finished.wait_for(lock, quiet_period_, [&] { return job->done.load(); });
     }
     if (!job->done) {
         QEventLoop loop;
@@ -151,7 +151,8 @@ auto SimulationController::off_thread(const QString& what, const QString& failur
         loop.exec();
         loading_ = nullptr;
         Q_EMIT busy_changed(false, {});
-        if (!job->done) {  // cancelled, or the application is quitting
+        // Cancelled (even if the job ended meanwhile: the user said so), or quitting.
+        if (loading.cancelled || !job->done) {
             Q_EMIT status_message(tr("Cancelled: %1").arg(what));
             return std::nullopt;
         }

@@ -24,6 +24,7 @@
 #include <QTimer>
 
 #include <cstddef>
+#include <chrono>
 #include <memory>
 #include <optional>
 #include <set>
@@ -97,6 +98,9 @@ public:
     // the graph shown stays; the worker's result is dropped when it ends.
     void cancel_loading();
     bool is_loading() const { return loading_ != nullptr; }
+    // How long a load may take before busy_changed says it is under way (small graphs
+    // load in less and show nothing); tests set 0 to see every load as one.
+    void set_quiet_period(std::chrono::milliseconds period) { quiet_period_ = period; }
 
     // --- The cursor -------------------------------------------------------------------
     std::size_t event_count() const { return has_graph() ? cursor().size() : 0; }
@@ -207,6 +211,7 @@ private:
     std::unique_ptr<Loaded> loaded_;
     struct Loading;                // the job waited for, while one runs
     Loading* loading_ = nullptr;
+    std::chrono::milliseconds quiet_period_{50};
     struct Worker;                 // a worker thread and whether its job is done
     std::vector<Worker> workers_;  // joined once done, and at destruction
     const AllocatorProfile* profile_ = &newest_profile();

@@ -38,8 +38,8 @@ private:
         file.write(text);
         return path;
     }
-    // A graph big enough to plan for longer than the 50 ms the controller waits before it
-    // goes on with the event loop: 400 llama layers are about 12,000 nodes.
+    // A graph that takes a while to plan (tens of milliseconds: 400 llama layers are about
+    // 12,000 nodes); the tests set the quiet period to 0, so its load always shows as busy.
     static ExampleOptions a_big_llama() {
         ExampleOptions options;
         options.layers = 400;
@@ -304,6 +304,7 @@ private Q_SLOTS:
 
     void loading_runs_off_the_gui_thread_and_says_so() {
         SimulationController controller;
+        controller.set_quiet_period(std::chrono::milliseconds(0));
         QSignalSpy busy(&controller, &SimulationController::busy_changed);
         int ticks = 0;  // the event loop goes on while the worker plans
         QTimer ticker;
@@ -322,7 +323,8 @@ private Q_SLOTS:
         SimulationController controller;
         QVERIFY(controller.load_example("seed"));
         controller.jump(9);
-        connect(&controller, &SimulationController::busy_changed, &controller, [&](bool busy) {
+        controller.set_quiet_period(std::chrono::milliseconds(0));
+        const auto cancel = connect(&controller, &SimulationController::busy_changed, &controller, [&](bool busy) {
             if (busy) {
                 QTimer::singleShot(0, &controller, &SimulationController::cancel_loading);
             }
@@ -333,6 +335,7 @@ private Q_SLOTS:
         QCOMPARE(controller.graph_name(), QString("seed-mul"));
         QCOMPARE(controller.position(), 9u);
         // The window goes on: the seed can be planned again at once.
+        disconnect(cancel);
         QVERIFY(controller.load_example("seed"));
     }
 

@@ -62,7 +62,10 @@ void CanvasView::apply_fit() {
     double sx = target.width() / bounds.width();
     double sy = fit_height() ? target.height() / bounds.height() : 1.0;
     if (uniform_zoom()) {
-        sx = sy = std::min({sx, sy, 1.25});  // never blow a small graph up much past its size
+        const double both = std::min({sx, sy, 1.25});  // never blow a small graph up much past its size
+        x_floor_ = std::min(sx, min_scale_x());
+        sx = std::max(both, x_floor_);
+        sy = both;
     }
     scale_x_ = std::clamp(sx, kMinScale, kMaxScale);
     scale_y_ = std::clamp(sy, kMinScale, kMaxScale);
@@ -82,9 +85,12 @@ void CanvasView::scene_changed() {
 
 void CanvasView::zoom_by(double factor, QPointF widget_anchor) {
     const QPointF anchor = map_to_scene(widget_anchor);
-    scale_x_ = std::clamp(scale_x_ * factor, kMinScale, kMaxScale);
     if (uniform_zoom()) {
-        scale_y_ = scale_x_;
+        // y leads; x follows it down to its floor (a squeezed scene widens back to uniform).
+        scale_y_ = std::clamp(scale_y_ * factor, kMinScale, kMaxScale);
+        scale_x_ = std::max(scale_y_, x_floor_);
+    } else {
+        scale_x_ = std::clamp(scale_x_ * factor, kMinScale, kMaxScale);
     }
     // Keep the scene point under the anchor where it was.
     origin_ = QPointF(anchor.x() - widget_anchor.x() / scale_x_, anchor.y() - widget_anchor.y() / scale_y_);

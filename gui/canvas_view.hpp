@@ -59,6 +59,10 @@ protected:
     virtual bool uniform_zoom() const { return true; }
     // Whether fitting also scales y to the height (false: one scene unit is one pixel).
     virtual bool fit_height() const { return true; }
+    // The narrowest a uniform view's x scale goes when it fits or zooms out: a scene too
+    // tall to fit at that scale is squeezed along y only, so it never shrinks to a column
+    // of single pixels (0: no floor).
+    virtual double min_scale_x() const { return 0.0; }
     // Margins around the fitted scene, in pixels.
     virtual QMarginsF fit_margins() const { return {12, 12, 12, 12}; }
 
@@ -81,6 +85,7 @@ private:
     double scale_y_ = 1.0;
     QPointF origin_;  // the scene point at the widget's top-left corner
     bool fitted_ = true;
+    double x_floor_ = 0.0;  // min_scale_x() as far as the widget's width allows, set by fitting
     std::optional<QPointF> drag_start_;
     QPointF drag_origin_;
     bool dragged_ = false;

@@ -17,6 +17,8 @@ namespace {
 constexpr double kTextScale = 0.45;  // below this zoom, boxes carry no text
 constexpr double kEdgeScale = 0.04;  // below this zoom, edges are left out
 constexpr double kReadableScale = 0.8;  // where a big graph opens
+constexpr double kOverviewScale = 0.5;  // boxes stay this wide when a tall graph is fitted whole
+constexpr double kRulerSpacing = 40;    // pixels between node numbers down the edge, at least
 constexpr int kLongEdgeLayers = 6;       // edges across more layers are drawn as stubs
 
 // "MUL · f32 [64x8]"; a tensor with no op says what it is instead.
@@ -51,12 +53,14 @@ void GraphView::rebuild() {
     fit_to_window();
     // A graph too big to read when fitted opens at a readable zoom, at its top; Ctrl+0
     // still shows all of it.
-    if (scale_x() < kTextScale && !layout_.boxes().empty()) {
-        zoom_by(kReadableScale / scale_x(), rect().center());
+    if (scale_y() < kTextScale && !layout_.boxes().empty()) {
+        zoom_by(kReadableScale / scale_y(), rect().center());
         const QRectF first = layout_.boxes().front().rect;
         center_on(QPointF(first.center().x(), first.top() + height() / 2.0 / scale_y() - GraphLayout::kLayerGap));
     }
 }
+
+double GraphView::min_scale_x() const { return kOverviewScale; }
 
 void GraphView::set_legend_visible(bool visible) {
     legend_ = visible;
@@ -121,15 +125,20 @@ void GraphView::paint_scene(QPainter& painter) {
     }
     const QRectF visible = visible_scene_rect();
     const std::vector<std::size_t> boxes = layout_.boxes_in(visible);
+    // A tall graph fitted whole is squeezed along y: the smaller scale decides the detail.
+    const double scale = std::min(scale_x(), scale_y());
     // Far out, antialiasing costs more than it shows.
-    painter.setRenderHint(QPainter::Antialiasing, scale_x() >= kTextScale);
-    if (scale_x() >= kEdgeScale) {
+    painter.setRenderHint(QPainter::Antialiasing, scale >= kTextScale);
+    if (scale >= kEdgeScale) {
         paint_edges(painter, visible);
     }
     paint_in_place_bands(painter, boxes);
-    const bool with_text = scale_x() >= kTextScale;
+    const bool with_text = scale >= kTextScale;
     for (std::size_t index : boxes) {
         paint_box(painter, layout_.boxes()[index], with_text);
+    }
+    if (!with_text) {
+        paint_node_ruler(painter);
     }
 
     // The last step's tensors in orange (the first one, the event's subject, heavier),
@@ -267,8 +276,10 @@ void GraphView::paint_box(QPainter& painter, const GraphBox& box, bool with_text
     }
     if (!with_text) {
         // Far out, a box is a few pixels: a plain fill (grey for not yet allocated, which
-        // would vanish in white) draws several times faster than an outlined shape.
-        painter.fillRect(r, fill == palette::unallocated ? palette::freed.lighter(108) : fill);
+        // would vanish in white) draws several times faster than an outlined shape. A box
+        // squeezed below a pixel is still drawn as a one-pixel stripe.
+        painter.fillRect(QRectF(r.left(), r.top(), r.width(), std::max(1.0, r.height())),
+                         fill == palette::unallocated ? palette::freed.lighter(108) : fill);
         return;
     }
     painter.setPen(pen);
@@ -276,7 +287,7 @@ void GraphView::paint_box(QPainter& painter, const GraphBox& box, bool with_text
     const double radius = box.is_view ? r.height() / 2 : 4.0;
     painter.drawRoundedRect(r, radius, radius);
     QFont font = painter.font();
-    font.setPixelSize(std::max(6, static_cast<int>(12 * scale_x())));
+    font.setPixelSize(std::max(6, static_cast<int>(12 * std::min(scale_x(), scale_y()))));
     font.setBold(!box.is_view);
     painter.setFont(font);
     painter.setPen(text);
@@ -293,6 +304,56 @@ void GraphView::paint_box(QPainter& painter, const GraphBox& box, bool with_text
     painter.setFont(font);
     painter.drawText(QRectF(inner.left(), inner.center().y(), inner.width(), inner.height() / 2),
                      Qt::AlignLeft | Qt::AlignTop, metrics.elidedText(op_line(tensor), Qt::ElideRight, inner.width()));
+}
+
+std::vector<GraphView::RulerMark> GraphView::node_ruler() const {
+    std::vector<RulerMark> candidates;
+    const Trace& trace = controller_.trace();
+    for (std::size_t index : layout_.boxes_in(visible_scene_rect())) {
+        const GraphBox& box = layout_.boxes()[index];
+        const TraceTensor& tensor = trace.tensor(static_cast<TensorId>(box.tensor));
+        if (tensor.role == TensorRole::node) {
+            candidates.push_back({tensor.position, map_to_widget(box.rect.center()).y()});
+        }
+    }
+    if (candidates.empty()) {
+        return {};
+    }
+    // Round numbers (1, 2, 5, 10, 20, 50, ...) far enough apart for their labels.
+    const double pixels_per_node = scale_y() * layout_.bounds().height() / static_cast<double>(std::max<std::size_t>(1, trace.node_count));
+    int every = 1;
+    for (int decade = 1; every * pixels_per_node < kRulerSpacing; decade *= 10) {
+        for (int step : {1, 2, 5}) {
+            every = step * decade;
+            if (every * pixels_per_node >= kRulerSpacing) {
+                break;
+            }
+        }
+    }
+    std::ranges::sort(candidates, {}, &RulerMark::y);
+    std::vector<RulerMark> marks;
+    for (const RulerMark& mark : candidates) {
+        if (mark.node % every == 0 && (marks.empty() || mark.y - marks.back().y >= kRulerSpacing / 2)) {
+            marks.push_back(mark);
+        }
+    }
+    return marks;
+}
+
+// Far out, boxes carry no names: node numbers down the left edge say where a stripe is.
+void GraphView::paint_node_ruler(QPainter& painter) {
+    QFont font = painter.font();
+    font.setPixelSize(11);
+    painter.setFont(font);
+    const QFontMetricsF metrics(font);
+    for (const RulerMark& mark : node_ruler()) {
+        const QString label = tr("node %1").arg(mark.node);
+        const QRectF text(4, mark.y - 8, metrics.horizontalAdvance(label) + 6, 16);
+        painter.fillRect(text, QColor(255, 255, 255, 210));
+        painter.setPen(palette::muted_text);
+        painter.drawText(text.adjusted(3, 0, 0, 0), Qt::AlignVCenter | Qt::AlignLeft, label);
+        painter.drawLine(QPointF(text.right(), mark.y), QPointF(text.right() + 6, mark.y));
+    }
 }
 
 namespace {

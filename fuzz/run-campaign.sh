@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
 # Runs libFuzzer campaigns on gallocsim's harnesses (built with the `fuzz` preset).
 #
-#   fuzz/run-campaign.sh [--build DIR] [--seconds N] [--jobs J] [HARNESS...]
+#   fuzz/run-campaign.sh [--build DIR] [--seconds N] [--executions E] [--jobs J] [HARNESS...]
 #
-# HARNESS: graph_file, dynamic_allocator, graph_allocator (default: all three, one after
-# the other, N seconds each). --jobs J runs J fuzzing processes per harness.
+# HARNESS: graph_file, dynamic_allocator, graph_allocator, capture_session (default: all
+# four, one after the other, N seconds each). --executions E stops each harness after E
+# executions in all instead (its J processes share them). --jobs J runs J fuzzing
+# processes per harness. Each harness ends with one line: its executions, their rate and
+# what was found.
 # Corpora grow across runs in DIR/fuzz/corpus/HARNESS ($GALLOCSIM_FUZZ_CORPUS overrides
 # DIR/fuzz/corpus); graph_file is seeded with ../shared/golden (files under 16 KiB) and
 # the built-in examples. Crashing inputs go to DIR/fuzz/findings/HARNESS/. Exit status:
@@ -14,6 +17,7 @@ set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 build="$root/build/fuzz"
 seconds=60
+executions=0
 jobs=1
 harnesses=()
 while (($#)); do
@@ -21,12 +25,13 @@ while (($#)); do
     --build) build="$(cd "$2" && pwd)"; shift 2 ;;
     --seconds) seconds="$2"; shift 2 ;;
     --jobs) jobs="$2"; shift 2 ;;
-    -h|--help) sed -n '2,13p' "$0"; exit 0 ;;
+    --executions) executions="$2"; shift 2 ;;
+    -h|--help) sed -n '2,16p' "$0"; exit 0 ;;
     -*) echo "run-campaign.sh: unknown option $1" >&2; exit 2 ;;
     *) harnesses+=("$1"); shift ;;
   esac
 done
-((${#harnesses[@]})) || harnesses=(graph_file dynamic_allocator graph_allocator)
+((${#harnesses[@]})) || harnesses=(graph_file dynamic_allocator graph_allocator capture_session)
 
 corpus_root="${GALLOCSIM_FUZZ_CORPUS:-$build/fuzz/corpus}"
 artifacts() { find "$1" -type f \( -name 'crash-*' -o -name 'leak-*' -o -name 'timeout-*' -o -name 'oom-*' \) | wc -l; }
@@ -40,8 +45,12 @@ for harness in "${harnesses[@]}"; do
   corpus="$corpus_root/$harness"
   findings="$build/fuzz/findings/$harness"
   mkdir -p "$corpus" "$findings"
-  options=(-max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1
-           -artifact_prefix="$findings/")
+  options=(-timeout=10 -rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix="$findings/")
+  if ((executions > 0)); then
+    options+=(-runs=$(((executions + jobs - 1) / jobs)))
+  else
+    options+=(-max_total_time="$seconds")
+  fi
   seeds=()
   if [[ "$harness" == graph_file ]]; then
     seeds_dir="$build/fuzz/seeds/graph_file"
@@ -55,14 +64,32 @@ for harness in "${harnesses[@]}"; do
     seeds=("$seeds_dir")
     options+=(-dict="$root/fuzz/graph_file.dict" -max_len=16384)
   fi
-  if ((jobs > 1)); then
-    options+=(-jobs="$jobs" -workers="$jobs")
+  if [[ "$harness" == capture_session ]]; then
+    seeds_dir="$build/fuzz/seeds/capture_session"
+    mkdir -p "$seeds_dir"
+    for session in "$root"/tests/data/captures/*/session-*.jsonl; do
+      cp -f "$session" "$seeds_dir/$(basename "$(dirname "$session")")-$(basename "$session")"
+    done
+    seeds=("$seeds_dir")
+    options+=(-dict="$root/fuzz/graph_file.dict" -max_len=32768)
   fi
-  echo "== fuzz_$harness: $seconds s, corpus $corpus"
+  # Always in libFuzzer's jobs mode, even for one process: each writes fuzz-N.log, which
+  # the summary line adds up.
+  options+=(-jobs="$jobs" -workers="$jobs")
+  echo "== fuzz_$harness: $( ((executions > 0)) && echo "$executions executions" || echo "$seconds s"), corpus $corpus"
   before=$(artifacts "$findings")
-  (cd "$findings" && "$binary" "${options[@]}" "$corpus" "${seeds[@]}") || status=1
-  if (($(artifacts "$findings") > before)); then
+  logs="$findings/logs"
+  rm -rf "$logs" && mkdir -p "$logs"
+  start=$(date +%s)
+  rc=0
+  (cd "$logs" && "$binary" "${options[@]}" "$corpus" "${seeds[@]}" >/dev/null 2>&1) || rc=1
+  elapsed=$(($(date +%s) - start))
+  found=$(($(artifacts "$findings") - before))
+  if ((found > 0)) || ((rc != 0)); then
     status=1
+    tail -n 40 "$logs"/fuzz-*.log >&2
   fi
+  done_runs=$(cat "$logs"/fuzz-*.log 2>/dev/null | awk '/stat::number_of_executed_units/ {n += $2} END {print n + 0}')
+  echo "== fuzz_$harness: $done_runs executions in ${elapsed} s ($((done_runs / (elapsed > 0 ? elapsed : 1))) per second, $jobs process(es)), $found finding(s)"
 done
 exit $status

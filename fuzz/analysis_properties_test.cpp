@@ -1,8 +1,8 @@
-// Properties 4 and 10, and a cross-check of two lifetime oracles, against the analysis
+// Properties 4 and 10, and a cross-check of two lifetime analyses, against the analysis
 // tools (simulator/analysis*, planners*, checker*), which were written apart from the
-// oracle in fuzz/oracle.cpp.
+// independent checks in fuzz/independent_checks.cpp.
 #include "fuzz/counterexample.hpp"
-#include "fuzz/oracle.hpp"
+#include "fuzz/independent_checks.hpp"
 #include "fuzz/property_support.hpp"
 #include "simulator/analysis/analysis_plans.hpp"
 #include "simulator/analysis/checker.hpp"
@@ -19,9 +19,9 @@ namespace gallocsim::fuzz {
 namespace {
 
 // Two implementations of ggml's lifetime rule, written apart (simulator/analysis.cpp for
-// the analysis tools, fuzz/oracle.cpp for these properties), must agree on every tensor:
+// the analysis tools, fuzz/independent_checks.cpp for these properties), must agree on every tensor:
 // every bound and planner comparison rests on them.
-RC_GTEST_PROP(Analysis, LifetimesAgreeWithTheFuzzOracle, ()) {
+RC_GTEST_PROP(Analysis, LifetimesAgreeWithTheIndependentOnes, ()) {
     Generated g = generate();
     keeping_counterexample("lifetimes", g.json, [&] {
         const GraphLifetimes analysis = compute_lifetimes(g.file);

@@ -1,5 +1,5 @@
 // Bugs the fuzzers and properties found in gallocsim, each fixed, each kept as a test.
-#include "fuzz/oracle.hpp"
+#include "fuzz/independent_checks.hpp"
 #include "reference/builder.hpp"
 #include "simulator/executor/planned_run.hpp"
 #include "simulator/model/plan.hpp"
@@ -42,7 +42,7 @@ TEST(Findings, NodeNamingItselfAsSourceIsNotPlacedOverItself) {
 
     const PlanRun run = run_plan(file);
     ASSERT_TRUE(run.plan.alloc_graph) << run.error;
-    const std::vector<std::pair<std::string, PlannedPlace>> expected{
+    const std::vector<std::pair<std::string, Placement>> expected{
         {"x", {0, 0, 0}}, {"t", {0, 0, 32}}, {"u", {0, 0, 0}}};
     EXPECT_EQ(run.plan.tensors, expected);
     EXPECT_EQ(run.plan.buffer_sizes, (std::vector<std::size_t>{64}));

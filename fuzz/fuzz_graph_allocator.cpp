@@ -1,12 +1,12 @@
 // libFuzzer harness (c): the graph allocator's calls (reserve_n, reserve_n_size,
 // alloc_graph, re-planning after a tensor grows) in any order, on a graph built from a
-// recipe, with buffer types that fail allocations (TestBufferSettings failure injection).
+// recipe, with buffer types that fail allocations (BufferTypeSettings failure injection).
 // Never a crash, a leak or an exception; a false return always says why; buffers held
 // match the chunks the allocator reports; whatever succeeds is sound (addresses in
-// bounds, and no overlap where the oracle's lifetimes apply); and once failures stop, a
+// bounds, and no overlap where the independent lifetimes apply); and once failures stop, a
 // reserve gives exactly the plan a fresh allocator gives.
 #include "fuzz/harness.hpp"
-#include "fuzz/oracle.hpp"
+#include "fuzz/independent_checks.hpp"
 #include "fuzz/recipe.hpp"
 #include "simulator/model/plan.hpp"
 
@@ -20,7 +20,7 @@ using namespace gallocsim::fuzz;
 
 namespace {
 
-TestBufferSettings failing(TestBufferSettings settings, FuzzedDataProvider& in) {
+BufferTypeSettings failing(BufferTypeSettings settings, FuzzedDataProvider& in) {
     if (in.ConsumeBool()) {
         settings.fail_at_allocation = in.ConsumeIntegralInRange<std::size_t>(0, 8);
         settings.fail_from_then_on = in.ConsumeBool();
@@ -33,7 +33,7 @@ TestBufferSettings failing(TestBufferSettings settings, FuzzedDataProvider& in) 
 
 // The lifetime oracle does not apply to input flags on op nodes (an upstream bug, see
 // UpstreamQuirks.InputFlaggedOpNodeCanPutALeafOverAnotherLeaf).
-bool oracle_applies(const Graph& graph) {
+bool independent_lifetimes_apply(const Graph& graph) {
     return std::ranges::none_of(graph.nodes, [](const Tensor* t) { return t->has_flag(TensorFlag::input); });
 }
 
@@ -76,7 +76,7 @@ public:
         after_call(ok, "alloc_graph");
         if (ok) {
             require_none(bounds_violations(file_, *allocator_, BufferHistory::kept_from_earlier_plan), "addresses after alloc_graph");
-            if (oracle_applies(file_.graph)) {
+            if (independent_lifetimes_apply(file_.graph)) {
                 require_none(overlap_violations(file_.graph, Lifetimes(file_.graph)), "overlaps after alloc_graph");
             }
         }
@@ -97,7 +97,7 @@ public:
 
     void stop_failures() {
         for (auto& type : types_) {
-            TestBufferSettings settings = type->settings();
+            BufferTypeSettings settings = type->settings();
             settings.fail_at_allocation.reset();
             settings.fail_above.reset();
             type->set_settings(settings);
@@ -142,7 +142,7 @@ private:
     }
 
     GraphFile& file_;
-    std::vector<std::unique_ptr<TestBufferType>> types_;
+    std::vector<std::unique_ptr<ConfigurableBufferType>> types_;
     std::unique_ptr<GraphAllocator> allocator_;
 };
 

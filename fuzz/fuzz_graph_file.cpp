@@ -4,7 +4,7 @@
 // free lists well formed.
 #include "fuzz/free_list.hpp"
 #include "fuzz/harness.hpp"
-#include "fuzz/oracle.hpp"
+#include "fuzz/independent_checks.hpp"
 #include "simulator/model/plan.hpp"
 
 #include <cstddef>

@@ -4,7 +4,7 @@
 // code with the allocator: they read the graph and the addresses it gave.
 #include "fuzz/counterexample.hpp"
 #include "fuzz/free_list.hpp"
-#include "fuzz/oracle.hpp"
+#include "fuzz/independent_checks.hpp"
 #include "fuzz/property_support.hpp"
 
 #include <gtest/gtest.h>
@@ -17,7 +17,7 @@
 namespace gallocsim::fuzz {
 namespace {
 
-std::size_t buffer_allocations(const std::vector<std::unique_ptr<TestBufferType>>& types) {
+std::size_t buffer_allocations(const std::vector<std::unique_ptr<ConfigurableBufferType>>& types) {
     std::size_t total = 0;
     for (const auto& type : types) {
         total += type->allocation_count();
@@ -171,12 +171,12 @@ RC_GTEST_PROP(Plan, FreeListsStayWellFormedAfterEveryEvent, ()) {
 
 // --- Property 7: determinism and invariance -----------------------------------------
 
-std::map<std::size_t, PlannedPlace> places_by_index(const GraphFile& file, const PlanRecord& plan) {
+std::map<std::size_t, Placement> places_by_index(const GraphFile& file, const PlanRecord& plan) {
     std::map<std::string, std::size_t> index;
     for (std::size_t i = 0; i < file.context.size(); ++i) {
         index[file.context.tensors()[i].name] = i;
     }
-    std::map<std::size_t, PlannedPlace> places;
+    std::map<std::size_t, Placement> places;
     for (const auto& [name, place] : plan.tensors) {
         places[index.at(name)] = place;
     }

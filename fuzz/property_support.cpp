@@ -36,7 +36,7 @@ bool planned(const PlanRun& run) {
     return true;
 }
 
-std::vector<BufferType*> buffer_ids(const GraphFile& file, const std::vector<std::unique_ptr<TestBufferType>>& types) {
+std::vector<BufferType*> buffer_ids(const GraphFile& file, const std::vector<std::unique_ptr<ConfigurableBufferType>>& types) {
     std::vector<BufferType*> ids;
     for (int type : file.buffers) {
         ids.push_back(types[static_cast<std::size_t>(type)].get());

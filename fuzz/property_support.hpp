@@ -42,6 +42,6 @@ bool has_empty_chunk(const GraphAllocator& allocator);
 bool planned(const PlanRun& run);
 
 // The buffer types of a file as GraphAllocator takes them: one per buffer id.
-std::vector<BufferType*> buffer_ids(const GraphFile& file, const std::vector<std::unique_ptr<TestBufferType>>& types);
+std::vector<BufferType*> buffer_ids(const GraphFile& file, const std::vector<std::unique_ptr<ConfigurableBufferType>>& types);
 
 } // namespace gallocsim::fuzz

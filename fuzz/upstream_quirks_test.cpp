@@ -1,7 +1,7 @@
 // What the properties found that upstream ggml really does (gallocsim reproduces it on
 // purpose), pinned down as small exact cases, and the checks that found them.
 #include "fuzz/free_list.hpp"
-#include "fuzz/oracle.hpp"
+#include "fuzz/independent_checks.hpp"
 #include "reference/builder.hpp"
 #include "simulator/model/plan.hpp"
 
@@ -118,7 +118,7 @@ TEST(UpstreamQuirks, InputFlaggedOpNodeCanPutALeafOverAnotherLeaf) {
 
     const PlanRun run = run_plan(file);
     ASSERT_TRUE(run.plan.alloc_graph) << run.error;
-    const std::vector<std::pair<std::string, PlannedPlace>> expected{
+    const std::vector<std::pair<std::string, Placement>> expected{
         {"w", {0, 0, 0}}, {"c0", {0, 0, 0}}, {"n0", {0, 0, 64}}, {"n1", {0, 0, 96}}, {"n2", {0, 0, 32}}};
     EXPECT_EQ(run.plan.tensors, expected);
 

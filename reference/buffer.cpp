@@ -188,7 +188,7 @@ public:
         ++*live_;
     }
     ~FakeBuffer() override { --*live_; }
-    void* base() const override { return reinterpret_cast<void*>(TestBufferType::kFakeBase); }
+    void* base() const override { return reinterpret_cast<void*>(ConfigurableBufferType::kFakeBase); }
     bool is_addressable() const override { return false; }
 
 private:
@@ -212,7 +212,7 @@ private:
 
 } // namespace
 
-bool TestBufferType::should_fail(std::size_t size) const {
+bool ConfigurableBufferType::should_fail(std::size_t size) const {
     const std::size_t index = allocations_;
     if (settings_.fail_above && size > *settings_.fail_above) {
         return true;
@@ -223,7 +223,7 @@ bool TestBufferType::should_fail(std::size_t size) const {
     return settings_.fail_from_then_on ? index >= *settings_.fail_at_allocation : index == *settings_.fail_at_allocation;
 }
 
-std::unique_ptr<Buffer> TestBufferType::allocate_memory(std::size_t size) {
+std::unique_ptr<Buffer> ConfigurableBufferType::allocate_memory(std::size_t size) {
     const bool fail = should_fail(size);
     ++allocations_;
     if (fail) {

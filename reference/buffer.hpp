@@ -156,7 +156,7 @@ protected:
 // A buffer type configured for tests and for graph files' buffer_types: any alignment,
 // max size and alloc-size rule; optional failure injection; optional fake base address
 // so that planning graphs of many gigabytes touches no memory.
-struct TestBufferSettings {
+struct BufferTypeSettings {
     std::string name = "test";
     std::size_t alignment = 32;
     std::size_t max_size = kSizeMax;
@@ -169,20 +169,20 @@ struct TestBufferSettings {
     std::optional<std::size_t> fail_above;
 };
 
-class TestBufferType final : public BufferType {
+class ConfigurableBufferType final : public BufferType {
 public:
     // Fake buffers all start here: non-null and aligned to any power of two up to 2^28.
     static constexpr std::uintptr_t kFakeBase = std::uintptr_t{1} << 28;
 
-    explicit TestBufferType(TestBufferSettings settings) : settings_(std::move(settings)) {}
+    explicit ConfigurableBufferType(BufferTypeSettings settings) : settings_(std::move(settings)) {}
 
     std::string_view name() const override { return settings_.name; }
     std::size_t alignment() const override { return settings_.alignment; }
     std::size_t max_size() const override { return settings_.max_size; }
     std::size_t alloc_size(const Tensor& tensor) const override { return alloc_size_by_rule(settings_.alloc_size, tensor); }
 
-    const TestBufferSettings& settings() const { return settings_; }
-    void set_settings(TestBufferSettings settings) { settings_ = std::move(settings); }
+    const BufferTypeSettings& settings() const { return settings_; }
+    void set_settings(BufferTypeSettings settings) { settings_ = std::move(settings); }
     std::size_t allocation_count() const { return allocations_; }  // attempts with size > 0
     std::size_t live_buffers() const { return *live_; }
 
@@ -192,7 +192,7 @@ protected:
 private:
     bool should_fail(std::size_t size) const;
 
-    TestBufferSettings settings_;
+    BufferTypeSettings settings_;
     std::size_t allocations_ = 0;
     std::shared_ptr<std::size_t> live_ = std::make_shared<std::size_t>(0);
 };

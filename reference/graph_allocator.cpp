@@ -278,7 +278,7 @@ void GraphAllocator::make_room_for_step() {
     hash_.make_room(kTensorsPerStep);
 }
 
-std::size_t GraphAllocator::alloc_size_of(const Tensor& tensor, PlanRecord& record) {
+std::size_t GraphAllocator::alloc_size_of(const Tensor& tensor, TensorRecord& record) {
     if (record.alloc_size == 0) {
         record.alloc_size = types_[static_cast<std::size_t>(record.buffer_id)]->alloc_size(tensor);
     }
@@ -286,7 +286,7 @@ std::size_t GraphAllocator::alloc_size_of(const Tensor& tensor, PlanRecord& reco
 }
 
 void GraphAllocator::allocate_tensor(const Tensor* tensor, int buffer_id, AllocationPhase phase) {
-    PlanRecord& record = node_of(tensor);
+    TensorRecord& record = node_of(tensor);
     if (is_allocated(*tensor, record) || tensor->is_view()) {
         return;
     }
@@ -311,7 +311,7 @@ void GraphAllocator::allocate_tensor(const Tensor* tensor, int buffer_id, Alloca
 // A node whose op may run in place takes over the memory of a parent that nothing else
 // will read: the parent must be ours, not an output, laid out exactly like the node, and
 // this node must be its last consumer with no views left.
-bool GraphAllocator::try_inplace(const Tensor* node, PlanRecord& record) {
+bool GraphAllocator::try_inplace(const Tensor* node, TensorRecord& record) {
     for (const Tensor* parent : node->src) {
         // A node naming itself as a source (graph files allow it, as ggml_cast's CPY does)
         // is no parent to take over: upstream, marked allocated just above, it passes the
@@ -319,7 +319,7 @@ bool GraphAllocator::try_inplace(const Tensor* node, PlanRecord& record) {
         if (parent == nullptr || parent == node) {
             continue;
         }
-        PlanRecord& parent_record = node_of(parent);
+        TensorRecord& parent_record = node_of(parent);
         auto reject = [&](InPlaceRejection reason) {
             emit<Observed<event::InPlaceRejected>>(node, parent, reason, parent_record.children, parent_record.views);
         };
@@ -341,11 +341,11 @@ bool GraphAllocator::try_inplace(const Tensor* node, PlanRecord& record) {
             continue;
         }
         const Tensor* owner = parent;
-        PlanRecord* owner_record = &parent_record;
+        TensorRecord* owner_record = &parent_record;
         if (parent->is_view()) {
             // Upstream keeps this branch, but a view is never "own" (views are not
             // allocated), so the ownership check above always skips it first.
-            PlanRecord& source = node_of(parent->view_src);
+            TensorRecord& source = node_of(parent->view_src);
             if (source.views != 1 || source.children != 0 || parent->view_src->data != parent->data) {
                 reject(InPlaceRejection::view_source_busy);
                 continue;
@@ -370,8 +370,8 @@ bool GraphAllocator::try_inplace(const Tensor* node, PlanRecord& record) {
 
 // When a node reuses a larger parent in place, the bytes past the node's end go back to
 // the free list (kept aligned so later blocks stay aligned).
-void GraphAllocator::free_extra_space(const Tensor& node, const PlanRecord& record, const Tensor& parent,
-                                      PlanRecord& parent_record) {
+void GraphAllocator::free_extra_space(const Tensor& node, const TensorRecord& record, const Tensor& parent,
+                                      TensorRecord& parent_record) {
     const std::size_t parent_size = alloc_size_of(parent, parent_record);
     const std::size_t node_size = record.alloc_size;
     if (parent_size < node_size) {
@@ -392,14 +392,14 @@ void GraphAllocator::free_extra_space(const Tensor& node, const PlanRecord& reco
 // no views left is freed (a view parent releases its source instead).
 void GraphAllocator::release_parents(const Tensor& node) {
     for_each_src(node, [&](const Tensor* parent) {
-        PlanRecord& record = node_of(parent);
+        TensorRecord& record = node_of(parent);
         record.children -= 1;
         emit<Observed<event::ParentReleased>>(&node, parent, record.children, record.views, record.allocated);
         if (record.children != 0 || record.views != 0) {
             return;
         }
         if (parent->is_view()) {
-            PlanRecord& source = node_of(parent->view_src);
+            TensorRecord& source = node_of(parent->view_src);
             source.views -= 1;
             emit<Observed<event::ViewReleased>>(parent, parent->view_src, source.children, source.views);
             if (source.views == 0 && source.children == 0 && source.allocated) {
@@ -411,7 +411,7 @@ void GraphAllocator::release_parents(const Tensor& node) {
     });
 }
 
-void GraphAllocator::free_tensor(const Tensor& tensor, PlanRecord& record, FreeReason reason) {
+void GraphAllocator::free_tensor(const Tensor& tensor, TensorRecord& record, FreeReason reason) {
     if (tensor.has_flag(TensorFlag::output)) {
         emit<Observed<event::OutputKept>>(&tensor, reason);  // graph outputs are never freed
         return;
@@ -426,7 +426,7 @@ TensorAlloc GraphAllocator::tensor_alloc_of(const Tensor& tensor) {
     if (tensor.view_src != nullptr || tensor.data != nullptr) {
         return {};
     }
-    PlanRecord& record = node_of(&tensor);
+    TensorRecord& record = node_of(&tensor);
     return {record.buffer_id, record.address, alloc_size_of(tensor, record)};
 }
 

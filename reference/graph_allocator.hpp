@@ -128,12 +128,12 @@ private:
     // What planning keeps per tensor: ggml's hash node, and the tensor's size in its buffer
     // type, worked out when the tensor gets its place. Upstream asks the buffer type again
     // on every free and while recording the plan; a plan asks about a tensor up to five times.
-    struct PlanRecord : HashNode {
+    struct TensorRecord : HashNode {
         std::size_t alloc_size = 0;  // 0: not worked out (or truly 0: then asking again is harmless)
     };
 
-    PlanRecord& node_of(const Tensor* tensor) { return hash_[tensor]; }
-    std::size_t alloc_size_of(const Tensor& tensor, PlanRecord& record);
+    TensorRecord& node_of(const Tensor* tensor) { return hash_[tensor]; }
+    std::size_t alloc_size_of(const Tensor& tensor, TensorRecord& record);
     bool is_allocated(const Tensor& tensor, const HashNode& record) const;
     const TensorAlloc& source_place(const NodeAlloc& node, int j) const {
         static constexpr TensorAlloc kNoPlace{};
@@ -150,9 +150,9 @@ private:
     void count_consumers(const Graph& graph, std::span<const int> node_ids);
     void release_parents(const Tensor& node);
     void allocate_tensor(const Tensor* tensor, int buffer_id, AllocationPhase phase);
-    bool try_inplace(const Tensor* node, PlanRecord& node_record);
-    void free_extra_space(const Tensor& node, const PlanRecord& record, const Tensor& parent, PlanRecord& parent_record);
-    void free_tensor(const Tensor& tensor, PlanRecord& record, FreeReason reason);
+    bool try_inplace(const Tensor* node, TensorRecord& node_record);
+    void free_extra_space(const Tensor& node, const TensorRecord& record, const Tensor& parent, TensorRecord& parent_record);
+    void free_tensor(const Tensor& tensor, TensorRecord& record, FreeReason reason);
     void record_plan(const Graph& graph);
     TensorAlloc tensor_alloc_of(const Tensor& tensor);
     bool allocate_buffers(bool measure_only);
@@ -175,7 +175,7 @@ private:
     std::vector<Slot> slots_;                          // per buffer id
     std::vector<DynamicAllocator> allocators_;         // per distinct buffer type
     std::vector<std::unique_ptr<VirtualBuffer>> buffers_;  // per distinct buffer type
-    TensorMap<PlanRecord> hash_;
+    TensorMap<TensorRecord> hash_;
     std::vector<NodeAlloc> node_allocs_;
     std::vector<TensorAlloc> source_allocs_;  // the sources' places, node after node
     std::vector<TensorAlloc> leaf_allocs_;

@@ -129,34 +129,34 @@ TEST_F(HostBufferAccess, PlacingPastTheEndIsRefused) {
 
 // The test type's fake base lets plans of any size run without memory; its bytes must
 // never be read or written.
-TEST(TestBufferType, FakeBaseIsNotAddressable) {
-    TestBufferType type(test_support::dummy_backend(kSizeMax, 32));
+TEST(ConfigurableBufferType, FakeBaseIsNotAddressable) {
+    ConfigurableBufferType type(test_support::dummy_backend(kSizeMax, 32));
     auto buffer = type.allocate(std::size_t{1} << 40);  // a terabyte costs nothing
     ASSERT_NE(buffer, nullptr);
-    EXPECT_EQ(address(buffer->base()), TestBufferType::kFakeBase);
+    EXPECT_EQ(address(buffer->base()), ConfigurableBufferType::kFakeBase);
     EXPECT_FALSE(buffer->is_addressable());
 
     Context context;
     Tensor& t = GraphBuilder(context).new_tensor(DataType::f32, {4});
     ASSERT_EQ(place_tensor(*buffer, t, 64), "");
-    EXPECT_EQ(address(t.data), TestBufferType::kFakeBase + 64);
+    EXPECT_EQ(address(t.data), ConfigurableBufferType::kFakeBase + 64);
     const std::array<float, 1> one{1.0f};
     EXPECT_EQ(buffer->set_tensor(t, bytes_of(one), 0), Status::failed);
     EXPECT_EQ(buffer->memset_tensor(t, 0, 0, 4), Status::failed);
 }
 
-TEST(TestBufferType, RealMemoryWhenAsked) {
-    TestBufferSettings settings = test_support::dummy_backend(kSizeMax, 128);
+TEST(ConfigurableBufferType, RealMemoryWhenAsked) {
+    BufferTypeSettings settings = test_support::dummy_backend(kSizeMax, 128);
     settings.fake_base = false;
-    TestBufferType type(settings);
+    ConfigurableBufferType type(settings);
     auto buffer = type.allocate(256);
     ASSERT_NE(buffer, nullptr);
     EXPECT_TRUE(buffer->is_addressable());
     EXPECT_EQ(address(buffer->base()) % 128, 0u);
 }
 
-TEST(TestBufferType, CountsAllocationsAndLiveBuffers) {
-    TestBufferType type(test_support::dummy_backend(kSizeMax));
+TEST(ConfigurableBufferType, CountsAllocationsAndLiveBuffers) {
+    ConfigurableBufferType type(test_support::dummy_backend(kSizeMax));
     {
         auto a = type.allocate(8);
         auto b = type.allocate(8);
@@ -167,24 +167,24 @@ TEST(TestBufferType, CountsAllocationsAndLiveBuffers) {
     EXPECT_EQ(type.live_buffers(), 0u);
 }
 
-TEST(TestBufferType, InjectsFailures) {
-    TestBufferSettings settings = test_support::dummy_backend(kSizeMax);
+TEST(ConfigurableBufferType, InjectsFailures) {
+    BufferTypeSettings settings = test_support::dummy_backend(kSizeMax);
     settings.fail_at_allocation = 1;
-    TestBufferType once(settings);
+    ConfigurableBufferType once(settings);
     EXPECT_NE(once.allocate(8), nullptr);
     EXPECT_EQ(once.allocate(8), nullptr);
     EXPECT_NE(once.allocate(8), nullptr);
     EXPECT_EQ(once.allocation_count(), 3u);  // failed attempts count too
 
     settings.fail_from_then_on = true;
-    TestBufferType from_then_on(settings);
+    ConfigurableBufferType from_then_on(settings);
     EXPECT_NE(from_then_on.allocate(8), nullptr);
     EXPECT_EQ(from_then_on.allocate(8), nullptr);
     EXPECT_EQ(from_then_on.allocate(8), nullptr);
 
-    TestBufferSettings limited = test_support::dummy_backend(kSizeMax);
+    BufferTypeSettings limited = test_support::dummy_backend(kSizeMax);
     limited.fail_above = 100;
-    TestBufferType small(limited);
+    ConfigurableBufferType small(limited);
     EXPECT_NE(small.allocate(100), nullptr);
     EXPECT_EQ(small.allocate(101), nullptr);
 }
@@ -201,9 +201,9 @@ TEST(AllocSizeRule, CudaPadsQuantizedRows) {
     EXPECT_EQ(cuda_alloc_size(full), nbytes(full));
     EXPECT_EQ(cuda_alloc_size(f), 132u);
 
-    TestBufferSettings settings = test_support::dummy_backend(kSizeMax);
+    BufferTypeSettings settings = test_support::dummy_backend(kSizeMax);
     settings.alloc_size = AllocSizeRule::cuda;
-    EXPECT_EQ(TestBufferType(settings).alloc_size(q), 578u);
+    EXPECT_EQ(ConfigurableBufferType(settings).alloc_size(q), 578u);
     EXPECT_EQ(parse_alloc_size_rule("cuda"), AllocSizeRule::cuda);
     EXPECT_EQ(parse_alloc_size_rule("CUDA"), std::nullopt);
 }

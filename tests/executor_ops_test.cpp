@@ -313,9 +313,9 @@ TEST_F(Ops, AGraphWithoutRealMemoryIsRefused) {
     build_forward_expand(graph, doubled);
     EXPECT_EQ(cpu.run(graph).error, "tensor x has no memory: plan the graph first (alloc_graph)");
 
-    TestBufferSettings settings;
+    BufferTypeSettings settings;
     settings.name = "fake";  // fake base addresses (the default): plans only, no memory
-    TestBufferType fake(settings);
+    ConfigurableBufferType fake(settings);
     BufferType* const types[] = {&fake};
     EXPECT_EQ(plan_and_run(graph, types, {}, {}, Planner::gallocr, cpu).result.error,
               "tensor x lives in a fake buffer, which is not CPU memory the executor can use");

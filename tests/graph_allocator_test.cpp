@@ -30,7 +30,7 @@ protected:
     Context context;
     GraphBuilder ggml{context};
     Graph graph;
-    TestBufferType type{dummy_backend(kSizeMax, 16)};
+    ConfigurableBufferType type{dummy_backend(kSizeMax, 16)};
     test_support::EventLog log;
 
     Tensor& vec(std::string name, std::int64_t elements = 4) {
@@ -453,7 +453,7 @@ TEST_F(GraphAllocatorTest, OutputsAreNeverFreed) {
 //   | x    | y    |       | z    |
 class SharedBufferTypes : public GraphAllocatorTest {
 protected:
-    TestBufferType type_b{dummy_backend(kSizeMax, 16, "B")};
+    ConfigurableBufferType type_b{dummy_backend(kSizeMax, 16, "B")};
     std::array<BufferType*, 3> types{&type, &type_b, &type};
     GraphAllocator allocator{types};
     Tensor& x = vec("x");
@@ -567,7 +567,7 @@ TEST_F(Replanning, GrownTensorIsReplannedAutomatically) {
 }
 
 TEST_F(Replanning, GrownTensorWithSeveralBuffersNeedsReserve) {
-    TestBufferType other(dummy_backend(kSizeMax, 16, "other"));
+    ConfigurableBufferType other(dummy_backend(kSizeMax, 16, "other"));
     const std::array<BufferType*, 2> types{&type, &other};
     GraphAllocator allocator(types);
     plan(allocator);
@@ -599,7 +599,7 @@ TEST_F(Replanning, AfterMeasuringOneBufferIsPlannedByAllocGraph) {
 
 // ... and with several it fails instead of crashing.
 TEST_F(Replanning, AfterMeasuringSeveralBuffersAllocGraphFails) {
-    TestBufferType other(dummy_backend(kSizeMax, 16, "other"));
+    ConfigurableBufferType other(dummy_backend(kSizeMax, 16, "other"));
     const std::array<BufferType*, 2> types{&type, &other};
     GraphAllocator allocator(types);
     const auto sizes = allocator.reserve_n_size(graph, {}, {});
@@ -620,8 +620,8 @@ protected:
         set_output(c);
         expand(c);
     }
-    TestBufferSettings flaky(std::optional<std::size_t> fail_at) {
-        TestBufferSettings settings = dummy_backend(16, 16, "flaky");
+    BufferTypeSettings flaky(std::optional<std::size_t> fail_at) {
+        BufferTypeSettings settings = dummy_backend(16, 16, "flaky");
         settings.fail_at_allocation = fail_at;
         return settings;
     }
@@ -728,7 +728,7 @@ TEST_F(GraphAllocatorTest, ChunkOfOnlyZeroByteTensorsFailsAllocGraph) {
 //
 //   | . | l1 | . | l3 | . | l5 | ... | pad0 | pad1 | ... tail
 TEST_F(GraphAllocatorTest, MoreThan256FreeBlocksFailsReserve) {
-    TestBufferType small(dummy_backend(kSizeMax, 8));
+    ConfigurableBufferType small(dummy_backend(kSizeMax, 8));
     for (int i = 0; i < 260; ++i) {
         Tensor& even = vec("l" + std::to_string(2 * i), 2);
         Tensor& odd = vec("l" + std::to_string(2 * i + 1), 2);

@@ -123,7 +123,7 @@ TEST_F(LinearAllocatorTest, ViewsAreSetUpInTheirSource) {
 //
 // v, a view of a listed among b and c, is set up in part 0 with a.
 TEST_F(LinearAllocatorTest, MaxSizeSplitsIntoAMultiBuffer) {
-    TestBufferType type(test_support::dummy_backend(64, 32));
+    ConfigurableBufferType type(test_support::dummy_backend(64, 32));
     Tensor& a = vec("a", 10);
     Tensor& b = vec("b", 1);
     Tensor& v = ggml.view_1d(a, 2, 8);
@@ -162,7 +162,7 @@ TEST_F(LinearAllocatorTest, MaxSizeSplitsIntoAMultiBuffer) {
 // view) closes that buffer and opens an empty range, which is never allocated, so a view
 // listed last after such a tensor is not set up.
 TEST_F(LinearAllocatorTest, ViewAfterAnOversizedLastTensorIsNotSetUp) {
-    TestBufferType type(test_support::dummy_backend(64, 32));
+    ConfigurableBufferType type(test_support::dummy_backend(64, 32));
     Tensor& a = vec("a", 4);
     Tensor& d = vec("d", 25);
     Tensor& v = ggml.view_1d(a, 2, 0);
@@ -177,9 +177,9 @@ TEST_F(LinearAllocatorTest, ViewAfterAnOversizedLastTensorIsNotSetUp) {
 // The second buffer cannot be had: the first is released, and no tensor placed in it
 // keeps an address into it.
 TEST_F(LinearAllocatorTest, FailureLeavesNoTensorPointingIntoFreedMemory) {
-    TestBufferSettings settings = test_support::dummy_backend(64, 32);
+    BufferTypeSettings settings = test_support::dummy_backend(64, 32);
     settings.fail_at_allocation = 1;
-    TestBufferType type(settings);
+    ConfigurableBufferType type(settings);
     Tensor& a = vec("a", 10);
     Tensor& v = ggml.view_1d(a, 2, 0);
     Tensor& b = vec("b", 10);

@@ -22,7 +22,7 @@
 namespace gallocsim {
 namespace {
 
-using Places = std::vector<std::pair<std::string, PlannedPlace>>;
+using Places = std::vector<std::pair<std::string, Placement>>;
 
 const AllocatorProfile& profile(std::string_view name) {
     const AllocatorProfile* found = find_profile(name);
@@ -221,7 +221,7 @@ protected:
     std::unique_ptr<Buffer> allocate_memory(std::size_t size) override { return memory_.allocate(size); }
 
 private:
-    TestBufferType memory_{test_support::dummy_backend(kSizeMax, 32)};
+    ConfigurableBufferType memory_{test_support::dummy_backend(kSizeMax, 32)};
 };
 
 // a (8 f32 = 32 bytes), x = cont(a) (padded: 64), y = scale(x) (32, in place over x),
@@ -271,7 +271,7 @@ TEST(Profiles, ATensorOnAnExternalBufferCountsAsAllocatedOnlySince16653) {
     set_output(y);
     Graph g;
     build_forward_expand(g, y);
-    TestBufferType type{test_support::dummy_backend(kSizeMax, 32)};
+    ConfigurableBufferType type{test_support::dummy_backend(kSizeMax, 32)};
     const auto external = type.allocate(0);  // a zero-size buffer: no address for e
     e.buffer = external.get();
 
@@ -302,7 +302,7 @@ TEST(Profiles, DataDroppedAfterReservePlansAgainOnlySince13222) {
         set_output(y);
         Graph g;
         build_forward_expand(g, y);
-        TestBufferType type{test_support::dummy_backend(kSizeMax, 32)};
+        ConfigurableBufferType type{test_support::dummy_backend(kSizeMax, 32)};
         GraphAllocator allocator(type, *p);
         a.data = external_data;
         ASSERT_TRUE(allocator.reserve(g)) << allocator.last_error();

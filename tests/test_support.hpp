@@ -37,8 +37,8 @@ namespace gallocsim::test_support {
 
 // test-alloc.cpp's dummy_backend_init(max_buffer_size, alignment = 8): fake memory, so
 // offsets are all that matter.
-inline TestBufferSettings dummy_backend(std::size_t max_size, std::size_t alignment = 8, std::string name = "test") {
-    TestBufferSettings settings;
+inline BufferTypeSettings dummy_backend(std::size_t max_size, std::size_t alignment = 8, std::string name = "test") {
+    BufferTypeSettings settings;
     settings.name = std::move(name);
     settings.alignment = alignment;
     settings.max_size = max_size;

@@ -130,8 +130,8 @@ TEST_F(SeedTrace, MulReusesAAndBIsFreedIntoTheTail) {
 TEST_F(SeedTrace, AddressesAreBasePlusOffset) {
     const auto& b = event<Recorded<event::TensorInitialised>>(16);
     EXPECT_EQ(b.tensor, kB);
-    EXPECT_EQ(b.data, TestBufferType::kFakeBase + 32);
-    EXPECT_EQ(event<Recorded<event::TensorInitialised>>(17).data, TestBufferType::kFakeBase);  // mul, at a's address
+    EXPECT_EQ(b.data, ConfigurableBufferType::kFakeBase + 32);
+    EXPECT_EQ(event<Recorded<event::TensorInitialised>>(17).data, ConfigurableBufferType::kFakeBase);  // mul, at a's address
     const auto& buffer = event<Recorded<event::BufferAllocated>>(13);
     EXPECT_EQ(std::vector<std::size_t>(trace.chunk_sizes(buffer).begin(), trace.chunk_sizes(buffer).end()),
               std::vector<std::size_t>{64});
@@ -243,7 +243,7 @@ TEST_F(SeedTrace, ReplayShowsTheArenaAtEachStep) {
     EXPECT_EQ(end.allocators[0].buffer, std::optional(std::vector<std::size_t>{64}));
     EXPECT_EQ(end.tensor(kB).placement, (Placement{0, 0, 32}));
     EXPECT_EQ(end.tensor(kMul).placement, (Placement{0, 0, 0}));
-    EXPECT_EQ(end.tensor(kMul).data, TestBufferType::kFakeBase);
+    EXPECT_EQ(end.tensor(kMul).data, ConfigurableBufferType::kFakeBase);
 }
 
 // Holes below the high-water mark: with free blocks [32, 64) and [96, 160) in a chunk of

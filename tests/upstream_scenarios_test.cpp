@@ -111,7 +111,7 @@ private:
 //   | x5   | x6   |
 //   +------+------+
 TEST_F(UpstreamScenario, MaxSizeTooManyTensors) {
-    TestBufferType type(dummy_backend(16));
+    ConfigurableBufferType type(dummy_backend(16));
     std::array<Tensor*, 7> x{};
     x[0] = &input_with_size(8);
     x[1] = &input_with_size(8);
@@ -142,7 +142,7 @@ TEST_F(UpstreamScenario, MaxSizeTooManyTensors) {
 //   | x0          | x1   |       | x2 = concat(x0, x1) |
 //   +-------------+------+       +---------------------+
 TEST_F(UpstreamScenario, MaxSizeTensorTooLarge) {
-    TestBufferType type(dummy_backend(32));
+    ConfigurableBufferType type(dummy_backend(32));
     Tensor& x0 = input_with_size(16);
     Tensor& x1 = input_with_size(8);
     Tensor& x2 = ggml.concat(x0, x1, 0);
@@ -166,7 +166,7 @@ TEST_F(UpstreamScenario, MaxSizeTensorTooLarge) {
 //   | x0, then x1 = x0 * 2   |
 //   +------------------------+
 TEST_F(UpstreamScenario, TensorLargerThanMaxSize) {
-    TestBufferType type(dummy_backend(16));
+    ConfigurableBufferType type(dummy_backend(16));
     Tensor& x0 = input_with_size(24);
     Tensor& x1 = ggml.scale(x0, 2.0f);
     assign_names(file.context);
@@ -194,7 +194,7 @@ TEST_F(UpstreamScenario, TensorLargerThanMaxSize) {
 //         +----+----+----+     +----+---------+
 TEST_F(UpstreamScenario, NotEnoughChunks) {
     constexpr int kInputs = kMaxChunks + 1;
-    TestBufferType type(dummy_backend(8));
+    ConfigurableBufferType type(dummy_backend(8));
     std::vector<Tensor*> x;
     for (int i = 0; i < kInputs; ++i) {
         x.push_back(&input_with_size(8));
@@ -236,7 +236,7 @@ TEST_F(UpstreamScenario, NotEnoughChunks) {
 //   | x2   |          +--------------+
 //   +------+
 TEST_F(UpstreamScenario, FillLeftoverSpace) {
-    TestBufferType type(dummy_backend(16));
+    ConfigurableBufferType type(dummy_backend(16));
     Tensor& x0 = input_with_size(8);
     Tensor& x1 = ggml.pad(x0, {2, 0, 0, 0});
     Tensor& x3 = ggml.mean(x1);  // the test's x[3]; it is the third tensor, so it is named x2
@@ -262,7 +262,7 @@ TEST_F(UpstreamScenario, FillLeftoverSpace) {
 //   |    | x3      |    | x5        |
 //   +----+---------+----+-----------+
 TEST_F(UpstreamScenario, ViewInplace) {
-    TestBufferType type(dummy_backend(32));
+    ConfigurableBufferType type(dummy_backend(32));
     Tensor& x0 = input_1d(ggml, 4);
     Tensor& x1 = ggml.reshape(x0, {2, 2, 1, 1});
     Tensor& x2 = ggml.permute(x1, 1, 0, 2, 3);
@@ -294,7 +294,7 @@ TEST_F(UpstreamScenario, ViewInplace) {
 //   | x8   |                         |   |      | x7   |             |
 //   +------+-------------------------+   +------+------+-------------+
 TEST_F(UpstreamScenario, ReuseAndFree) {
-    TestBufferType type(dummy_backend(40));
+    ConfigurableBufferType type(dummy_backend(40));
     std::array<Tensor*, 9> x{};
     x[0] = &input_with_size(24);
     x[1] = &input_with_size(8);
@@ -349,7 +349,7 @@ protected:
 //   | x6   | x7 = pad(x6)       |                  +------------+
 //   +------+--------------------+
 TEST_F(MergeFreeBlock, MaxSize32) {
-    TestBufferType type(dummy_backend(32));
+    ConfigurableBufferType type(dummy_backend(32));
     build();
 
     GraphAllocator allocator(type);
@@ -373,7 +373,7 @@ TEST_F(MergeFreeBlock, MaxSize32) {
 //   | x6   | x7 = pad(x6)       |             |                  |
 //   +------+--------------------+-------------+------------------+
 TEST_F(MergeFreeBlock, MaxSizeUnbounded) {
-    TestBufferType type(dummy_backend(kSizeMax));
+    ConfigurableBufferType type(dummy_backend(kSizeMax));
     build();
 
     GraphAllocator allocator(type);
@@ -397,7 +397,7 @@ TEST_F(MergeFreeBlock, MaxSizeUnbounded) {
 //   | x2 |            |     |
 //   +-----------------+-----+
 TEST_F(UpstreamScenario, PreferAlreadyAllocatedMemory) {
-    TestBufferType type(dummy_backend(32, 4));
+    ConfigurableBufferType type(dummy_backend(32, 4));
     Tensor& x0 = input_with_size(24);
     Tensor& x1 = ggml.mean(x0);
     Tensor& x2 = ggml.mean(x1);
@@ -426,8 +426,8 @@ TEST_F(UpstreamScenario, PreferAlreadyAllocatedMemory) {
 // x3 runs on B but takes x2's memory in place (in A), and x7, x8 run on A but take x6's
 // in B: in-place reuse follows the parent's buffer.
 TEST_F(UpstreamScenario, MultipleBufferTypes) {
-    TestBufferType type_a(dummy_backend(32, 8, "A"));
-    TestBufferType type_b(dummy_backend(kSizeMax, 8, "B"));
+    ConfigurableBufferType type_a(dummy_backend(32, 8, "A"));
+    ConfigurableBufferType type_b(dummy_backend(kSizeMax, 8, "B"));
 
     Context ctx_a;
     GraphBuilder ggml_a(ctx_a);
@@ -498,8 +498,8 @@ TEST_F(UpstreamScenario, MultipleBufferTypes) {
 //   | leaf_0, node_0    |
 //   +-------------------+
 TEST_F(UpstreamScenario, BufferSizeZero) {
-    TestBufferType type_a(dummy_backend(kSizeMax, 8, "A"));
-    TestBufferType type_b(dummy_backend(kSizeMax, 8, "B"));
+    ConfigurableBufferType type_a(dummy_backend(kSizeMax, 8, "A"));
+    ConfigurableBufferType type_b(dummy_backend(kSizeMax, 8, "B"));
     Tensor& x0 = input_with_size(16);
     Tensor& x1 = ggml.scale(x0, 2.0f);
     x0.name = "leaf_0";
@@ -556,7 +556,7 @@ protected:
 };
 
 TEST_F(Reallocation, SecondGraphWithALargerChunkIsReplannedAutomatically) {
-    TestBufferType type(dummy_backend(32, 4));
+    ConfigurableBufferType type(dummy_backend(32, 4));
     GraphAllocator allocator(type);
     {
         GraphFile first;
@@ -580,8 +580,8 @@ TEST_F(Reallocation, SecondGraphWithALargerChunkIsReplannedAutomatically) {
 // With several buffers alloc_graph cannot know the buffer ids of a new graph, so it
 // refuses (upstream returns false too) and asks for reserve_n.
 TEST_F(Reallocation, WithSeveralBuffersAllocGraphReturnsFalse) {
-    TestBufferType type(dummy_backend(32, 4));
-    TestBufferType other(dummy_backend(32, 4, "other"));
+    ConfigurableBufferType type(dummy_backend(32, 4));
+    ConfigurableBufferType other(dummy_backend(32, 4, "other"));
     const std::array<BufferType*, 2> types{&type, &other};
     GraphAllocator allocator(types);
     {
@@ -605,7 +605,7 @@ TEST_F(Reallocation, WithSeveralBuffersAllocGraphReturnsFalse) {
 // measures 32 bytes for an 8-float input and its in-place scale, allocates nothing and
 // leaves the tensors untouched; alloc_graph then plans and allocates by itself.
 TEST_F(UpstreamScenario, MeasurementAllocatesNothing) {
-    TestBufferType type(dummy_backend(64));
+    ConfigurableBufferType type(dummy_backend(64));
     Tensor& input = input_1d(ggml, 8);
     Tensor& output = ggml.scale(input, 2.0f);
     expand(output);

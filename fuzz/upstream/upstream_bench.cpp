@@ -40,7 +40,7 @@ public:
 
 private:
     GraphFile& file_;
-    std::vector<std::unique_ptr<TestBufferType>> types_;
+    std::vector<std::unique_ptr<ConfigurableBufferType>> types_;
     std::vector<BufferType*> ids_;
 };
 

@@ -361,7 +361,7 @@ PlanRecord UpstreamGraph::Impl::record(ggml_gallocr_t galloc, bool reserved, boo
         // the buffer type for 0 bytes). Reported as chunk -1 so that it cannot pass unseen.
         const bool seen = chunk != live.end();
         const auto data = reinterpret_cast<std::uintptr_t>(t->data);
-        plan.tensors.emplace_back(names[i], PlannedPlace{lowest_id(t->buffer->buft),
+        plan.tensors.emplace_back(names[i], Placement{lowest_id(t->buffer->buft),
                                                          seen ? static_cast<int>(chunk - live.begin()) : -1,
                                                          seen ? data - kFakeBase : data});
     }

@@ -41,19 +41,19 @@ GgmlPlan run_ggml_plan(GraphFile& file, const AllocatorProfile& profile) {
 
 PlanToCheck ggml_plan_to_check(const GraphFile& file, const GraphLifetimes& lifetimes, const GgmlPlan& plan) {
     PlanToCheck check;
-    std::unordered_map<std::string, const PlannedPlace*> placed;
+    std::unordered_map<std::string, const Placement*> placed;
     for (const auto& [name, place] : plan.run.plan.tensors) {
         const Tensor* tensor = file.context.find(name);
         if (tensor != nullptr && tensor->is_view()) {
             continue;  // a view lives in its root's bytes and has no lifetime of its own
         }
         placed.emplace(name, &place);
-        check.placements.push_back({name, place.buffer, place.chunk, place.offset});
+        check.placements.push_back({name, place.buffer_id, place.chunk, place.offset});
     }
     for (const TensorLifetime& lifetime : lifetimes.tensors) {
         // Sized as the buffer type it ended up in (an in-place node takes its parent's).
         const auto it = placed.find(lifetime.tensor->name);
-        const int buffer_id = it != placed.end() ? it->second->buffer : lifetime.buffer_id;
+        const int buffer_id = it != placed.end() ? it->second->buffer_id : lifetime.buffer_id;
         const std::size_t size = alloc_size_by_rule(spec_of_buffer(file, buffer_id).alloc_size, *lifetime.tensor);
         check.tensors.push_back({lifetime.tensor->name, lifetime.first, lifetime.last, size, 0});
     }
@@ -144,7 +144,7 @@ PlanDiff diff_plans(const PlanRecord& before, const PlanRecord& after) {
     diff.sizes_after = after.buffer_sizes;
     diff.chunks_before = before.chunk_sizes;
     diff.chunks_after = after.chunk_sizes;
-    std::map<std::string, PlannedPlace> later(after.tensors.begin(), after.tensors.end());
+    std::map<std::string, Placement> later(after.tensors.begin(), after.tensors.end());
     for (const auto& [name, place] : before.tensors) {
         auto it = later.find(name);
         if (it == later.end()) {

@@ -70,8 +70,8 @@ Comparison compare_planners(const GraphFile& file, const GgmlPlan& ggml, const E
 
 struct TensorMove {
     std::string name;
-    std::optional<PlannedPlace> before;  // absent: no memory in plan A
-    std::optional<PlannedPlace> after;   // absent: no memory in plan B
+    std::optional<Placement> before;  // absent: no memory in plan A
+    std::optional<Placement> after;   // absent: no memory in plan B
 };
 
 struct PlanDiff {

@@ -33,7 +33,7 @@ GraphFile& graph_for(std::int64_t nodes) {
 }
 
 struct Planner {
-    std::vector<std::unique_ptr<TestBufferType>> types;
+    std::vector<std::unique_ptr<ConfigurableBufferType>> types;
     std::vector<BufferType*> ids;
     explicit Planner(const GraphFile& file) : types(make_buffer_types(file)) {
         for (int type : file.buffers) {

@@ -47,11 +47,11 @@ std::string signed_change(std::size_t before, std::size_t after) {
     return s.str();
 }
 
-std::string place_text(const std::optional<PlannedPlace>& place) {
+std::string place_text(const std::optional<Placement>& place) {
     if (!place) {
         return "-";
     }
-    return std::to_string(place->buffer) + ":" + std::to_string(place->chunk) + ":" + std::to_string(place->offset);
+    return std::to_string(place->buffer_id) + ":" + std::to_string(place->chunk) + ":" + std::to_string(place->offset);
 }
 
 std::string sizes_text(const std::vector<std::size_t>& sizes) {
@@ -268,11 +268,11 @@ std::string overrides_text(const BufferOverrides& changed) {
     return text;
 }
 
-nlohmann::json place_json(const std::optional<PlannedPlace>& place) {
+nlohmann::json place_json(const std::optional<Placement>& place) {
     if (!place) {
         return nullptr;
     }
-    return {{"buffer", place->buffer}, {"chunk", place->chunk}, {"offset", place->offset}};
+    return {{"buffer", place->buffer_id}, {"chunk", place->chunk}, {"offset", place->offset}};
 }
 
 nlohmann::json diff_json(const std::string& a, const std::string& b, const AllocatorProfile& profile_a,
@@ -489,8 +489,8 @@ int export_minimalloc(const ExportMiniMallocOptions& options, std::ostream& out,
         std::vector<std::size_t> offsets;
         for (std::size_t block = 0; block < problem.blocks.size(); ++block) {
             const std::string& tensor = problem.tensor_of(block);
-            const auto it = std::ranges::find(ggml.run.plan.tensors, tensor, &std::pair<std::string, PlannedPlace>::first);
-            if (it == ggml.run.plan.tensors.end() || it->second.buffer != static_cast<int>(id)) {
+            const auto it = std::ranges::find(ggml.run.plan.tensors, tensor, &std::pair<std::string, Placement>::first);
+            if (it == ggml.run.plan.tensors.end() || it->second.buffer_id != static_cast<int>(id)) {
                 err << options.graph.input << ": ggml placed '" << tensor << "' outside buffer " << id << " ("
                     << problem.name << "); use --no-offsets\n";
                 return 1;

@@ -35,8 +35,8 @@ std::string_view tensor_kind(const std::unordered_set<const Tensor*>& leafs, con
 // Columns wide enough for every name (in terminal columns, whatever the names hold) and
 // every number, so the table stays aligned at any size.
 void print_plan_table(const GraphFile& file, const PlanRun& run, std::ostream& out) {
-    const auto size_of = [&](const std::string& name, const PlannedPlace& place) {
-        return run.types[static_cast<std::size_t>(file.buffers[static_cast<std::size_t>(place.buffer)])]->alloc_size(
+    const auto size_of = [&](const std::string& name, const Placement& place) {
+        return run.types[static_cast<std::size_t>(file.buffers[static_cast<std::size_t>(place.buffer_id)])]->alloc_size(
             *file.context.find(name));
     };
     std::size_t width = 6, number_width = 12;
@@ -52,7 +52,7 @@ void print_plan_table(const GraphFile& file, const PlanRun& run, std::ostream& o
     for (const auto& [name, place] : run.plan.tensors) {
         const Tensor& tensor = *file.context.find(name);
         out << padded(name, width) << "  " << std::left << std::setw(4) << tensor_kind(leafs, tensor) << "  " << std::right
-            << std::setw(6) << place.buffer << "  " << std::setw(5) << place.chunk << "  " << std::setw(numbers)
+            << std::setw(6) << place.buffer_id << "  " << std::setw(5) << place.chunk << "  " << std::setw(numbers)
             << place.offset << std::setw(numbers) << size_of(name, place) << "\n";
     }
     out << "\n";

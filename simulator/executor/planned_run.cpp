@@ -71,7 +71,7 @@ PlannedRun plan_and_run(GraphFile& file, Planner planner, Executor& executor, co
             }
             continue;
         }
-        owned.push_back(std::make_unique<TestBufferType>(buffer_type_settings(spec, false)));
+        owned.push_back(std::make_unique<ConfigurableBufferType>(buffer_type_settings(spec, false)));
     }
     std::vector<BufferType*> types;
     for (int index : file.buffers) {

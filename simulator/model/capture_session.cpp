@@ -223,8 +223,8 @@ private:
             const std::string path_text = "$.tensors[\"" + name + "\"]";
             const Path path(path_text);
             r.only_keys(r.object(place, path), path, {"buffer", "chunk", "offset"});
-            PlannedPlace planned;
-            planned.buffer = r.index(r.member(place, path, "buffer"), dot(path, "buffer"), buffers, "buffer id");
+            Placement planned;
+            planned.buffer_id = r.index(r.member(place, path, "buffer"), dot(path, "buffer"), buffers, "buffer id");
             planned.chunk = r.index(r.member(place, path, "chunk"), dot(path, "chunk"), 1 << 20, "chunk");
             planned.offset = r.unsigned_integer(r.member(place, path, "offset"), dot(path, "offset"));
             places.emplace_back(name, planned);

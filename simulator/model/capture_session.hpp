@@ -40,7 +40,7 @@ struct CapturedCall {
     std::vector<ObservedAllocSize> alloc_size;      // per buffer type
     std::vector<std::size_t> buffer_sizes;          // per buffer id, after the call
     std::vector<std::vector<std::size_t>> chunk_sizes;
-    std::optional<std::vector<std::pair<std::string, PlannedPlace>>> tensors;  // alloc_graph that returned true
+    std::optional<std::vector<std::pair<std::string, Placement>>> tensors;  // alloc_graph that returned true
 
     bool is_reserve() const { return function != CapturedFunction::alloc_graph; }
     // The first buffer type whose rule is unknown on this call, if any.

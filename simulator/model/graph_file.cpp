@@ -468,8 +468,8 @@ private:
             }
             r_.object(place, tensor_path, name);
             r_.only_keys(place, tensor_path, {"buffer", "chunk", "offset"}, name);
-            PlannedPlace p;
-            p.buffer = r_.index(r_.member(place, tensor_path, "buffer", name), dot(tensor_path, "buffer"), file_.buffer_count(), "buffer id");
+            Placement p;
+            p.buffer_id = r_.index(r_.member(place, tensor_path, "buffer", name), dot(tensor_path, "buffer"), file_.buffer_count(), "buffer id");
             p.chunk = r_.index(r_.member(place, tensor_path, "chunk", name), dot(tensor_path, "chunk"), 16, "chunk");
             p.offset = r_.unsigned_integer(r_.member(place, tensor_path, "offset", name), dot(tensor_path, "offset"), name);
             plan.tensors.emplace_back(name, p);
@@ -572,7 +572,7 @@ std::string plan_record_to_json(const PlanRecord& plan, int indent) {
     auto& entries = static_cast<nlohmann::ordered_json::object_t::Container&>(tensors.get_ref<nlohmann::ordered_json::object_t&>());
     entries.reserve(plan.tensors.size());
     for (const auto& [name, place] : plan.tensors) {
-        entries.emplace_back(name, nlohmann::ordered_json{{"buffer", place.buffer}, {"chunk", place.chunk}, {"offset", place.offset}});
+        entries.emplace_back(name, nlohmann::ordered_json{{"buffer", place.buffer_id}, {"chunk", place.chunk}, {"offset", place.offset}});
     }
     return out.dump(indent);
 }

@@ -3,6 +3,7 @@
 // the file, the JSON path or tensor, and the problem; save in the format's conventions.
 
 #include "reference/buffer.hpp"
+#include "reference/graph_allocator.hpp"  // Placement
 #include "reference/tensor.hpp"
 
 #include <cstddef>
@@ -24,13 +25,6 @@ struct BufferTypeSpec {
     bool operator==(const BufferTypeSpec&) const = default;
 };
 
-struct PlannedPlace {
-    int buffer = 0;  // lowest buffer id of the buffer type
-    int chunk = 0;
-    std::size_t offset = 0;
-    bool operator==(const PlannedPlace&) const = default;
-};
-
 // The `expected` section: what a plan gave (upstream's, or ours when written by `plan --json`).
 struct PlanRecord {
     std::string source;
@@ -38,7 +32,7 @@ struct PlanRecord {
     bool alloc_graph = false;
     std::vector<std::size_t> buffer_sizes;
     std::vector<std::vector<std::size_t>> chunk_sizes;
-    std::vector<std::pair<std::string, PlannedPlace>> tensors;  // in the order of the file's tensors
+    std::vector<std::pair<std::string, Placement>> tensors;  // in the order of the file's tensors
 };
 
 // `captured`: where a graph recorded by `gallocsim capture` came from.

@@ -5,8 +5,8 @@
 
 namespace gallocsim {
 
-TestBufferSettings buffer_type_settings(const BufferTypeSpec& spec, bool fake_base) {
-    TestBufferSettings settings;
+BufferTypeSettings buffer_type_settings(const BufferTypeSpec& spec, bool fake_base) {
+    BufferTypeSettings settings;
     settings.name = spec.name;
     settings.alignment = spec.alignment;
     settings.max_size = spec.max_size.value_or(kSizeMax);
@@ -15,14 +15,14 @@ TestBufferSettings buffer_type_settings(const BufferTypeSpec& spec, bool fake_ba
     return settings;
 }
 
-std::vector<std::unique_ptr<TestBufferType>> make_buffer_types(const GraphFile& file) {
+std::vector<std::unique_ptr<ConfigurableBufferType>> make_buffer_types(const GraphFile& file) {
     return make_buffer_types(file.buffer_types);
 }
 
-std::vector<std::unique_ptr<TestBufferType>> make_buffer_types(std::span<const BufferTypeSpec> specs) {
-    std::vector<std::unique_ptr<TestBufferType>> types;
+std::vector<std::unique_ptr<ConfigurableBufferType>> make_buffer_types(std::span<const BufferTypeSpec> specs) {
+    std::vector<std::unique_ptr<ConfigurableBufferType>> types;
     for (const BufferTypeSpec& spec : specs) {
-        types.push_back(std::make_unique<TestBufferType>(buffer_type_settings(spec, true)));
+        types.push_back(std::make_unique<ConfigurableBufferType>(buffer_type_settings(spec, true)));
     }
     return types;
 }
@@ -67,7 +67,7 @@ PlanRecord record_plan(const GraphFile& file, const GraphAllocator& allocator, b
     }
     for (const Tensor& tensor : file.context.tensors()) {
         if (auto place = allocator.locate(tensor)) {
-            plan.tensors.emplace_back(tensor.name, PlannedPlace{place->buffer_id, place->chunk, place->offset});
+            plan.tensors.emplace_back(tensor.name, Placement{place->buffer_id, place->chunk, place->offset});
         }
     }
     return plan;
@@ -219,19 +219,19 @@ std::vector<std::string> compare_plans(const PlanRecord& expected, const PlanRec
     if (expected.chunk_sizes != actual.chunk_sizes) {
         differ("chunk_sizes", show(expected.chunk_sizes), show(actual.chunk_sizes));
     }
-    std::map<std::string, PlannedPlace> got(actual.tensors.begin(), actual.tensors.end());
+    std::map<std::string, Placement> got(actual.tensors.begin(), actual.tensors.end());
     for (const auto& [name, want] : expected.tensors) {
         auto it = got.find(name);
         const std::string what = "tensor '" + name + "'";
         if (it == got.end()) {
-            differences.push_back(what + ": expected at buffer " + std::to_string(want.buffer) + ", chunk " +
+            differences.push_back(what + ": expected at buffer " + std::to_string(want.buffer_id) + ", chunk " +
                                   std::to_string(want.chunk) + ", offset " + std::to_string(want.offset) +
                                   ", but it got no memory");
             continue;
         }
-        const PlannedPlace& have = it->second;
-        if (want.buffer != have.buffer) {
-            differ(what + " buffer", std::to_string(want.buffer), std::to_string(have.buffer));
+        const Placement& have = it->second;
+        if (want.buffer_id != have.buffer_id) {
+            differ(what + " buffer", std::to_string(want.buffer_id), std::to_string(have.buffer_id));
         }
         if (want.chunk != have.chunk) {
             differ(what + " chunk", std::to_string(want.chunk), std::to_string(have.chunk));
@@ -242,7 +242,7 @@ std::vector<std::string> compare_plans(const PlanRecord& expected, const PlanRec
         got.erase(it);
     }
     for (const auto& [name, have] : got) {
-        differences.push_back("tensor '" + name + "': expected no memory, got buffer " + std::to_string(have.buffer) +
+        differences.push_back("tensor '" + name + "': expected no memory, got buffer " + std::to_string(have.buffer_id) +
                               ", chunk " + std::to_string(have.chunk) + ", offset " + std::to_string(have.offset));
     }
     return differences;

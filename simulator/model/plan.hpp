@@ -17,13 +17,13 @@ namespace gallocsim {
 // One buffer type per spec of the file; fake base addresses, so no memory is touched.
 // The settings a buffer type of a graph file stands for. `fake_base`: planning only, no
 // memory behind the addresses (the executor gives false and gets real buffers).
-TestBufferSettings buffer_type_settings(const BufferTypeSpec& spec, bool fake_base);
+BufferTypeSettings buffer_type_settings(const BufferTypeSpec& spec, bool fake_base);
 
-std::vector<std::unique_ptr<TestBufferType>> make_buffer_types(const GraphFile& file);
-std::vector<std::unique_ptr<TestBufferType>> make_buffer_types(std::span<const BufferTypeSpec> specs);
+std::vector<std::unique_ptr<ConfigurableBufferType>> make_buffer_types(const GraphFile& file);
+std::vector<std::unique_ptr<ConfigurableBufferType>> make_buffer_types(std::span<const BufferTypeSpec> specs);
 
 struct PlanRun {
-    std::vector<std::unique_ptr<TestBufferType>> types;
+    std::vector<std::unique_ptr<ConfigurableBufferType>> types;
     std::unique_ptr<GraphAllocator> allocator;
     PlanRecord plan;
     std::string error;  // why reserve or alloc_graph failed, if one did

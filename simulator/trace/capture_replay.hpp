@@ -20,7 +20,7 @@ namespace gallocsim {
 
 // The allocator a session's calls run on, with buffer types built from the session header.
 struct SessionAllocator {
-    std::vector<std::unique_ptr<TestBufferType>> types;
+    std::vector<std::unique_ptr<ConfigurableBufferType>> types;
     std::unique_ptr<GraphAllocator> allocator;
 };
 // The allocator version the session's program ran: the profile for the ggml version it

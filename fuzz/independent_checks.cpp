@@ -1,4 +1,4 @@
-#include "fuzz/oracle.hpp"
+#include "fuzz/independent_checks.hpp"
 
 #include "reference/profile.hpp"
 

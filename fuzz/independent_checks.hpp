@@ -1,5 +1,5 @@
 #pragma once
-// An oracle for graph memory plans that shares no code with the allocator: it reads the
+// Independent checks of graph memory plans, sharing no code with the allocator: it reads the
 // graph and the addresses alloc_graph gave, works out from the graph alone when each
 // tensor holds memory under ggml's rules, and lists every pair of tensors that share a
 // byte while both hold memory, every input overwritten before its last use, every output

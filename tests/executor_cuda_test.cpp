@@ -5,7 +5,6 @@
 #include "reference/cuda_buffer.hpp"
 #include "reference/graph_allocator.hpp"
 #include "simulator/model/examples.hpp"
-#include "simulator/executor/llama_graph.hpp"
 #include "simulator/executor/oracle.hpp"
 #include "simulator/executor/planned_run.hpp"
 
@@ -130,8 +129,7 @@ class LlamaOnCuda : public ::testing::Test {
 protected:
     void SetUp() override { SKIP_WITHOUT_CUDA_DEVICE(); }
 
-    LlamaGraph llama = build_llama_graph(
-        {.n_embd = 64, .n_head = 4, .n_ff = 160, .n_layer = 2, .n_tokens = 5, .n_vocab = 96});
+    GraphFile llama = llama_example({.layers = 2, .embd = 64, .heads = 4, .ff = 160, .tokens = 5, .vocab = 96, .mask = true});
 };
 
 TEST_F(LlamaOnCuda, GallocrPlanComputesTheOracleOutputsBitForBit) {

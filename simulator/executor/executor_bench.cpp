@@ -3,9 +3,8 @@
 // by ctest; run build/default/simulator/executor/executor_bench by hand.
 #include "reference/graph_allocator.hpp"
 #include "simulator/executor/executor.hpp"
-#include "simulator/executor/graph_tensors.hpp"
-#include "simulator/executor/llama_graph.hpp"
 #include "simulator/executor/oracle.hpp"
+#include "simulator/model/examples.hpp"
 
 #include <benchmark/benchmark.h>
 
@@ -15,25 +14,18 @@
 namespace gallocsim {
 namespace {
 
-// 2 layers, n_embd 256, 8 heads, n_ff 704, 32 tokens, vocab 1000: about 35 M multiply-adds.
-LlamaShape bench_shape() {
-    return {.n_embd = 256, .n_head = 8, .n_ff = 704, .n_layer = 2, .n_tokens = 32, .n_vocab = 1000};
-}
-
-// Forgets where alloc_graph put things, as a freshly built graph would be.
-void clear_memory(const Graph& graph) {
-    for (Tensor* tensor : graph_tensors(graph)) {
-        tensor->data = nullptr;
-        tensor->buffer = nullptr;
-    }
+// The llama example with 2 layers, n_embd 256, 8 heads, n_ff 704, 32 tokens, vocab 1000 and
+// a mask: about 35 M multiply-adds. Its weights are outside data, as a model's are.
+GraphFile bench_llama() {
+    return llama_example({.layers = 2, .embd = 256, .heads = 8, .ff = 704, .tokens = 32, .vocab = 1000, .mask = true});
 }
 
 void alloc_graph_only(benchmark::State& state, Backend backend) {
-    LlamaGraph llama = build_llama_graph(bench_shape());
+    GraphFile llama = bench_llama();
     const auto type = make_buffer_type(backend);
     GraphAllocator allocator(*type);
     for (auto _ : state) {
-        clear_memory(llama.graph);
+        llama.reset_memory();  // forgets where alloc_graph put things, as a fresh graph would
         if (!allocator.alloc_graph(llama.graph)) {
             state.SkipWithError(allocator.last_error().c_str());
             return;
@@ -43,7 +35,7 @@ void alloc_graph_only(benchmark::State& state, Backend backend) {
 }
 
 void execute_only(benchmark::State& state, Backend backend) {
-    LlamaGraph llama = build_llama_graph(bench_shape());
+    GraphFile llama = bench_llama();
     const auto type = make_buffer_type(backend);
     GraphAllocator allocator(*type);
     Executor executor(backend);
@@ -71,12 +63,12 @@ std::size_t planned_bytes(const OracleAllocator& oracle) {
 
 template <typename Allocator>
 void alloc_and_execute(benchmark::State& state, Backend backend) {
-    LlamaGraph llama = build_llama_graph(bench_shape());
+    GraphFile llama = bench_llama();
     const auto type = make_buffer_type(backend);
     Allocator allocator(*type);
     Executor executor(backend);
     for (auto _ : state) {
-        clear_memory(llama.graph);
+        llama.reset_memory();  // forgets where alloc_graph put things, as a fresh graph would
         if (!allocator.alloc_graph(llama.graph)) {
             state.SkipWithError(allocator.last_error().c_str());
             return;

@@ -62,7 +62,10 @@ MainWindow::MainWindow(bool saved_settings, QWidget* parent)
     setWindowTitle(tr("gallocsim"));
     setAcceptDrops(true);
     setCentralWidget(graph_view_);
-    message_sink_ = [this](const QString& title, const QString& message) { QMessageBox::warning(this, title, message); };
+    message_sink_ = [this](const QString& title, const QString& message) {
+        QMessageBox::warning(this, title, message);
+        focus_current_view();
+    };
 
     build_docks();
     build_actions();
@@ -295,6 +298,9 @@ void MainWindow::connect_views() {
     connect(&c, &SimulationController::busy_changed, this, [this](bool busy, const QString& what) {
         delete progress_;
         progress_ = nullptr;
+        if (!busy) {
+            focus_current_view();
+        }
         if (busy) {
             progress_ = new QProgressDialog(what + tr("…"), tr("Cancel"), 0, 0, this);
             progress_->setWindowTitle(tr("gallocsim"));
@@ -318,6 +324,12 @@ void MainWindow::connect_views() {
         update_controls();
     });
     connect(&c, &SimulationController::graph_changed, this, [this] {
+        // What was looked for in one graph means nothing in another (a re-plan keeps it).
+        const QString source = controller_->has_graph() ? controller_->source() : QString();
+        if (source != shown_source_) {
+            search_->clear();
+            shown_source_ = source;
+        }
         auto* completer = new QCompleter(search_);
         QStringList names;
         if (controller_->has_graph()) {
@@ -464,7 +476,9 @@ void MainWindow::example_dialog(const ExampleInfo& example) {
         return;
     }
     ExampleDialog dialog(example, this);
-    if (dialog.exec() == QDialog::Accepted) {
+    const bool accepted = dialog.exec() == QDialog::Accepted;
+    focus_current_view();
+    if (accepted) {
         controller_->load_example(name, dialog.options());
     }
 }
@@ -472,6 +486,7 @@ void MainWindow::example_dialog(const ExampleInfo& example) {
 void MainWindow::open_dialog() {
     const QString path = QFileDialog::getOpenFileName(this, tr("Open a graph file or a session"), QString(),
                                                       tr("Graph files and sessions (*.json);;All files (*)"));
+    focus_current_view();
     if (!path.isEmpty()) {
         open(path);
     }
@@ -479,6 +494,7 @@ void MainWindow::open_dialog() {
 
 void MainWindow::open_capture_dialog() {
     const QString folder = QFileDialog::getExistingDirectory(this, tr("Open a capture (a folder with session-*.jsonl)"));
+    focus_current_view();
     if (!folder.isEmpty()) {
         open(folder);
     }
@@ -487,6 +503,7 @@ void MainWindow::open_capture_dialog() {
 void MainWindow::save_session_dialog() {
     QString path = QFileDialog::getSaveFileName(this, tr("Save session"), controller_->graph_name() + ".session.json",
                                                 tr("Sessions (*.json)"));
+    focus_current_view();
     if (!path.isEmpty() && controller_->save_session(path)) {
         remember_recent(path);
         statusBar()->showMessage(tr("Session saved to %1").arg(path), 5000);
@@ -524,6 +541,7 @@ void MainWindow::export_dialog(const QString& format) {
     const QString name = controller_->graph_name() + "-" + current_view_->windowTitle().toLower().replace(' ', '-') + "." + format;
     const QString path = QFileDialog::getSaveFileName(this, tr("Export %1").arg(current_view_->windowTitle()), name,
                                                       format == "svg" ? tr("SVG images (*.svg)") : tr("PNG images (*.png)"));
+    focus_current_view();
     if (!path.isEmpty() && export_view(*current_view_, path)) {
         statusBar()->showMessage(tr("Exported to %1").arg(path), 5000);
     }
@@ -551,9 +569,16 @@ void MainWindow::update_controls() {
     run_action_->setIcon(style()->standardIcon(running ? QStyle::SP_MediaPause : QStyle::SP_MediaPlay));
     run_action_->setText(running ? tr("Pause") : tr("Run"));
     breakpoint_action_->setEnabled(loaded && controller_->selected().has_value());
-    save_session_action_->setEnabled(loaded);
-    settings_action_->setEnabled(loaded);
-    peak_action_->setEnabled(loaded);
+    // Without a graph (at start, or after a first open failed) everything that acts on one
+    // is off, so the window shows one consistent empty state.
+    for (QAction* action : {save_session_action_, settings_action_, peak_action_, export_png_action_, export_svg_action_,
+                            faster_action_, slower_action_, unlimited_action_, clear_breakpoints_action_, fit_action_,
+                            zoom_in_action_, zoom_out_action_, find_action_, events_axis_action_}) {
+        action->setEnabled(loaded);
+    }
+    for (QWidget* control : std::initializer_list<QWidget*>{slider_, search_, speed_, unlimited_}) {
+        control->setEnabled(loaded);
+    }
 }
 
 void MainWindow::update_title() {
@@ -599,9 +624,17 @@ void MainWindow::buffer_settings_dialog() {
         return;
     }
     BufferSettingsDialog dialog(controller_->file().buffer_types, this);
-    if (dialog.exec() == QDialog::Accepted) {
+    const bool accepted = dialog.exec() == QDialog::Accepted;
+    focus_current_view();
+    if (accepted) {
         controller_->set_buffer_types(dialog.settings());
     }
+}
+
+// After a dialog the keys go to the pictures again, not to the find box (where the arrows
+// and Space would edit text instead of stepping): the view in front takes the focus.
+void MainWindow::focus_current_view() {
+    current_view_->setFocus(Qt::OtherFocusReason);
 }
 
 } // namespace gallocsim::gui

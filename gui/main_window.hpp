@@ -90,6 +90,7 @@ private:
     void rebuild_examples_menu();
     void update_controls();
     void update_title();
+    void focus_current_view();
     void show_tensor_tooltip(std::optional<std::size_t> tensor, QPoint global_pos);
     void search();
     void open_dialog();
@@ -145,6 +146,7 @@ private:
     QAction* find_action_ = nullptr;
     QAction* legend_action_ = nullptr;
     QAction* events_axis_action_ = nullptr;
+    QString shown_source_;  // the graph the find box was last used with
     QProgressDialog* progress_ = nullptr;  // while the controller loads on its worker  // checked: the timeline's axis is events
     QAction* peak_action_ = nullptr;
 

@@ -17,6 +17,11 @@
 #include "simulator/model/examples.hpp"
 #include "simulator/trace/explain.hpp"
 
+#include <QAction>
+#include <QApplication>
+#include <QDialog>
+#include <QFile>
+#include <QTimer>
 #include <QComboBox>
 #include <QDir>
 #include <QImage>
@@ -311,6 +316,70 @@ private Q_SLOTS:
         graph.zoom_by(1.25, graph.rect().center());
         QCOMPARE(graph.scale_y(), 0.625);
         QCOMPARE(graph.scale_x(), 0.625);
+    }
+
+    // A window with no graph (as at start-up when the first open fails) has everything that
+    // acts on a graph off: stepping, the slider, finding, fitting, exporting.
+    void without_a_graph_the_controls_are_off() {
+        MainWindow empty(/*saved_settings=*/false);
+        empty.set_message_sink([](const QString&, const QString&) {});
+        const auto check_all = [&](bool on) {
+            QCOMPARE(empty.slider().isEnabled(), on);
+            QCOMPARE(empty.search_box().isEnabled(), on);
+            const std::array<QKeySequence, 5> shortcuts{QKeySequence(Qt::Key_Right), QKeySequence("Ctrl+0"),
+                                                        QKeySequence(QKeySequence::Find), QKeySequence("Ctrl+P"),
+                                                        QKeySequence("Ctrl+B")};
+            for (const QKeySequence& keys : shortcuts) {
+                const auto actions = empty.findChildren<QAction*>();
+                const auto action = std::ranges::find_if(actions, [&](QAction* a) { return a->shortcut() == keys; });
+                QVERIFY2(action != actions.end(), qPrintable(keys.toString()));
+                QCOMPARE((*action)->isEnabled(), on);
+            }
+        };
+        check_all(false);
+        QTemporaryDir dir;
+        const QString broken = dir.filePath("broken.json");
+        QFile file(broken);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write("{ not json");
+        file.close();
+        QVERIFY(!empty.controller().open_file(broken));
+        check_all(false);
+        QVERIFY(empty.controller().load_example("seed"));
+        check_all(true);
+    }
+
+    // Another graph empties the find box; planning the same graph again keeps it.
+    void the_find_box_clears_when_another_graph_opens() {
+        window_->search_box().setText("mul");
+        controller().set_profile(*find_profile("ggml-f54604ef"));
+        QCOMPARE(window_->search_box().text(), QString("mul"));
+        QVERIFY(controller().load_example("mlp"));
+        QCOMPARE(window_->search_box().text(), QString());
+    }
+
+    // The example dialog took the keys while it was open; once it closes, End jumps to the
+    // last event again even though the find box (where End moves the text cursor) had the
+    // focus before.
+    void keys_step_again_after_a_dialog_closes() {
+        window_->search_box().setFocus();
+        QVERIFY(window_->search_box().hasFocus());
+        QTimer::singleShot(0, [] {
+            if (auto* dialog = qobject_cast<QDialog*>(QApplication::activeModalWidget())) {
+                dialog->accept();
+            }
+        });
+        const auto actions = window_->findChildren<QAction*>();
+        const auto llama = std::ranges::find_if(actions, [](QAction* a) { return a->text() == "llama…"; });
+        QVERIFY(llama != actions.end());
+        (*llama)->trigger();
+        QCOMPARE(controller().source(), QString("example:llama"));
+        QCOMPARE(controller().position(), 0u);
+        window_->activateWindow();  // as the platform does when a modal dialog closes
+        QVERIFY(QTest::qWaitForWindowActive(window_.get()));
+        QVERIFY(QApplication::focusWidget() != nullptr);
+        QTest::keyClick(QApplication::focusWidget(), Qt::Key_End);  // in the find box: the end of its text
+        QCOMPARE(controller().position(), controller().event_count());
     }
 
     void searching_by_name_selects_the_tensor() {

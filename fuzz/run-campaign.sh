@@ -58,9 +58,16 @@ for harness in "${harnesses[@]}"; do
     if [[ -d "$root/../shared/golden" ]]; then
       find "$root/../shared/golden" -name '*.json' -size -16k -exec cp -f {} "$seeds_dir/" \;
     fi
-    for example in $("$build/simulator/gallocsim" examples | awk '{print $1}'); do
-      "$build/simulator/gallocsim" examples "$example" -o "$seeds_dir/example-$example.json" >/dev/null
+    # The built-in examples too, written by whichever gallocsim is built (the fuzz preset
+    # builds only the harnesses).
+    for gallocsim in "$build/simulator/gallocsim" "$root/build/default/simulator/gallocsim" ""; do
+      [[ -z "$gallocsim" || -x "$gallocsim" ]] && break
     done
+    if [[ -n "$gallocsim" ]]; then
+      for example in $("$gallocsim" examples | awk '{print $1}'); do
+        "$gallocsim" examples "$example" -o "$seeds_dir/example-$example.json" >/dev/null
+      done
+    fi
     seeds=("$seeds_dir")
     options+=(-dict="$root/fuzz/graph_file.dict" -max_len=16384)
   fi

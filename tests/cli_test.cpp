@@ -81,12 +81,14 @@ TEST(TraceCommand, WritesJsonForTools) {
     const auto doc = nlohmann::json::parse(result.out);
     EXPECT_EQ(doc["trace"]["format"], "gallocsim-trace/1");
     EXPECT_EQ(doc["trace"]["graph"], "seed-mul");
-    EXPECT_EQ(doc["trace"]["steps"], 17);
+    EXPECT_EQ(doc["trace"]["events"], 17);
+    EXPECT_EQ(doc["trace"]["steps"], 17);  // the same count, kept from before events had their name
     EXPECT_TRUE(doc["trace"]["error"].is_null());
     const auto& events = doc["events"];
     ASSERT_EQ(events.size(), 17u);
 
     const auto& b = events[3];
+    EXPECT_EQ(b["event"], 4);
     EXPECT_EQ(b["step"], 4);
     EXPECT_EQ(b["kind"], "leaf-allocated");
     EXPECT_EQ(b["stage"], "leafs");

@@ -120,6 +120,34 @@ TEST(CommandLine, HostileNamesAreShownAsEscapes) {
     EXPECT_TRUE(plan["tensors"].contains("a\x07" "b\xe2\x80\xae" "c"));  // U+202E in UTF-8
 }
 
+// trace --json writes its events itself (not through a JSON library): names holding a
+// quote, a backslash, a tab, a newline, a bell, DEL, a right-to-left override and "é" come
+// back exactly when the output is parsed, in the fields and in each event's tensor list.
+TEST(CommandLine, TraceJsonKeepsEveryNameExactly) {
+    const std::string file = R"({"format": "ggml-graph/1", "buffer_types": [{"name": "CPU", "alignment": 32}],
+      "tensors": [{"name": "q\"b\\t\tn\nbell\u0007del\u007frlo\u202e\u00e9", "type": "f32", "ne": [4], "flags": ["input"]},
+                  {"name": "m", "type": "f32", "ne": [4], "op": "SCALE", "src": ["q\"b\\t\tn\nbell\u0007del\u007frlo\u202e\u00e9"], "flags": ["output"]}],
+      "leafs": ["q\"b\\t\tn\nbell\u0007del\u007frlo\u202e\u00e9"], "nodes": ["m"]})";
+    const std::string name = "q\"b\\t\tn\nbell\x07" "del\x7f" "rlo\xe2\x80\xae" "\xc3\xa9";
+    const Outcome traced = run({"trace", "-", "--json"}, file);
+    ASSERT_EQ(traced.code, kDone) << traced.err;
+    const nlohmann::json doc = nlohmann::json::parse(traced.out);
+    int named = 0;
+    for (const nlohmann::json& event : doc["events"]) {
+        EXPECT_EQ(event["event"], event["step"]);
+        for (const char* key : {"tensor", "parent"}) {
+            if (event.contains(key) && event[key] != "m" && !event[key].is_null()) {
+                EXPECT_EQ(event[key], name);
+                ++named;
+            }
+        }
+        for (const nlohmann::json& tensor : event["tensors"]) {
+            EXPECT_TRUE(tensor == "m" || tensor == name) << tensor;
+        }
+    }
+    EXPECT_GT(named, 2);  // allocated, counted, released or freed at least
+}
+
 // Names of several scripts: "é" is one column in two bytes, "日本" two wide characters in
 // six bytes, "x" one. The kind column starts at the same terminal column on every row: the
 // name column is as wide as its header "tensor" (6 columns, wider than "日本"'s 4), so each

@@ -193,7 +193,7 @@ int compare(const CompareOptions& options, std::ostream& out, std::ostream& err)
         const bool planners_ok = std::ranges::all_of(comparison.arenas, [](const auto& a) { return a.planner_violations.empty(); });
         const int code = comparison.ggml_error.empty() && comparison.ggml_violations.empty() && planners_ok ? 0 : 1;
         if (options.json) {
-            out << comparison_json(file, file.name.empty() ? options.graph.input : file.name, comparison).dump(2) << "\n";
+            out << comparison_json(file, file.name.empty() ? options.graph.input : file.name, comparison).dump(2, ' ', /*ensure_ascii=*/true) << "\n";
             return code;
         }
         out << (file.name.empty() ? options.graph.input : file.name) << ": " << file.graph.nodes.size() << " nodes, "
@@ -348,7 +348,7 @@ int diff(const DiffOptions& options, std::ostream& out, std::ostream& err) {
             const auto rules = &profile_a != &profile_b ? version_rule_changes(before, ggml_before, ggml_after)
                                                         : std::vector<std::string>{};
             out << diff_json(options.before.input, after_input.input, profile_a, profile_b, run_before, run_after, d, rules)
-                       .dump(2)
+                       .dump(2, ' ', /*ensure_ascii=*/true)
                 << "\n";
             return code;
         }

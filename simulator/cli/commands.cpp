@@ -279,7 +279,7 @@ int conform(const ConformOptions& options, std::ostream& out, std::ostream& err)
                                 {"details", v.details}});
         }
         out << nlohmann::json{{"passed", tally.passed}, {"failed", tally.failed}, {"skipped", tally.skipped}, {"verdicts", verdicts}}
-                   .dump(2)
+                   .dump(2, ' ', /*ensure_ascii=*/true)
             << "\n";
     } else {
         for (const ConformVerdict& v : tally.verdicts) {

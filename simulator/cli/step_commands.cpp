@@ -508,7 +508,7 @@ int stats(const StatsOptions& options, std::ostream& out, std::ostream& err) {
             }
         }
         if (options.json) {
-            out << stats_json(recorded, state, summary, rows, !options.summary_only).dump(2) << "\n";
+            out << stats_json(recorded, state, summary, rows, !options.summary_only).dump(2, ' ', /*ensure_ascii=*/true) << "\n";
         } else {
             out << recorded.graph_name << ": " << counted(recorded.size(), "event") << ", "
                 << counted(recorded.node_count, "node step") << "\n";

@@ -189,7 +189,7 @@ int why(const WhyOptions& options, std::ostream& out, std::ostream& err) {
         const Comparison comparison = compare_planners(file, ExactLimits{}, profile);
         const std::vector<BufferAnswer> answers = answer(file, comparison, peaks);
         if (options.json) {
-            out << to_json(file, trace, answers).dump(2) << "\n";
+            out << to_json(file, trace, answers).dump(2, ' ', /*ensure_ascii=*/true) << "\n";
         } else {
             print_text(file, trace, answers, out);
         }

@@ -574,7 +574,7 @@ std::string plan_record_to_json(const PlanRecord& plan, int indent) {
     for (const auto& [name, place] : plan.tensors) {
         entries.emplace_back(name, nlohmann::ordered_json{{"buffer", place.buffer_id}, {"chunk", place.chunk}, {"offset", place.offset}});
     }
-    return out.dump(indent);
+    return out.dump(indent, ' ', /*ensure_ascii=*/true);  // ASCII: safe on a terminal, exact when parsed
 }
 
 std::string graph_file_to_json(const GraphFile& file, int indent) {
@@ -686,7 +686,7 @@ std::string graph_file_to_json(const GraphFile& file, int indent) {
         out["captured"] = {{"session", file.captured->session}, {"ggml_version", optional_string(file.captured->ggml_version)},
                            {"ggml_commit", optional_string(file.captured->ggml_commit)}};
     }
-    return out.dump(indent);
+    return out.dump(indent, ' ', /*ensure_ascii=*/true);  // ASCII: safe on a terminal, exact when parsed
 }
 
 } // namespace gallocsim

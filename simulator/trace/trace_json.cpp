@@ -2,6 +2,13 @@
 
 #include <nlohmann/json.hpp>
 
+#include <array>
+#include <charconv>
+#include <concepts>
+#include <algorithm>
+#include <string_view>
+#include <utility>
+
 namespace gallocsim {
 namespace {
 
@@ -51,126 +58,217 @@ std::string_view free_reason_name(FreeReason reason) {
     return reason == FreeReason::last_consumer ? "last-consumer" : "last-view";
 }
 
-json block_json(const FreeBlock& block) {
-    return {{"offset", block.offset}, {"size", block.size}};
-}
-
-json free_json(const FreeDecision& decision) {
-    return {{"chunk", decision.address.chunk}, {"offset", decision.address.offset}, {"size", decision.size},
-            {"merge", merge_name(decision.merge)}, {"block", decision.block}, {"result", block_json(decision.result)}};
-}
-
-// The fields of each event, tensors by name.
-class Fields {
+// One JSON object written straight into a string, field by field. The events of a
+// 123k-node trace are 860,000 objects: building each as a nlohmann document first, then
+// dumping it, took two thirds of `trace --json`.
+class ObjectWriter {
 public:
-    explicit Fields(const Trace& trace) : trace_(trace) {}
+    explicit ObjectWriter(std::string& out) : out_(out) { out_ += '{'; }
+    ObjectWriter(const ObjectWriter&) = delete;
+    ObjectWriter& operator=(const ObjectWriter&) = delete;
+    ~ObjectWriter() { out_ += '}'; }
 
-    json operator()(const Recorded<event::PlanStarted>& e) const { return {{"measure_only", e.measure_only}}; }
-    json operator()(const Recorded<event::CountingStarted>&) const { return json::object(); }
-    json operator()(const Recorded<event::NodeStarted>& e) const { return {{"node_index", e.index}}; }
-    json operator()(const Recorded<event::ConsumerCounted>& e) const {
-        return {{"tensor", name(e.tensor)}, {"consumer", name(e.consumer)}, {"children", e.children}};
+    template <typename Value>
+    ObjectWriter& operator()(std::string_view key, const Value& value) {
+        write_key(key);
+        write(out_, value);
+        return *this;
     }
-    json operator()(const Recorded<event::ViewCounted>& e) const {
-        return {{"tensor", name(e.tensor)}, {"view", name(e.view)}, {"views", e.views}};
+    // A nested object or array: `fill` writes its contents.
+    template <typename Fill>
+    ObjectWriter& object(std::string_view key, Fill fill) {
+        write_key(key);
+        ObjectWriter inner(out_);
+        fill(inner);
+        return *this;
     }
-    json operator()(const Recorded<event::ChunkCreated>& e) const {
-        return {{"buffer", e.buffer_id}, {"chunk", e.chunk},       {"size", e.size},
-                {"tensor", name(e.tensor)}, {"request", e.request}};
-    }
-    json operator()(const Recorded<event::TensorAllocated>& e) const {
-        json candidates = json::array();
-        for (const BlockCandidate& c : trace_.candidates(e)) {
-            candidates.push_back({{"chunk", c.chunk}, {"block", c.block}, {"offset", c.free_block.offset},
-                                  {"size", c.free_block.size}, {"tail", c.is_tail}, {"fits", c.fits},
-                                  {"reuse_factor", c.reuse_factor}});
+    template <typename Range, typename WriteOne>
+    ObjectWriter& array(std::string_view key, const Range& items, WriteOne write_one) {
+        write_key(key);
+        out_ += '[';
+        bool first = true;
+        for (const auto& item : items) {
+            if (!std::exchange(first, false)) {
+                out_ += ',';
+            }
+            write_one(out_, item);
         }
-        const BlockTaken& t = trace_.taken(e);
-        return {{"tensor", name(e.tensor)},
-                {"buffer", e.buffer_id},
-                {"phase", phase_name(e.phase)},
-                {"alloc_size", e.alloc_size},
-                {"size", t.size},
-                {"chunk", t.address.chunk},
-                {"offset", t.address.offset},
-                {"choice", choice_name(t.choice)},
-                {"block", t.block},
-                {"block_before", block_json(t.block_before)},
-                {"block_consumed", t.block_consumed},
-                {"reuse_factor", t.reuse_factor},
-                {"high_water_before", t.high_water_before},
-                {"high_water_after", t.high_water_after},
-                {"candidates", std::move(candidates)}};
+        out_ += ']';
+        return *this;
     }
-    json operator()(const Recorded<event::InPlaceRejected>& e) const {
-        return {{"node", name(e.node)}, {"parent", name(e.parent)}, {"reason", rejection_name(e.reason)},
-                {"parent_children", e.parent_children}, {"parent_views", e.parent_views}};
-    }
-    json operator()(const Recorded<event::InPlaceReused>& e) const {
-        return {{"node", name(e.node)},         {"parent", name(e.parent)}, {"view_source", name(e.view_source)},
-                {"buffer", e.buffer_id},        {"chunk", e.address.chunk}, {"offset", e.address.offset},
-                {"alloc_size", e.alloc_size}};
-    }
-    json operator()(const Recorded<event::ExtraSpaceFreed>& e) const {
-        return {{"node", name(e.node)}, {"parent", name(e.parent)}, {"buffer", e.buffer_id}, {"free", free_json(trace_.freed(e))}};
-    }
-    json operator()(const Recorded<event::ParentReleased>& e) const {
-        return {{"node", name(e.node)},           {"parent", name(e.parent)},   {"children_left", e.children_left},
-                {"views_left", e.views_left},     {"still_owned", e.still_owned}};
-    }
-    json operator()(const Recorded<event::ViewReleased>& e) const {
-        return {{"view", name(e.view)}, {"view_source", name(e.view_source)}, {"source_children", e.source_children},
-                {"source_views_left", e.source_views_left}};
-    }
-    json operator()(const Recorded<event::TensorFreed>& e) const {
-        return {{"tensor", name(e.tensor)}, {"buffer", e.buffer_id}, {"reason", free_reason_name(e.reason)},
-                {"alloc_size", e.alloc_size}, {"free", free_json(trace_.freed(e))}};
-    }
-    json operator()(const Recorded<event::OutputKept>& e) const {
-        return {{"tensor", name(e.tensor)}, {"reason", free_reason_name(e.reason)}};
-    }
-    json operator()(const Recorded<event::PlanFinished>& e) const { return {{"ok", e.ok}}; }
-    json operator()(const Recorded<event::BufferAllocated>& e) const {
-        const auto sizes = trace_.chunk_sizes(e);
-        return {{"buffer", e.buffer_id}, {"chunk_sizes", std::vector<std::size_t>(sizes.begin(), sizes.end())},
-                {"previous_size", e.previous_size},
-                {"reallocated", e.reallocated}, {"ok", e.ok}};
-    }
-    json operator()(const Recorded<event::TensorInitialised>& e) const {
-        json fields = {{"tensor", name(e.tensor)}, {"buffer", nullptr}, {"chunk", nullptr}, {"offset", nullptr},
-                       {"address", e.data}};
-        if (e.buffer_id >= 0) {
-            fields["buffer"] = e.buffer_id;
+
+    // ASCII only, as every --json output is: what is not printable ASCII is a \\u escape
+    // (nlohmann's, with ensure_ascii), so the text passes the terminal's escaping unchanged and
+    // parses back to the exact name. Most strings need no escape at all and are copied as
+    // they are.
+    static void write(std::string& out, std::string_view text) {
+        const bool plain = std::ranges::all_of(text, [](char c) { return c >= 0x20 && c < 0x7f && c != '"' && c != '\\'; });
+        if (plain) {
+            out += '"';
+            out += text;
+            out += '"';
+        } else {
+            out += nlohmann::json(text).dump(-1, ' ', /*ensure_ascii=*/true);
         }
-        if (e.address != kInvalidAddress) {
-            fields["chunk"] = e.address.chunk;
-            fields["offset"] = e.address.offset;
-        }
-        return fields;
+    }
+    static void write(std::string& out, const std::string& text) { write(out, std::string_view(text)); }
+    static void write(std::string& out, const char* text) { write(out, std::string_view(text)); }
+    static void write(std::string& out, bool value) { out += value ? "true" : "false"; }
+    static void write(std::string& out, std::nullptr_t) { out += "null"; }
+    template <std::integral Number>
+    static void write(std::string& out, Number value) {
+        std::array<char, 24> digits{};
+        const auto end = std::to_chars(digits.data(), digits.data() + digits.size(), value).ptr;
+        out.append(digits.data(), end);
     }
 
 private:
-    json name(TensorId id) const { return id == kNoTensor ? json(nullptr) : json(trace_.tensor(id).name); }
+    void write_key(std::string_view key) {
+        if (!std::exchange(first_, false)) {
+            out_ += ',';
+        }
+        write(out_, key);
+        out_ += ':';
+    }
+
+    std::string& out_;
+    bool first_ = true;
+};
+
+void block_fields(ObjectWriter& w, const FreeBlock& block) { w("offset", block.offset)("size", block.size); }
+
+void free_fields(ObjectWriter& w, const FreeDecision& decision) {
+    w("chunk", decision.address.chunk)("offset", decision.address.offset)("size", decision.size)
+        ("merge", merge_name(decision.merge))("block", decision.block)
+        .object("result", [&](ObjectWriter& result) { block_fields(result, decision.result); });
+}
+
+// The fields of each event, tensors by name. The node an event belongs to is written once,
+// with the fields every event has.
+class Fields {
+public:
+    Fields(const Trace& trace, ObjectWriter& w) : trace_(trace), w_(w) {}
+
+    void operator()(const Recorded<event::PlanStarted>& e) const { w_("measure_only", e.measure_only); }
+    void operator()(const Recorded<event::CountingStarted>&) const {}
+    void operator()(const Recorded<event::NodeStarted>& e) const { w_("node_index", e.index); }
+    void operator()(const Recorded<event::ConsumerCounted>& e) const {
+        name("tensor", e.tensor);
+        name("consumer", e.consumer);
+        w_("children", e.children);
+    }
+    void operator()(const Recorded<event::ViewCounted>& e) const {
+        name("tensor", e.tensor);
+        name("view", e.view);
+        w_("views", e.views);
+    }
+    void operator()(const Recorded<event::ChunkCreated>& e) const {
+        w_("buffer", e.buffer_id)("chunk", e.chunk)("size", e.size);
+        name("tensor", e.tensor);
+        w_("request", e.request);
+    }
+    void operator()(const Recorded<event::TensorAllocated>& e) const {
+        const BlockTaken& t = trace_.taken(e);
+        name("tensor", e.tensor);
+        w_("buffer", e.buffer_id)("phase", phase_name(e.phase))("alloc_size", e.alloc_size)("size", t.size)
+            ("chunk", t.address.chunk)("offset", t.address.offset)("choice", choice_name(t.choice))("block", t.block)
+            .object("block_before", [&](ObjectWriter& block) { block_fields(block, t.block_before); })
+            ("block_consumed", t.block_consumed)("reuse_factor", t.reuse_factor)
+            ("high_water_before", t.high_water_before)("high_water_after", t.high_water_after)
+            .array("candidates", trace_.candidates(e), [](std::string& out, const BlockCandidate& c) {
+                ObjectWriter candidate(out);
+                candidate("chunk", c.chunk)("block", c.block)("offset", c.free_block.offset)("size", c.free_block.size)
+                    ("tail", c.is_tail)("fits", c.fits)("reuse_factor", c.reuse_factor);
+            });
+    }
+    void operator()(const Recorded<event::InPlaceRejected>& e) const {
+        name("parent", e.parent);
+        w_("reason", rejection_name(e.reason))("parent_children", e.parent_children)("parent_views", e.parent_views);
+    }
+    void operator()(const Recorded<event::InPlaceReused>& e) const {
+        name("parent", e.parent);
+        name("view_source", e.view_source);
+        w_("buffer", e.buffer_id)("chunk", e.address.chunk)("offset", e.address.offset)("alloc_size", e.alloc_size);
+    }
+    void operator()(const Recorded<event::ExtraSpaceFreed>& e) const {
+        name("parent", e.parent);
+        w_("buffer", e.buffer_id).object("free", [&](ObjectWriter& free) { free_fields(free, trace_.freed(e)); });
+    }
+    void operator()(const Recorded<event::ParentReleased>& e) const {
+        name("parent", e.parent);
+        w_("children_left", e.children_left)("views_left", e.views_left)("still_owned", e.still_owned);
+    }
+    void operator()(const Recorded<event::ViewReleased>& e) const {
+        name("view", e.view);
+        name("view_source", e.view_source);
+        w_("source_children", e.source_children)("source_views_left", e.source_views_left);
+    }
+    void operator()(const Recorded<event::TensorFreed>& e) const {
+        name("tensor", e.tensor);
+        w_("buffer", e.buffer_id)("reason", free_reason_name(e.reason))("alloc_size", e.alloc_size)
+            .object("free", [&](ObjectWriter& free) { free_fields(free, trace_.freed(e)); });
+    }
+    void operator()(const Recorded<event::OutputKept>& e) const {
+        name("tensor", e.tensor);
+        w_("reason", free_reason_name(e.reason));
+    }
+    void operator()(const Recorded<event::PlanFinished>& e) const { w_("ok", e.ok); }
+    void operator()(const Recorded<event::BufferAllocated>& e) const {
+        w_("buffer", e.buffer_id)
+            .array("chunk_sizes", trace_.chunk_sizes(e), [](std::string& out, std::size_t size) { ObjectWriter::write(out, size); })
+            ("previous_size", e.previous_size)("reallocated", e.reallocated)("ok", e.ok);
+    }
+    void operator()(const Recorded<event::TensorInitialised>& e) const {
+        name("tensor", e.tensor);
+        const bool placed = e.address != kInvalidAddress;
+        (e.buffer_id >= 0 ? w_("buffer", e.buffer_id) : w_("buffer", nullptr));
+        (placed ? w_("chunk", e.address.chunk) : w_("chunk", nullptr));
+        (placed ? w_("offset", e.address.offset) : w_("offset", nullptr));
+        w_("address", e.data);
+    }
+
+private:
+    void name(std::string_view key, TensorId id) const {
+        id == kNoTensor ? w_(key, nullptr) : w_(key, trace_.tensor(id).name);
+    }
 
     const Trace& trace_;
+    ObjectWriter& w_;
 };
+
+// The node written with the fields every event has: the event's own `node` where its kind
+// names one (an in-place rejection met while counting names its node, though the event
+// belongs to no node's step yet), else the node whose step the event is in.
+TensorId node_named(const TraceEvent& event) {
+    return std::visit(
+        [&](const auto& e) -> TensorId {
+            if constexpr (requires { e.node; }) {
+                return e.node;
+            } else {
+                return event.node;
+            }
+        },
+        event.data);
+}
 
 } // namespace
 
 std::string event_to_json(const Trace& trace, std::size_t index, const std::string& explanation) {
     const TraceEvent& event = trace.events.at(index);
-    json tensors = json::array();
-    for (TensorId id : touched_tensors(event)) {
-        tensors.push_back(trace.tensor(id).name);
+    std::string out;
+    out.reserve(256 + explanation.size());
+    {
+        ObjectWriter w(out);
+        // `step` is the event number too, kept from before events and node steps had names.
+        w("step", index + 1)("event", index + 1)("kind", kind_name(kind_of(event)))("stage", stage_name(event.stage));
+        const TensorId node = node_named(event);
+        node == kNoTensor ? w("node", nullptr) : w("node", trace.tensor(node).name);
+        w.array("tensors", touched_tensors(event),
+                [&](std::string& text, TensorId id) { ObjectWriter::write(text, trace.tensor(id).name); });
+        w("explanation", explanation);
+        std::visit(Fields(trace, w), event.data);
     }
-    json out = {{"step", index + 1},
-                {"kind", kind_name(kind_of(event))},
-                {"stage", stage_name(event.stage)},
-                {"node", event.node == kNoTensor ? json(nullptr) : json(trace.tensor(event.node).name)},
-                {"tensors", std::move(tensors)},
-                {"explanation", explanation}};
-    out.update(std::visit(Fields(trace), event.data));
-    return out.dump();
+    return out;
 }
 
 std::string trace_header_json(const Trace& trace) {
@@ -186,12 +284,13 @@ std::string trace_header_json(const Trace& trace) {
     json out = {{"format", "gallocsim-trace/1"},
                 {"graph", trace.graph_name},
                 {"steps", trace.size()},
+                {"events", trace.size()},
                 {"tensors", trace.tensors.size()},
                 {"leafs", trace.leaf_count},
                 {"nodes", trace.node_count},
                 {"buffers", std::move(buffers)},
                 {"error", trace.error.empty() ? json(nullptr) : json(trace.error)}};
-    return out.dump();
+    return out.dump(-1, ' ', /*ensure_ascii=*/true);
 }
 
 } // namespace gallocsim

@@ -588,7 +588,17 @@ std::optional<TensorId> SimulationController::find_tensor(const QString& name) c
     if (!has_graph()) {
         return std::nullopt;
     }
-    return trace().find(name.toStdString());
+    const std::string wanted = name.toStdString();
+    if (auto found = trace().find(wanted)) {
+        return found;
+    }
+    // A name the window shows with escapes (qstr) is found as shown, too.
+    for (const TraceTensor& tensor : trace().tensors) {
+        if (!is_visible_text(tensor.name) && visible_text(tensor.name) == wanted) {
+            return trace().find(tensor.name);
+        }
+    }
+    return std::nullopt;
 }
 
 QString SimulationController::describe_tensor(TensorId id) const {

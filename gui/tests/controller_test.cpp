@@ -9,6 +9,7 @@
 //    5 counting-started   11 parent-released b     17 tensor-initialised mul
 //    6 consumer-counted a 12 tensor-freed b
 #include "gui/simulation_controller.hpp"
+#include "gui/text.hpp"
 #include "simulator/trace/explain.hpp"
 
 #include <QJsonArray>
@@ -337,6 +338,32 @@ private Q_SLOTS:
         // The window goes on: the seed can be planned again at once.
         disconnect(cancel);
         QVERIFY(controller.load_example("seed"));
+    }
+
+    // A name with a right-to-left override (U+202E) and a bell, as a hostile file may hold it:
+    // the window shows both as escapes (as the command line does), so the rest of a
+    // description or an explanation keeps its direction; the name is found as shown, too.
+    void hostile_names_are_shown_as_escapes() {
+        QTemporaryDir dir;
+        const QString path = write(dir, "hostile.json", R"({"format": "ggml-graph/1", "buffer_types": [{"name": "CPU", "alignment": 32}],
+          "tensors": [{"name": "a\u202eb\u0007", "ne": [4], "flags": ["input"]},
+                      {"name": "m", "ne": [4], "op": "SCALE", "src": ["a\u202eb\u0007"], "flags": ["output"]}],
+          "leafs": ["a\u202eb\u0007"], "nodes": ["m"]})");
+        SimulationController controller;
+        QVERIFY(controller.open_file(path));
+        const auto id = controller.find_tensor(QString::fromUtf8("a\u202eb\a"));
+        QVERIFY(id.has_value());
+        QCOMPARE(controller.find_tensor("a\\u202Eb\\x07"), id);
+        const QString description = controller.describe_tensor(*id);
+        QVERIFY2(description.contains("a\\u202Eb\\x07"), qPrintable(description));
+        QVERIFY(!description.contains(QChar(0x202E)));
+        int naming = 0;
+        for (std::size_t e = 0; e < controller.event_count(); ++e) {
+            const QString shown = qstr(controller.explanation(e));
+            QVERIFY(!shown.contains(QChar(0x202E)) && !shown.contains(QChar('\a')));
+            naming += shown.contains("a\\u202Eb\\x07") ? 1 : 0;
+        }
+        QVERIFY(naming >= 2);  // allocated, and taken over in place or freed
     }
 
     void a_tensor_description_says_where_and_why() {

@@ -291,19 +291,6 @@ def upstream_section():
     return out
 
 
-def replace_upstream_section(text, section):
-    """The performance file with its upstream section replaced (or put before the notes)."""
-    lines = text.rstrip("\n").split("\n")
-    if UPSTREAM_HEADING in lines:
-        start = lines.index(UPSTREAM_HEADING)
-        end = next((i for i in range(start + 1, len(lines)) if lines[i].startswith("## ")), len(lines))
-    else:
-        # Where the full run puts it: after the planner's speed.
-        start = end = next((i for i, line in enumerate(lines) if line in ("## Execution (CPU)", "## Measured by hand")),
-                           len(lines))
-    return "\n".join(lines[:start] + section + [""] + lines[end:]) + "\n"
-
-
 SCALE_HEADING = "## Scale"
 RELEASE = os.path.join(ROOT, "build", "release")
 SCALE_GRAPH = ["llama", "--embd", "4096", "--heads", "32", "--ff", "11008", "--vocab", "32000"]
@@ -506,19 +493,22 @@ def scale_section():
     return out
 
 
-def replace_scale_section(text, section):
-    """The performance file with its Scale section replaced (or put after the planner's speed)."""
+# Where a section goes when the file has none yet: before the first of these headings.
+SECTION_ORDER = ["## Plan quality", "## Planner speed", SCALE_HEADING, UPSTREAM_HEADING, "## Execution (CPU)", "## GUI",
+                 "## Measured by hand"]
+
+
+def replace_section(text, section):
+    """The performance file with the section headed section[0] replaced by `section`, or, when the file has
+    none, put where SECTION_ORDER places it."""
     lines = text.rstrip("\n").split("\n")
-    if SCALE_HEADING in lines:
-        start = lines.index(SCALE_HEADING)
+    heading = section[0]
+    if heading in lines:
+        start = lines.index(heading)
         end = next((i for i in range(start + 1, len(lines)) if lines[i].startswith("## ")), len(lines))
     else:
-        after = next((i for i, line in enumerate(lines) if line == "## Planner speed"), None)
-        if after is None:
-            start = end = next((i for i, line in enumerate(lines) if line in (UPSTREAM_HEADING, "## Execution (CPU)",
-                                                                              "## Measured by hand")), len(lines))
-        else:
-            start = end = next((i for i in range(after + 1, len(lines)) if lines[i].startswith("## ")), len(lines))
+        later = SECTION_ORDER[SECTION_ORDER.index(heading) + 1:]
+        start = end = next((i for i, line in enumerate(lines) if line in later), len(lines))
     return "\n".join(lines[:start] + section + [""] + lines[end:]) + "\n"
 
 
@@ -554,57 +544,22 @@ def gui_section():
 
 def main():
     performance = os.path.join(ROOT, "docs", "performance.md")
-    if "--quality-only" in sys.argv:
-        # Only the plan-quality section is measured again; the timed sections keep their figures.
+    # One section measured again in its place; the others keep their figures.
+    for flag, measure_section in (("--quality-only", quality_section), ("--scale-only", scale_section),
+                                  ("--upstream-only", upstream_section), ("--execution-only", executor_section),
+                                  ("--gui-only", gui_section)):
+        if flag not in sys.argv:
+            continue
         with open(performance) as f:
             text = f.read()
         now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-        section = quality_section()
+        section = measure_section()
         section.insert(2, f"Measured on {now}, on {machine()}.")
         section.insert(3, "")
-        start = text.index("## Plan quality\n")
-        end = text.index("\n## ", start + 1)
-        text = text[:start] + "\n".join(section) + "\n" + text[end:]
-        with open(performance, "w") as f:
-            f.write(text)
-        return
-    if "--scale-only" in sys.argv:
-        # Only the Scale section is measured again; the other sections keep their figures.
-        with open(performance) as f:
-            text = f.read()
-        now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-        section = scale_section()
-        section.insert(2, f"Measured on {now}, on {machine()}.")
-        section.insert(3, "")
-        text = replace_scale_section(text, section)
-        with open(performance, "w") as f:
-            f.write(text)
-        return
-    for flag, measure_section in (("--execution-only", executor_section), ("--gui-only", gui_section)):
-        if flag in sys.argv:
-            # Only this section is measured again, in its place; the others keep their figures.
-            with open(performance) as f:
-                lines = f.read().rstrip("\n").split("\n")
-            now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-            section = measure_section()
-            section.insert(2, f"Measured on {now}, on {machine()}.")
-            section.insert(3, "")
-            start = lines.index(section[0])
-            end = next((i for i in range(start + 1, len(lines)) if lines[i].startswith("## ")), len(lines))
-            with open(performance, "w") as f:
-                f.write("\n".join(lines[:start] + section + [""] + lines[end:]) + "\n")
-            return
-    if "--upstream-only" in sys.argv:
-        with open(performance) as f:
-            text = f.read()
-        now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-        section = upstream_section()
-        section.insert(2, f"Measured on {now}, on {machine()}.")
-        section.insert(3, "")
-        text = replace_upstream_section(text, section)
-        # The notes close the file as they are now.
+        text = replace_section(text, section)
         notes = os.path.join(ROOT, "docs", "performance-notes.md")
-        if os.path.exists(notes) and "\n## Measured by hand\n" in text:
+        if flag == "--upstream-only" and os.path.exists(notes) and "\n## Measured by hand\n" in text:
+            # The notes close the file as they are now.
             with open(notes) as f:
                 text = text[:text.index("\n## Measured by hand\n") + 1] + f.read().rstrip() + "\n"
         with open(performance, "w") as f:

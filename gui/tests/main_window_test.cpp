@@ -50,6 +50,14 @@ private:
     std::vector<Message> messages_;
 
     SimulationController& controller() { return window_->controller(); }
+    static QString write_file(const QTemporaryDir& dir, const QString& name, const QByteArray& text) {
+        const QString path = dir.filePath(name);
+        QFile file(path);
+        if (!file.open(QIODevice::WriteOnly) || file.write(text) != text.size()) {
+            qFatal("cannot write %s", qPrintable(path));
+        }
+        return path;
+    }
     TensorId id(const char* name) { return *controller().find_tensor(name); }
 
     // Everything each view shows about the state, against the simulator's replay.
@@ -338,12 +346,7 @@ private Q_SLOTS:
         };
         check_all(false);
         QTemporaryDir dir;
-        const QString broken = dir.filePath("broken.json");
-        QFile file(broken);
-        QVERIFY(file.open(QIODevice::WriteOnly));
-        file.write("{ not json");
-        file.close();
-        QVERIFY(!empty.controller().open_file(broken));
+        QVERIFY(!empty.controller().open_file(write_file(dir, "broken.json", "{ not json")));
         check_all(false);
         QVERIFY(empty.controller().load_example("seed"));
         check_all(true);
@@ -392,11 +395,7 @@ private Q_SLOTS:
 
     void a_broken_file_shows_an_error_and_keeps_the_graph() {
         QTemporaryDir dir;
-        const QString path = dir.filePath("broken.json");
-        QFile file(path);
-        QVERIFY(file.open(QIODevice::WriteOnly));
-        file.write("{\"format\": \"ggml-graph/1\", \"tensors\": [");
-        file.close();
+        const QString path = write_file(dir, "broken.json", "{\"format\": \"ggml-graph/1\", \"tensors\": [");
         controller().jump(9);
         QVERIFY(!window_->open(path));
         QCOMPARE(messages_.size(), 1u);
@@ -408,11 +407,8 @@ private Q_SLOTS:
 
     void a_dropped_file_is_opened() {
         QTemporaryDir dir;
-        const QString path = dir.filePath("dropped.json");
-        QFile file(path);
-        QVERIFY(file.open(QIODevice::WriteOnly));
-        file.write(QByteArray::fromStdString(graph_file_to_json(controller().file())).replace("seed-mul", "dropped-graph"));
-        file.close();
+        const QString path = write_file(
+            dir, "dropped.json", QByteArray::fromStdString(graph_file_to_json(controller().file())).replace("seed-mul", "dropped-graph"));
         QMimeData data;
         data.setUrls({QUrl::fromLocalFile(path)});
         QDragEnterEvent enter(QPoint(100, 100), Qt::CopyAction, &data, Qt::LeftButton, Qt::NoModifier);

@@ -64,7 +64,7 @@ for harness in "${harnesses[@]}"; do
       [[ -z "$gallocsim" || -x "$gallocsim" ]] && break
     done
     if [[ -n "$gallocsim" ]]; then
-      for example in $("$gallocsim" examples | awk '{print $1}'); do
+      for example in $("$gallocsim" examples | awk '/^[^ ]/ {print $1}'); do  # not the option lines
         "$gallocsim" examples "$example" -o "$seeds_dir/example-$example.json" >/dev/null
       done
     fi

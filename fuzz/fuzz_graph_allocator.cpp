@@ -14,11 +14,15 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <string_view>
 
 using namespace gallocsim;
 using namespace gallocsim::fuzz;
 
 namespace {
+
+// How the reference ends the message of an error where upstream would abort.
+constexpr std::string_view kUpstreamAborts = "(upstream aborts here)";
 
 BufferTypeSettings failing(BufferTypeSettings settings, FuzzedDataProvider& in) {
     if (in.ConsumeBool()) {
@@ -113,6 +117,15 @@ public:
         const bool allocated = reserved && allocator_->alloc_graph(file_.graph);
         const PlanRecord mine = record_plan(file_, *allocator_, reserved, allocated);
         const PlanRun fresh = run_plan(file_);
+        if (fresh.error.ends_with(kUpstreamAborts)) {
+            // Where a fresh allocator meets what upstream aborts on, there is no plan to
+            // compare with. Found by this harness: a fresh allocator's zero-size buffer gives a
+            // zero-byte tensor no address, and a second initialisation of it is upstream's
+            // abort; a buffer kept from a larger earlier plan gives it an address. Buffers
+            // never shrink, in upstream too: the difference is not a failure's trace.
+            check_buffers();
+            return;
+        }
         // Buffers kept from a larger earlier plan may be larger; placements must match.
         require(mine.reserve == fresh.plan.reserve && mine.alloc_graph == fresh.plan.alloc_graph,
                 "a failure changed whether the graph can be planned");

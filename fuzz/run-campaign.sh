@@ -85,6 +85,10 @@ for harness in "${harnesses[@]}"; do
     seeds=("$seeds_dir")
     options+=(-dict="$root/fuzz/graph_file.dict" -max_len=32768)
   fi
+  # Inputs that once found something are run first, every time (fuzz/regressions/HARNESS).
+  if [[ -d "$root/fuzz/regressions/$harness" ]]; then
+    seeds+=("$root/fuzz/regressions/$harness")
+  fi
   # Always in libFuzzer's jobs mode, even for one process: each writes fuzz-N.log, which
   # the summary line adds up.
   options+=(-jobs="$jobs" -workers="$jobs")

@@ -219,6 +219,49 @@ void TimelineView::paint_memory(QPainter& painter) {
     }
     painter.setRenderHint(QPainter::Antialiasing);
     paint_step_ticks(painter);
+    paint_offset_ticks(painter);
+}
+
+std::vector<TimelineView::OffsetTick> TimelineView::offset_ticks() const {
+    constexpr double kLeast = 28;  // pixels between ticks, at least
+    const double pixels_per_byte = scale_y();
+    std::vector<OffsetTick> ticks;
+    if (pixels_per_byte <= 0) {
+        return ticks;
+    }
+    for (const Band& band : bands_) {
+        // The smallest power of two that keeps the ticks apart: offsets in round binary units.
+        std::size_t every = 1;
+        while (static_cast<double>(every) * pixels_per_byte < kLeast && every < (std::size_t{1} << 62)) {
+            every *= 2;
+        }
+        for (std::size_t offset = 0; offset <= band.size; offset += every) {
+            ticks.push_back({band.allocator, band.chunk, offset,
+                             map_to_widget(QPointF(0, band.bottom - static_cast<double>(offset))).y()});
+            if (band.size - offset < every) {
+                break;
+            }
+        }
+    }
+    return ticks;
+}
+
+// Offsets along the right edge, as the SVG's memory axis: where in its chunk a block lies.
+void TimelineView::paint_offset_ticks(QPainter& painter) {
+    const QFontMetricsF metrics(painter.font());
+    const double right = width() - 2;
+    for (const OffsetTick& tick : offset_ticks()) {
+        if (tick.y < 0 || tick.y > height()) {
+            continue;
+        }
+        const QString label = human_bytes(tick.offset);
+        const double label_width = metrics.horizontalAdvance(label) + 4;
+        painter.setPen(palette::muted_text);
+        painter.drawLine(QPointF(right - 5, tick.y), QPointF(right, tick.y));
+        const QRectF text(right - 7 - label_width, tick.y - 7, label_width, 14);
+        painter.fillRect(text, QColor(255, 255, 255, 200));
+        painter.drawText(text, Qt::AlignRight | Qt::AlignVCenter, label);
+    }
 }
 
 // Ticks along the bottom edge at round steps (or events), at least 60 pixels apart.

@@ -29,6 +29,15 @@ public:
 
     // The rectangle of a tensor's memory live at the cursor, in widget coordinates.
     QRectF span_rect(TensorId tensor) const;
+    // The offset axis along the right edge: in each chunk's band, round offsets (powers of
+    // two, at least 28 pixels apart) and where they are in the widget.
+    struct OffsetTick {
+        int allocator = 0;
+        int chunk = 0;
+        std::size_t offset = 0;
+        double y = 0;
+    };
+    std::vector<OffsetTick> offset_ticks() const;
 
 protected:
     QRectF scene_bounds() const override;
@@ -52,6 +61,7 @@ private:
     double axis_length() const;
     QString position_text(std::size_t position) const;  // "node step 3 · event 12" or "event 12"
     void paint_step_ticks(QPainter& painter);
+    void paint_offset_ticks(QPainter& painter);
     const Band* band_of(int allocator, int chunk) const;
 
     SimulationController& controller_;

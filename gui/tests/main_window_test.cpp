@@ -36,6 +36,8 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <bit>
+
 namespace gallocsim::gui {
 
 class MainWindowTest : public QObject {
@@ -383,6 +385,31 @@ private Q_SLOTS:
         QVERIFY(QApplication::focusWidget() != nullptr);
         QTest::keyClick(QApplication::focusWidget(), Qt::Key_End);  // in the find box: the end of its text
         QCOMPARE(controller().position(), controller().event_count());
+    }
+
+    // The offset axis: in the seed's one 64-byte chunk, ticks at 0, then every power of two
+    // bytes that keeps them 28 pixels apart, up the band; offset 0 is where a (at offset 0)
+    // starts and b (at offset 32) starts at the 32-byte tick when there is one.
+    void the_timeline_has_an_offset_axis() {
+        controller().jump(4);  // a and b both live
+        QVERIFY(window_->raise_dock("timeline"));
+        TimelineView& timeline = window_->timeline();
+        const auto ticks = timeline.offset_ticks();
+        QVERIFY(ticks.size() >= 2);
+        QCOMPARE(ticks.front().offset, 0u);
+        QCOMPARE(ticks.front().y, timeline.span_rect(id("a")).bottom());
+        const std::size_t every = ticks[1].offset;
+        QVERIFY(std::has_single_bit(every));
+        for (std::size_t i = 1; i < ticks.size(); ++i) {
+            QCOMPARE(ticks[i].offset - ticks[i - 1].offset, every);
+            QVERIFY(ticks[i - 1].y - ticks[i].y >= 28);  // upwards, apart
+        }
+        QVERIFY(ticks.back().offset <= 64 && 64 - ticks.back().offset < every);
+        if (every <= 32) {
+            const auto at_32 = std::ranges::find(ticks, 32u, &TimelineView::OffsetTick::offset);
+            QVERIFY(at_32 != ticks.end());
+            QCOMPARE(at_32->y, timeline.span_rect(id("b")).bottom());
+        }
     }
 
     void searching_by_name_selects_the_tensor() {

@@ -138,7 +138,7 @@ void GraphView::paint_scene(QPainter& painter) {
         paint_box(painter, layout_.boxes()[index], with_text);
     }
     if (!with_text) {
-        paint_node_ruler(painter);
+        paint_node_ruler(painter, boxes);  // the boxes in view, found once per paint
     }
 
     // The last step's tensors in orange (the first one, the event's subject, heavier),
@@ -307,9 +307,13 @@ void GraphView::paint_box(QPainter& painter, const GraphBox& box, bool with_text
 }
 
 std::vector<GraphView::RulerMark> GraphView::node_ruler() const {
+    return ruler_marks(layout_.boxes_in(visible_scene_rect()));
+}
+
+std::vector<GraphView::RulerMark> GraphView::ruler_marks(const std::vector<std::size_t>& boxes) const {
     std::vector<RulerMark> candidates;
     const Trace& trace = controller_.trace();
-    for (std::size_t index : layout_.boxes_in(visible_scene_rect())) {
+    for (std::size_t index : boxes) {
         const GraphBox& box = layout_.boxes()[index];
         const TraceTensor& tensor = trace.tensor(static_cast<TensorId>(box.tensor));
         if (tensor.role == TensorRole::node) {
@@ -341,12 +345,12 @@ std::vector<GraphView::RulerMark> GraphView::node_ruler() const {
 }
 
 // Far out, boxes carry no names: node numbers down the left edge say where a stripe is.
-void GraphView::paint_node_ruler(QPainter& painter) {
+void GraphView::paint_node_ruler(QPainter& painter, const std::vector<std::size_t>& boxes) {
     QFont font = painter.font();
     font.setPixelSize(11);
     painter.setFont(font);
     const QFontMetricsF metrics(font);
-    for (const RulerMark& mark : node_ruler()) {
+    for (const RulerMark& mark : ruler_marks(boxes)) {
         const QString label = tr("node %1").arg(mark.node);
         const QRectF text(4, mark.y - 8, metrics.horizontalAdvance(label) + 6, 16);
         painter.fillRect(text, QColor(255, 255, 255, 210));

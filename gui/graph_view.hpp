@@ -64,7 +64,8 @@ private:
     void paint_edges(QPainter& painter, const QRectF& visible);
     void paint_in_place_bands(QPainter& painter, const std::vector<std::size_t>& boxes);
     void paint_box(QPainter& painter, const GraphBox& box, bool with_text);
-    void paint_node_ruler(QPainter& painter);
+    std::vector<RulerMark> ruler_marks(const std::vector<std::size_t>& boxes) const;
+    void paint_node_ruler(QPainter& painter, const std::vector<std::size_t>& boxes);
     void paint_legend(QPainter& painter);
     double legend_height() const;
 

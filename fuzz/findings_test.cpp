@@ -46,7 +46,7 @@ TEST(Findings, NodeNamingItselfAsSourceIsNotPlacedOverItself) {
         {"x", {0, 0, 0}}, {"t", {0, 0, 32}}, {"u", {0, 0, 0}}};
     EXPECT_EQ(run.plan.tensors, expected);
     EXPECT_EQ(run.plan.buffer_sizes, (std::vector<std::size_t>{64}));
-    EXPECT_TRUE(overlap_violations(file.graph, Lifetimes(file.graph)).empty());
+    EXPECT_TRUE(overlap_violations(run.planned.graph, Lifetimes(run.planned.graph)).empty());
 }
 
 // Found by fuzz_graph_file: a number too large for a double ("3E339136") made nlohmann
@@ -73,7 +73,7 @@ TEST(Findings, ExecutorRunsAGraphWhoseOutsideTensorsAreEmpty) {
     file.buffers = {0};
     GraphBuilder b(file.context);
     Tensor& c0 = b.new_tensor(DataType::f32, {1, 0}, "c0");
-    c0.data = external_data_marker();
+    file.mark_external(c0);
     Tensor& w1 = b.new_tensor(DataType::f32, {1}, "w1");
     Tensor& v2 = b.binary_inplace(Op::ADD, c0, w1);
     v2.name = "v2";

@@ -43,7 +43,7 @@ bool independent_lifetimes_apply(const Graph& graph) {
 
 class Session {
 public:
-    Session(GraphFile& file, FuzzedDataProvider& in) : file_(file) {
+    Session(GraphFile& file, FuzzedDataProvider& in) : file_(file), planned_(working_copy(file)) {
         types_ = make_buffer_types(file);
         for (auto& type : types_) {
             type->set_settings(failing(type->settings(), in));
@@ -63,39 +63,43 @@ public:
     }
 
     void reserve() {
-        const bool ok = allocator_->reserve_n(file_.graph, file_.node_buffer_ids, file_.leaf_buffer_ids);
+        const bool ok = allocator_->reserve_n(planned_.graph, planned_.node_buffer_ids, planned_.leaf_buffer_ids);
         after_call(ok, "reserve_n");
     }
 
     void reserve_size() {
-        const auto sizes = allocator_->reserve_n_size(file_.graph, file_.node_buffer_ids, file_.leaf_buffer_ids);
+        const auto sizes = allocator_->reserve_n_size(planned_.graph, planned_.node_buffer_ids, planned_.leaf_buffer_ids);
         require(sizes.has_value() || !allocator_->last_error().empty(), "reserve_n_size failed without saying why");
         require(!sizes || sizes->size() == static_cast<std::size_t>(allocator_->buffer_count()), "one size per buffer id");
         check_buffers();
     }
 
     void alloc_graph() {
-        file_.reset_memory();
-        const bool ok = allocator_->alloc_graph(file_.graph);
+        planned_.forget_addresses();  // a program builds its graph afresh for each call
+        const bool ok = allocator_->alloc_graph(planned_.graph);
         after_call(ok, "alloc_graph");
         if (ok) {
-            require_none(bounds_violations(file_, *allocator_, BufferHistory::kept_from_earlier_plan), "addresses after alloc_graph");
-            if (independent_lifetimes_apply(file_.graph)) {
-                require_none(overlap_violations(file_.graph, Lifetimes(file_.graph)), "overlaps after alloc_graph");
+            require_none(bounds_violations(file_, planned_.graph, *allocator_, BufferHistory::kept_from_earlier_plan),
+                         "addresses after alloc_graph");
+            if (independent_lifetimes_apply(planned_.graph)) {
+                require_none(overlap_violations(planned_.graph, Lifetimes(planned_.graph)), "overlaps after alloc_graph");
             }
         }
     }
 
-    // A node (or a node's source) grows by one slice of its last dimension.
+    // A node grows by one slice of its last dimension, in the file too (the fresh plan
+    // compare_with_fresh makes is of the file).
     void grow(std::size_t pick) {
         std::vector<Tensor*> growable;
-        for (Tensor* node : file_.graph.nodes) {
+        for (Tensor* node : planned_.graph.nodes) {
             if (placed_by_allocator(*node) && nbytes(*node) > 0) {
                 growable.push_back(node);
             }
         }
         if (!growable.empty()) {
-            growable[pick % growable.size()]->ne[3] += 1;
+            Tensor& grown = *growable[pick % growable.size()];
+            grown.ne[3] += 1;
+            file_.context.tensors()[grown.index].ne[3] += 1;
         }
     }
 
@@ -112,10 +116,10 @@ public:
     // may leave no trace in the plan.
     void compare_with_fresh() {
         stop_failures();
-        file_.reset_memory();
-        const bool reserved = allocator_->reserve_n(file_.graph, file_.node_buffer_ids, file_.leaf_buffer_ids);
-        const bool allocated = reserved && allocator_->alloc_graph(file_.graph);
-        const PlanRecord mine = record_plan(file_, *allocator_, reserved, allocated);
+        planned_.forget_addresses();
+        const bool reserved = allocator_->reserve_n(planned_.graph, planned_.node_buffer_ids, planned_.leaf_buffer_ids);
+        const bool allocated = reserved && allocator_->alloc_graph(planned_.graph);
+        const PlanRecord mine = record_plan(planned_, *allocator_, reserved, allocated);
         const PlanRun fresh = run_plan(file_);
         if (fresh.error.ends_with(kUpstreamAborts)) {
             // Where a fresh allocator meets what upstream aborts on, there is no plan to
@@ -155,6 +159,7 @@ private:
     }
 
     GraphFile& file_;
+    WorkingGraph planned_;  // what the calls plan; the allocator points into it
     std::vector<std::unique_ptr<ConfigurableBufferType>> types_;
     std::unique_ptr<GraphAllocator> allocator_;
 };

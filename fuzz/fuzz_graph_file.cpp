@@ -17,8 +17,8 @@ using namespace gallocsim::fuzz;
 namespace {
 
 // Planning a loaded graph the way `gallocsim plan` does, with the free-list checker watching.
-void plan_loaded(GraphFile& file) {
-    file.reset_memory();
+void plan_loaded(const GraphFile& file) {
+    WorkingGraph planned = working_copy(file);
     const auto types = make_buffer_types(file);
     std::vector<BufferType*> ids;
     for (int type : file.buffers) {
@@ -27,11 +27,11 @@ void plan_loaded(GraphFile& file) {
     GraphAllocator allocator(ids);
     FreeListChecker checker(allocator);
     allocator.set_observer(&checker);
-    const bool reserved = allocator.reserve_n(file.graph, file.node_buffer_ids, file.leaf_buffer_ids);
+    const bool reserved = allocator.reserve_n(planned.graph, planned.node_buffer_ids, planned.leaf_buffer_ids);
     require_none(checker.problems(), "free lists after reserve_n");
     require(reserved || !allocator.last_error().empty(), "reserve_n failed without saying why");
-    if (reserved && allocator.alloc_graph(file.graph)) {
-        require_none(bounds_violations(file, allocator), "addresses after alloc_graph");
+    if (reserved && allocator.alloc_graph(planned.graph)) {
+        require_none(bounds_violations(file, planned.graph, allocator), "addresses after alloc_graph");
     }
 }
 

@@ -134,8 +134,12 @@ const Lifetime& Lifetimes::at(const Tensor& tensor) const {
 
 // --- Placements ---------------------------------------------------------------------
 
+bool has_outside_memory(const Tensor& tensor) {
+    return !tensor.is_view() && tensor.data != nullptr && tensor.buffer == nullptr;
+}
+
 bool placed_by_allocator(const Tensor& tensor) {
-    return !tensor.is_view() && !GraphFile::is_external(tensor);
+    return !tensor.is_view() && !has_outside_memory(tensor);
 }
 
 bool PlacedBytes::overlaps(const PlacedBytes& other) const {
@@ -210,7 +214,8 @@ std::vector<std::string> output_violations(const Graph& graph, const Lifetimes& 
 
 // --- Property 2 ---------------------------------------------------------------------
 
-std::vector<std::string> bounds_violations(const GraphFile& file, const GraphAllocator& allocator, BufferHistory history) {
+std::vector<std::string> bounds_violations(const GraphFile& file, const Graph& planned, const GraphAllocator& allocator,
+                                           BufferHistory history) {
     std::vector<std::string> problems;
     struct ChunkUse {
         std::size_t high_water = 0;
@@ -218,11 +223,11 @@ std::vector<std::string> bounds_violations(const GraphFile& file, const GraphAll
     };
     std::map<std::pair<int, int>, ChunkUse> chunks;  // (canonical buffer id, chunk)
 
-    for (const auto* list : {&file.graph.leafs, &file.graph.nodes}) {
+    for (const auto* list : {&planned.leafs, &planned.nodes}) {
         for (const Tensor* t : *list) {
-            if (GraphFile::is_external(*t)) {
-                if (t->buffer != nullptr) {
-                    problems.push_back("external tensor " + t->name + " was given a buffer");
+            if (file.is_external(*t)) {
+                if (t->buffer != nullptr || t->data != external_data_placeholder()) {
+                    problems.push_back("external tensor " + t->name + " was given memory");
                 }
                 continue;
             }

@@ -8,6 +8,7 @@
 
 #include "reference/graph_allocator.hpp"
 #include "simulator/model/graph_file.hpp"
+#include "simulator/model/working_graph.hpp"
 
 #include <climits>
 #include <string>
@@ -41,7 +42,12 @@ private:
     std::unordered_map<const Tensor*, Lifetime> lifetimes_;
 };
 
-// Does the allocator place this tensor itself (not a view, not external memory)?
+// Has the tensor memory from outside the allocator? ggml's own test: it has data but no
+// buffer (a working copy gives a file's `data: true` tensors such an address). Only true
+// of tensors of a graph being planned: a graph file's own tensors have no addresses.
+bool has_outside_memory(const Tensor& tensor);
+
+// Does the allocator place this tensor itself (not a view, no memory from outside)?
 bool placed_by_allocator(const Tensor& tensor);
 
 // The bytes alloc_graph gave a tensor, in one backend buffer.
@@ -73,7 +79,8 @@ std::vector<std::string> output_violations(const Graph& graph, const Lifetimes& 
 // larger plan may be larger than the high-water mark (never smaller), and may have
 // chunks the plan no longer uses.
 enum class BufferHistory { fresh, kept_from_earlier_plan };
-std::vector<std::string> bounds_violations(const GraphFile& file, const GraphAllocator& allocator,
+// `planned`: the working copy of `file` the allocator planned.
+std::vector<std::string> bounds_violations(const GraphFile& file, const Graph& planned, const GraphAllocator& allocator,
                                            BufferHistory history = BufferHistory::fresh);
 
 } // namespace gallocsim::fuzz

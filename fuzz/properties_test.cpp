@@ -49,7 +49,7 @@ void classify(const GraphFile& file, const PlanRun& run) {
         chunks = std::max(chunks, sizes.size());
     }
     RC_CLASSIFY(file.graph.nodes.size() >= 20, "20+ nodes");
-    RC_CLASSIFY(has_in_place_node(file.graph), "in-place reuse");
+    RC_CLASSIFY(has_in_place_node(run.planned.graph), "in-place reuse");
     RC_CLASSIFY(chunks > 1, "several chunks");
     RC_CLASSIFY(chunks == static_cast<std::size_t>(kMaxChunks), "16 chunks");
     RC_CLASSIFY(file.buffer_count() > 1, "several buffer ids");
@@ -88,7 +88,7 @@ RC_GTEST_PROP(Plan, NoTwoLiveTensorsShareAByte, ()) {
     keeping_counterexample("no-overlap", g.json, [&] {
         const PlanRun run = run_plan(g.file);
         if (planned(run)) {
-            RC_ASSERT_NONE(overlap_violations(g.file.graph, Lifetimes(g.file.graph)));
+            RC_ASSERT_NONE(overlap_violations(run.planned.graph, Lifetimes(run.planned.graph)));
         }
     });
 }
@@ -103,7 +103,7 @@ RC_GTEST_PROP(Plan, AddressesAreAlignedAndInsideTheirChunks, ()) {
     keeping_counterexample("bounds", g.json, [&] {
         const PlanRun run = run_plan(g.file);
         if (planned(run)) {
-            RC_ASSERT_NONE(bounds_violations(g.file, *run.allocator));
+            RC_ASSERT_NONE(bounds_violations(g.file, run.planned.graph, *run.allocator));
         }
     });
 }
@@ -119,7 +119,7 @@ RC_GTEST_PROP(Plan, InputsSurviveUntilTheirLastUse, ()) {
     keeping_counterexample("inputs", g.json, [&] {
         const PlanRun run = run_plan(g.file);
         if (planned(run)) {
-            RC_ASSERT_NONE(input_violations(g.file.graph, Lifetimes(g.file.graph)));
+            RC_ASSERT_NONE(input_violations(run.planned.graph, Lifetimes(run.planned.graph)));
         }
     });
 }
@@ -129,8 +129,8 @@ RC_GTEST_PROP(Plan, OutputsAreNeverFreedOrReused, ()) {
     keeping_counterexample("outputs", g.json, [&] {
         const PlanRun run = run_plan(g.file);
         if (planned(run)) {
-            RC_ASSERT_NONE(output_violations(g.file.graph, Lifetimes(g.file.graph)));
-            for (const Tensor* node : g.file.graph.nodes) {
+            RC_ASSERT_NONE(output_violations(run.planned.graph, Lifetimes(run.planned.graph)));
+            for (const Tensor* node : run.planned.graph.nodes) {
                 if (node->has_flag(TensorFlag::output) && placed_by_allocator(*node)) {
                     RC_ASSERT(run.allocator->hash_node(*node)->allocated);
                 }
@@ -150,15 +150,16 @@ RC_GTEST_PROP(Plan, FreeListsStayWellFormedAfterEveryEvent, ()) {
     Generated g = generate();
     keeping_counterexample("free-lists", g.json, [&] {
         const auto types = make_buffer_types(g.file);
+        WorkingGraph planned = working_copy(g.file);
         GraphAllocator allocator(buffer_ids(g.file, types));
         FreeListChecker checker(allocator);
         allocator.set_observer(&checker);
-        RC_ASSERT(allocator.reserve_n(g.file.graph, g.file.node_buffer_ids, g.file.leaf_buffer_ids));
+        RC_ASSERT(allocator.reserve_n(planned.graph, planned.node_buffer_ids, planned.leaf_buffer_ids));
         RC_ASSERT_NONE(checker.problems());
 
-        const Lifetimes lifetimes(g.file.graph);
+        const Lifetimes lifetimes(planned.graph);
         std::set<const Tensor*> never_released;
-        for (const auto* list : {&g.file.graph.leafs, &g.file.graph.nodes}) {
+        for (const auto* list : {&planned.graph.leafs, &planned.graph.nodes}) {
             for (const Tensor* t : *list) {
                 if (const Lifetime* life = lifetimes.find(*t); life != nullptr && life->death == kNever) {
                     never_released.insert(t);
@@ -278,28 +279,29 @@ RC_GTEST_PROP(Invariance, ScalingSizesByAPowerOfTwoScalesThePlan, ()) {
 // Applications call alloc_graph once per evaluation on a freshly built, identical graph:
 // it must reuse the plan and the buffers (no planning, no allocation), or every token
 // costs a re-plan. ggml rebuilds the graph each time, so the tensors come without
-// addresses: reset_memory gives that.
+// addresses: forget_addresses gives that.
 RC_GTEST_PROP(Reallocation, SecondAllocGraphReusesThePlan, ()) {
     Generated g = generate();
     keeping_counterexample("second-alloc", g.json, [&] {
         const auto types = make_buffer_types(g.file);
+        WorkingGraph planned = working_copy(g.file);
         GraphAllocator allocator(buffer_ids(g.file, types));
         PlanCounter counter;
         allocator.set_observer(&counter);
-        RC_ASSERT(allocator.reserve_n(g.file.graph, g.file.node_buffer_ids, g.file.leaf_buffer_ids));
-        if (!allocator.alloc_graph(g.file.graph)) {
+        RC_ASSERT(allocator.reserve_n(planned.graph, planned.node_buffer_ids, planned.leaf_buffer_ids));
+        if (!allocator.alloc_graph(planned.graph)) {
             RC_ASSERT(has_empty_chunk(allocator));
             return;
         }
-        const PlanRecord first = record_plan(g.file, allocator, true, true);
+        const PlanRecord first = record_plan(planned, allocator, true, true);
         const std::size_t allocations = buffer_allocations(types);
 
-        g.file.reset_memory();
-        RC_ASSERT(!allocator.needs_realloc(g.file.graph));
-        RC_ASSERT(allocator.alloc_graph(g.file.graph));
+        planned.forget_addresses();
+        RC_ASSERT(!allocator.needs_realloc(planned.graph));
+        RC_ASSERT(allocator.alloc_graph(planned.graph));
         RC_ASSERT(counter.plans == 1);
         RC_ASSERT(buffer_allocations(types) == allocations);
-        RC_ASSERT_NONE(compare_plans(first, record_plan(g.file, allocator, true, true)));
+        RC_ASSERT_NONE(compare_plans(first, record_plan(planned, allocator, true, true)));
     });
 }
 
@@ -308,9 +310,10 @@ RC_GTEST_PROP(Reallocation, SecondAllocGraphReusesThePlan, ()) {
 // cannot know the buffer ids and must fail cleanly, asking for reserve_n.
 RC_GTEST_PROP(Reallocation, GrownTensorForcesANewPlan, ()) {
     Generated g = generate({.inputs_on_op_nodes = false});  // the new plan is checked as in property 1
+    WorkingGraph planned = working_copy(g.file);
     // needs_realloc looks at nodes and their sources: grow one of those.
     std::vector<Tensor*> growable;
-    for (Tensor* node : g.file.graph.nodes) {
+    for (Tensor* node : planned.graph.nodes) {
         for (Tensor* t : std::array{node, node->src[0], node->src[1]}) {
             if (t != nullptr && placed_by_allocator(*t) && nbytes(*t) > 0 && std::ranges::find(growable, t) == growable.end()) {
                 growable.push_back(t);
@@ -326,15 +329,15 @@ RC_GTEST_PROP(Reallocation, GrownTensorForcesANewPlan, ()) {
         GraphAllocator allocator(buffer_ids(g.file, types));
         PlanCounter counter;
         allocator.set_observer(&counter);
-        RC_ASSERT(allocator.reserve_n(g.file.graph, g.file.node_buffer_ids, g.file.leaf_buffer_ids));
-        if (!allocator.alloc_graph(g.file.graph)) {
+        RC_ASSERT(allocator.reserve_n(planned.graph, planned.node_buffer_ids, planned.leaf_buffer_ids));
+        if (!allocator.alloc_graph(planned.graph)) {
             RC_ASSERT(has_empty_chunk(allocator));
             return;
         }
-        g.file.reset_memory();
+        planned.forget_addresses();
         grown.ne[3] += 1;  // contiguous: nbytes grows by nb[3]
-        RC_ASSERT(allocator.needs_realloc(g.file.graph));
-        const bool allocated = allocator.alloc_graph(g.file.graph);
+        RC_ASSERT(allocator.needs_realloc(planned.graph));
+        const bool allocated = allocator.alloc_graph(planned.graph);
         if (!one_buffer) {
             RC_ASSERT(!allocated);
             RC_ASSERT(counter.plans == 1);
@@ -343,8 +346,8 @@ RC_GTEST_PROP(Reallocation, GrownTensorForcesANewPlan, ()) {
         }
         RC_ASSERT(counter.plans == 2);
         if (allocated) {
-            RC_ASSERT_NONE(overlap_violations(g.file.graph, Lifetimes(g.file.graph)));
-            RC_ASSERT_NONE(bounds_violations(g.file, allocator, BufferHistory::kept_from_earlier_plan));
+            RC_ASSERT_NONE(overlap_violations(planned.graph, Lifetimes(planned.graph)));
+            RC_ASSERT_NONE(bounds_violations(g.file, planned.graph, allocator, BufferHistory::kept_from_earlier_plan));
         } else {
             RC_ASSERT(has_empty_chunk(allocator));
         }

@@ -112,7 +112,7 @@ private:
     Tensor& new_leaf(DataType type, const Shape& ne, const char* prefix, bool external = false) {
         Tensor& t = builder_.new_tensor(type, ne, prefix + std::to_string(context().size()));
         if (external) {
-            t.data = external_data_marker();
+            file_.mark_external(t);
         }
         return t;
     }
@@ -499,7 +499,7 @@ void describe_graph(const GraphFile& file, std::ostream& out) {
                 out << "  " << name;
             }
         }
-        if (GraphFile::is_external(t)) {
+        if (file.is_external(t)) {
             out << "  external";
         }
         if (auto it = place.find(&t); it != place.end()) {

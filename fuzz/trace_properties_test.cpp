@@ -16,9 +16,10 @@ struct Recorded {
     std::shared_ptr<const Trace> trace;
 };
 
-Recorded record(GraphFile& file) {
-    TraceRecorder recorder(file);
-    Recorded recorded{run_plan(file, &recorder), nullptr};
+Recorded record(const GraphFile& file) {
+    Recorded recorded{prepare_plan(file), nullptr};
+    TraceRecorder recorder(file, recorded.run.planned);
+    carry_out_plan(recorded.run, &recorder);
     recorded.trace = std::make_shared<const Trace>(recorder.take(recorded.run.error));
     return recorded;
 }
@@ -36,7 +37,7 @@ RC_GTEST_PROP(Trace, ReplayEndsWithTheAllocatorsState, ()) {
         const SimState& end = cursor.state();
         RC_ASSERT(end == replay(*recorded.trace, recorded.trace->size()));
         const GraphAllocator& allocator = *recorded.run.allocator;
-        const auto& tensors = g.file.context.tensors();
+        const auto& tensors = recorded.run.planned.context.tensors();
         for (std::size_t i = 0; i < tensors.size(); ++i) {
             RC_ASSERT(end.tensor(static_cast<TensorId>(i)).placement == allocator.locate(tensors[i]));
         }

@@ -122,7 +122,7 @@ TEST(UpstreamQuirks, InputFlaggedOpNodeCanPutALeafOverAnotherLeaf) {
         {"w", {0, 0, 0}}, {"c0", {0, 0, 0}}, {"n0", {0, 0, 64}}, {"n1", {0, 0, 96}}, {"n2", {0, 0, 32}}};
     EXPECT_EQ(run.plan.tensors, expected);
 
-    const auto problems = overlap_violations(file.graph, Lifetimes(file.graph));
+    const auto problems = overlap_violations(run.planned.graph, Lifetimes(run.planned.graph));
     ASSERT_EQ(problems.size(), 1u);
     EXPECT_EQ(problems[0], "c0 (CPU bytes 0..32, held from step 0 to step 3) shares bytes with "
                            "w (CPU bytes 0..32, held from step 0 to step 1) while both are held");

@@ -202,9 +202,10 @@ private:
 // frees last to the final step.
 TEST(GoldenLifetimes, MatchTheAllocatorsOwnEvents) {
     testing::for_each_golden_file("", [](const std::filesystem::path& path) {
-        GraphFile file = load_graph_file(path);
-        StepRecorder recorder(file.graph);
-        const PlanRun run = run_plan(file, &recorder);
+        const GraphFile file = load_graph_file(path);
+        PlanRun run = prepare_plan(file);
+        StepRecorder recorder(run.planned.graph);
+        carry_out_plan(run, &recorder);
         ASSERT_TRUE(run.error.empty()) << run.error;
         const GraphLifetimes lifetimes = compute_lifetimes(file);
         std::map<std::string, int> first;

@@ -17,7 +17,7 @@ namespace {
 
 // Everything the allocator reads about a tensor (op_params aside: the golden files do not
 // record them), as one line.
-std::string describe(const Tensor& t) {
+std::string describe(const GraphFile& file, const Tensor& t) {
     std::ostringstream s;
     s << t.name << " " << type_name(t.type) << " ne";
     for (auto n : t.ne) s << " " << n;
@@ -26,7 +26,7 @@ std::string describe(const Tensor& t) {
     s << " " << op_name(t.op) << " src";
     for (const Tensor* src : t.src) s << " " << (src ? src->name : "-");
     s << " view " << (t.view_src ? t.view_src->name : "-") << "+" << t.view_offs << " flags " << int(t.flags.bits())
-      << (GraphFile::is_external(t) ? " data" : "");
+      << (file.is_external(t) ? " data" : "");
     return s.str();
 }
 
@@ -42,7 +42,7 @@ void expect_same_graph(const GraphFile& expected, const GraphFile& actual) {
     EXPECT_EQ(actual.buffers, expected.buffers);
     ASSERT_EQ(actual.context.size(), expected.context.size());
     for (std::size_t i = 0; i < expected.context.size(); ++i) {
-        ASSERT_EQ(describe(actual.context.tensors()[i]), describe(expected.context.tensors()[i])) << "tensor " << i;
+        ASSERT_EQ(describe(actual, actual.context.tensors()[i]), describe(expected, expected.context.tensors()[i])) << "tensor " << i;
     }
     EXPECT_EQ(names(actual.graph.leafs), names(expected.graph.leafs));
     EXPECT_EQ(names(actual.graph.nodes), names(expected.graph.nodes));
@@ -50,7 +50,7 @@ void expect_same_graph(const GraphFile& expected, const GraphFile& actual) {
     EXPECT_EQ(actual.node_buffer_ids, expected.node_buffer_ids);
 }
 
-void expect_upstream_plan(GraphFile& file, const PlanRecord& expected) {
+void expect_upstream_plan(const GraphFile& file, const PlanRecord& expected) {
     const PlanRun run = run_plan(file);
     ASSERT_TRUE(run.error.empty()) << run.error;
     for (const std::string& difference : compare_plans(expected, run.plan)) {

@@ -5,6 +5,7 @@
 #include "reference/builder.hpp"
 #include "reference/graph_allocator.hpp"
 #include "simulator/model/examples.hpp"
+#include "simulator/model/working_graph.hpp"
 #include "simulator/executor/graph_tensors.hpp"
 #include "simulator/executor/oracle.hpp"
 #include "simulator/executor/planned_run.hpp"
@@ -41,7 +42,7 @@ float read_float(const Tensor& tensor) {
 //   | mul = 21   | b = 7      |   after: mul wrote over a, its only reader
 //   +------------+------------+
 TEST(ExecutorSeed, ComputesThreeTimesSevenInAsPlace) {
-    GraphFile file = seed_example();
+    WorkingGraph file = working_copy(seed_example());
     CpuBufferType cpu;
     GraphAllocator allocator(cpu);
     ASSERT_TRUE(allocator.alloc_graph(file.graph)) << allocator.last_error();
@@ -62,7 +63,7 @@ TEST(ExecutorSeed, ComputesThreeTimesSevenInAsPlace) {
 }
 
 TEST(ExecutorSeed, TheOraclePutsMulInItsOwnPlace) {
-    GraphFile file = seed_example();
+    WorkingGraph file = working_copy(seed_example());
     CpuBufferType cpu;
     OracleAllocator oracle(cpu);
     ASSERT_TRUE(oracle.alloc_graph(file.graph)) << oracle.last_error();
@@ -84,7 +85,7 @@ TEST(ExecutorSeed, TheOraclePutsMulInItsOwnPlace) {
 
 class LlamaOnCpu : public ::testing::Test {
 protected:
-    GraphFile llama = llama_example({.layers = 2, .embd = 64, .heads = 4, .ff = 160, .tokens = 5, .vocab = 96, .mask = true});
+    WorkingGraph llama = working_copy(llama_example({.layers = 2, .embd = 64, .heads = 4, .ff = 160, .tokens = 5, .vocab = 96, .mask = true}));
     Executor cpu{Backend::cpu};
 };
 
@@ -147,13 +148,12 @@ TEST_F(LlamaOnCpu, PoisoningChangesNothingInACorrectPlan) {
 }
 
 // plan_and_run leaves the graph as it found it, so it can be planned again: no memory but
-// the weights' outside data, as before.
+// the weights' outside data (the working copy's placeholder), as before.
 TEST_F(LlamaOnCpu, PlanAndRunLeavesNoMemoryBehind) {
     ASSERT_TRUE(plan_and_run(llama.graph, Planner::gallocr, cpu).result.ok());
     for (const Tensor* tensor : graph_tensors(llama.graph)) {
         const bool weight = tensor->name.ends_with(".weight");
-        EXPECT_EQ(GraphFile::is_external(*tensor), weight) << tensor->name;
-        EXPECT_EQ(tensor->data, weight ? external_data_marker() : nullptr) << tensor->name;
+        EXPECT_EQ(tensor->data, weight ? external_data_placeholder() : nullptr) << tensor->name;
         EXPECT_EQ(tensor->buffer, nullptr) << tensor->name;
     }
 }
@@ -244,7 +244,10 @@ TEST_P(GoldenLlamaTiny, GallocrPlanComputesTheOracleOutputsBitForBit) {
     ASSERT_NE(gallocr.result.find("result_output"), nullptr);
     EXPECT_THAT(compare_values(oracle.result.outputs, gallocr.result.outputs), IsEmpty());
     EXPECT_EQ(gallocr.planned_bytes, file.expected->buffer_sizes.at(0));  // the file's own plan
-    EXPECT_TRUE(GraphFile::is_external(*file.context.find("token_embd.weight")));  // placeholder is back
+    for (const Tensor& tensor : file.context.tensors()) {  // planned and run on a copy: the file holds no address
+        EXPECT_EQ(tensor.data, nullptr) << tensor.name;
+        EXPECT_EQ(tensor.buffer, nullptr) << tensor.name;
+    }
 }
 
 INSTANTIATE_TEST_SUITE_P(Files, GoldenLlamaTiny, ::testing::Values("llama-tiny-t1.json", "llama-tiny-t32.json"));

@@ -5,6 +5,7 @@
 #include "reference/cuda_buffer.hpp"
 #include "reference/graph_allocator.hpp"
 #include "simulator/model/examples.hpp"
+#include "simulator/model/working_graph.hpp"
 #include "simulator/executor/oracle.hpp"
 #include "simulator/executor/planned_run.hpp"
 
@@ -113,7 +114,7 @@ TEST(CudaBuffer, ZeroesTheRowPaddingOfQuantizedWeights) {
 
 TEST(ExecutorOnCuda, ComputesThreeTimesSevenInAsPlace) {
     SKIP_WITHOUT_CUDA_DEVICE();
-    GraphFile file = seed_example();
+    WorkingGraph file = working_copy(seed_example());
     CudaBufferType cuda;
     GraphAllocator allocator(cuda);
     ASSERT_TRUE(allocator.alloc_graph(file.graph)) << allocator.last_error();
@@ -129,7 +130,7 @@ class LlamaOnCuda : public ::testing::Test {
 protected:
     void SetUp() override { SKIP_WITHOUT_CUDA_DEVICE(); }
 
-    GraphFile llama = llama_example({.layers = 2, .embd = 64, .heads = 4, .ff = 160, .tokens = 5, .vocab = 96, .mask = true});
+    WorkingGraph llama = working_copy(llama_example({.layers = 2, .embd = 64, .heads = 4, .ff = 160, .tokens = 5, .vocab = 96, .mask = true}));
 };
 
 TEST_F(LlamaOnCuda, GallocrPlanComputesTheOracleOutputsBitForBit) {

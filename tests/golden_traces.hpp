@@ -28,13 +28,14 @@ inline std::filesystem::path golden_dir() {
 }
 
 inline GoldenTrace record_golden(const std::filesystem::path& path) {
-    GraphFile file = load_graph_file(path);
-    TraceRecorder recorder(file);
-    PlanRun run = run_plan(file, &recorder);
+    const GraphFile file = load_graph_file(path);
+    PlanRun run = prepare_plan(file);
+    TraceRecorder recorder(file, run.planned);
+    carry_out_plan(run, &recorder);
     GoldenTrace golden;
     golden.name = path.filename().string();
     golden.trace = std::make_shared<const Trace>(recorder.take(run.error));
-    for (const Tensor& tensor : file.context.tensors()) {
+    for (const Tensor& tensor : run.planned.context.tensors()) {
         const HashNode* node = run.allocator->hash_node(tensor);
         golden.hash_nodes.push_back(node ? std::optional(*node) : std::nullopt);
         golden.placements.push_back(run.allocator->locate(tensor));

@@ -52,7 +52,7 @@ struct Planned {
     std::string error;
 };
 
-Planned plan(GraphFile& file, const AllocatorProfile& profile) {
+Planned plan(const GraphFile& file, const AllocatorProfile& profile) {
     const PlanRun run = run_plan(file, nullptr, profile);
     return {run.plan.buffer_sizes, run.plan.chunk_sizes, run.plan.tensors, run.error};
 }

@@ -84,14 +84,17 @@ TEST_F(SeedTimeline, ChunksReachTheirHighWaterMark) {
     EXPECT_EQ(timeline.placing_event(kB), 3u);       // event 4, as an index
 }
 
-// Two plans in one trace (the same graph planned twice while recording): the first plan's
-// spans end where the second starts, and the second's steps follow the first's.
+// Two plans in one trace (the same graph planned twice while recording, as a program
+// planning each new graph on one allocator): the first plan's spans end where the second
+// starts, and the second's steps follow the first's.
 TEST(Timeline, APlanStartedLaterEndsTheSpansOfTheOneBefore) {
-    GraphFile file = seed_example();
-    TraceRecorder recorder(file, describe_tensors(file));
-    const PlanRun first = run_plan(file, &recorder);
-    const PlanRun second = run_plan(file, &recorder);
-    const Trace trace = recorder.take(second.error);
+    const GraphFile file = seed_example();
+    PlanRun run = prepare_plan(file);
+    TraceRecorder recorder(file, run.planned, describe_tensors(file));
+    carry_out_plan(run, &recorder);
+    run.planned.forget_addresses();
+    carry_out_plan(run, &recorder);
+    const Trace trace = recorder.take(run.error);
     ASSERT_EQ(trace.size(), 34u);  // the seed's 17 events twice
     const Timeline timeline(trace);
     EXPECT_EQ(timeline.plan_count(), 2u);

@@ -32,7 +32,7 @@ using Places = std::vector<std::pair<std::string, Placement>>;
 
 class UpstreamScenario : public ::testing::Test {
 protected:
-    GraphFile file;  // the graph lives in a graph file's context, so its plan can be recorded like one
+    WorkingGraph file;  // the graph as a plan of a graph file holds it, so its plan can be recorded like one
     GraphBuilder ggml{file.context};
 
     // make_input_1d / make_input_with_size
@@ -534,7 +534,7 @@ TEST_F(UpstreamScenario, BufferSizeZero) {
 class Reallocation : public UpstreamScenario {
 protected:
     // x0 (24 bytes), x1 (16), x2 = view of x0's first 4 floats, x3 = x2 + x1.
-    static void build_first(GraphFile& first) {
+    static void build_first(WorkingGraph& first) {
         GraphBuilder builder(first.context);
         Tensor& x0 = input_1d(builder, 6);
         Tensor& x1 = input_1d(builder, 4);
@@ -559,7 +559,7 @@ TEST_F(Reallocation, SecondGraphWithALargerChunkIsReplannedAutomatically) {
     ConfigurableBufferType type(dummy_backend(32, 4));
     GraphAllocator allocator(type);
     {
-        GraphFile first;
+        WorkingGraph first;
         build_first(first);
         ASSERT_TRUE(allocator.alloc_graph(first.graph)) << allocator.last_error();
         EXPECT_EQ(allocator.chunk_sizes(0), (std::vector<std::size_t>{24, 16}));
@@ -585,7 +585,7 @@ TEST_F(Reallocation, WithSeveralBuffersAllocGraphReturnsFalse) {
     const std::array<BufferType*, 2> types{&type, &other};
     GraphAllocator allocator(types);
     {
-        GraphFile first;
+        WorkingGraph first;
         build_first(first);
         ASSERT_TRUE(allocator.reserve(first.graph)) << allocator.last_error();
         ASSERT_TRUE(allocator.alloc_graph(first.graph)) << allocator.last_error();

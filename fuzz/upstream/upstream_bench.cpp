@@ -26,20 +26,20 @@ namespace {
 // gallocsim's side, as planner_bench's BM_PlanBare runs it.
 class GallocsimPlanner {
 public:
-    explicit GallocsimPlanner(GraphFile& file) : file_(file), types_(make_buffer_types(file)) {
+    explicit GallocsimPlanner(const GraphFile& file) : graph_(working_copy(file)), types_(make_buffer_types(file)) {
         for (int type : file.buffers) {
             ids_.push_back(types_[static_cast<std::size_t>(type)].get());
         }
     }
     bool run() {
-        file_.reset_memory();
+        graph_.forget_addresses();  // as a program's new graph: copied once, not in the timing
         GraphAllocator allocator(ids_, matching_profile());
-        return allocator.reserve_n(file_.graph, file_.node_buffer_ids, file_.leaf_buffer_ids) &&
-               allocator.alloc_graph(file_.graph);
+        return allocator.reserve_n(graph_.graph, graph_.node_buffer_ids, graph_.leaf_buffer_ids) &&
+               allocator.alloc_graph(graph_.graph);
     }
 
 private:
-    GraphFile& file_;
+    WorkingGraph graph_;
     std::vector<std::unique_ptr<ConfigurableBufferType>> types_;
     std::vector<BufferType*> ids_;
 };

@@ -296,7 +296,7 @@ void UpstreamGraph::Impl::build(const GraphFile& file) {
         ggml_set_name(g, t.name.c_str());
         tensors.push_back(g);
         names.push_back(t.name);
-        external.push_back(GraphFile::is_external(t));
+        external.push_back(file.is_external(t));
     }
     for (const Tensor& t : file.context.tensors()) {
         ggml_tensor* g = tensors[t.index];

@@ -88,7 +88,7 @@ private:
     }
 
     void allocate(const Tensor* tensor, int buffer_id, int step) {
-        if (tensor->is_view() || GraphFile::is_external(*tensor) || allocated_.contains(tensor)) {
+        if (tensor->is_view() || file_.is_external(*tensor) || allocated_.contains(tensor)) {
             return;
         }
         allocated_.insert(tensor);

@@ -29,7 +29,7 @@ const BufferTypeSpec& spec_of_buffer(const GraphFile& file, int buffer_id) {
 
 } // namespace
 
-GgmlPlan run_ggml_plan(GraphFile& file, const AllocatorProfile& profile) {
+GgmlPlan run_ggml_plan(const GraphFile& file, const AllocatorProfile& profile) {
     InPlaceRecorder recorder;
     GgmlPlan plan;
     plan.run = run_plan(file, &recorder, profile);
@@ -95,7 +95,7 @@ const AlternativePlan& ArenaComparison::best_alternative() const {
     return *std::ranges::min_element(alternatives, {}, [](const AlternativePlan& a) { return a.outcome.plan.size; });
 }
 
-Comparison compare_planners(GraphFile& file, const ExactLimits& limits, const AllocatorProfile& profile) {
+Comparison compare_planners(const GraphFile& file, const ExactLimits& limits, const AllocatorProfile& profile) {
     return compare_planners(file, run_ggml_plan(file, profile), limits);
 }
 

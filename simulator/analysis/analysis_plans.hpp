@@ -23,7 +23,7 @@ struct GgmlPlan {
     std::size_t extra_space_freed = 0;  // bytes in-place nodes gave back past their end (free_extra_space)
 };
 
-GgmlPlan run_ggml_plan(GraphFile& file, const AllocatorProfile& profile = newest_profile());
+GgmlPlan run_ggml_plan(const GraphFile& file, const AllocatorProfile& profile = newest_profile());
 
 // ggml's placements of the tensors that have lifetimes, their alloc sizes in the buffer
 // they ended up in, each buffer's alignment, max size and chunks, and the in-place pairs
@@ -63,7 +63,7 @@ struct Comparison {
 };
 
 // Plans the file with ggml (under the profile) and compares.
-Comparison compare_planners(GraphFile& file, const ExactLimits& limits = {},
+Comparison compare_planners(const GraphFile& file, const ExactLimits& limits = {},
                             const AllocatorProfile& profile = newest_profile());
 // Compares a plan already made; its in-place pairs decide the blocks.
 Comparison compare_planners(const GraphFile& file, const GgmlPlan& ggml, const ExactLimits& limits = {});

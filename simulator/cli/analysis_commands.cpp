@@ -130,7 +130,7 @@ std::vector<std::string> step_labels(const GraphFile& file, const GraphLifetimes
 }
 
 // The node step an event (counted from 1) of the plan's trace belongs to.
-std::size_t node_step_of_event(GraphFile& file, const AllocatorProfile& profile, std::size_t event) {
+std::size_t node_step_of_event(const GraphFile& file, const AllocatorProfile& profile, std::size_t event) {
     const Trace trace = record_trace(file, profile);
     if (event == 0 || event > trace.size()) {
         throw UsageError("--at-event " + std::to_string(event) + ": the trace has events 1 to " + std::to_string(trace.size()));

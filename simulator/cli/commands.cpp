@@ -125,7 +125,7 @@ std::string graph_label(const GraphFile& file, const std::string& input) {
     return file.name.empty() ? input : file.name;
 }
 
-int print_measured(GraphFile& file, const PlanOptions& options, std::ostream& out, std::ostream& err) {
+int print_measured(const GraphFile& file, const PlanOptions& options, std::ostream& out, std::ostream& err) {
     const MeasuredPlan measured = measure_plan(file, chosen_profile(options.graph.ggml_version));
     if (!measured.sizes) {
         err << options.graph.input << ": " << measured.error << "\n";
@@ -150,11 +150,11 @@ void print_reserved_sizes(const GraphFile& file, const std::vector<std::size_t>&
     }
 }
 
-int plan_after_reserve(GraphFile& file, const PlanOptions& options, std::ostream& out, std::ostream& err) {
+int plan_after_reserve(const GraphFile& file, const PlanOptions& options, std::ostream& out, std::ostream& err) {
     GraphInput reserve_input = options.graph;
     reserve_input.input = options.reserve_with;
     reserve_input.model = {};
-    GraphFile reserved = load_graph_input(reserve_input);
+    const GraphFile reserved = load_graph_input(reserve_input);
     const ReservedPlanRun result = run_plan_after_reserve(reserved, file, chosen_profile(options.graph.ggml_version));
     const PlanRun& run = result.run;
     if (!run.plan.reserve) {

@@ -4,9 +4,9 @@
 //
 // Executor::run takes a graph whose tensors already have memory (GraphAllocator::alloc_graph
 // or OracleAllocator::alloc_graph) and
-//   1. gives tensors with outside memory (a graph file's `data: true`, whose data is only a
-//      placeholder, see external_data_marker()) real memory of the backend for this run,
-//      together with their views, and takes it back afterwards;
+//   1. gives tensors with outside memory (data but no buffer: a graph file's `data: true`,
+//      whose working copy has only a placeholder address, see working_graph.hpp) real memory
+//      of the backend for this run, together with their views, and takes it back afterwards;
 //   2. fills every tensor that nothing computes (leafs, inputs, weights) with seeded values
 //      or the values given: leafs, inputs and weights before the first node, anything else
 //      (an op NONE node, a parameter) just before the first node that touches it, because

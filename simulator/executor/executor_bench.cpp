@@ -5,6 +5,7 @@
 #include "simulator/executor/executor.hpp"
 #include "simulator/executor/oracle.hpp"
 #include "simulator/model/examples.hpp"
+#include "simulator/model/working_graph.hpp"
 
 #include <benchmark/benchmark.h>
 
@@ -21,11 +22,11 @@ GraphFile bench_llama() {
 }
 
 void alloc_graph_only(benchmark::State& state, Backend backend) {
-    GraphFile llama = bench_llama();
+    WorkingGraph llama = working_copy(bench_llama());
     const auto type = make_buffer_type(backend);
     GraphAllocator allocator(*type);
     for (auto _ : state) {
-        llama.reset_memory();  // forgets where alloc_graph put things, as a fresh graph would
+        llama.forget_addresses();  // as a fresh graph would be
         if (!allocator.alloc_graph(llama.graph)) {
             state.SkipWithError(allocator.last_error().c_str());
             return;
@@ -35,7 +36,7 @@ void alloc_graph_only(benchmark::State& state, Backend backend) {
 }
 
 void execute_only(benchmark::State& state, Backend backend) {
-    GraphFile llama = bench_llama();
+    WorkingGraph llama = working_copy(bench_llama());
     const auto type = make_buffer_type(backend);
     GraphAllocator allocator(*type);
     Executor executor(backend);
@@ -63,12 +64,12 @@ std::size_t planned_bytes(const OracleAllocator& oracle) {
 
 template <typename Allocator>
 void alloc_and_execute(benchmark::State& state, Backend backend) {
-    GraphFile llama = bench_llama();
+    WorkingGraph llama = working_copy(bench_llama());
     const auto type = make_buffer_type(backend);
     Allocator allocator(*type);
     Executor executor(backend);
     for (auto _ : state) {
-        llama.reset_memory();  // forgets where alloc_graph put things, as a fresh graph would
+        llama.forget_addresses();  // as a fresh graph would be
         if (!allocator.alloc_graph(llama.graph)) {
             state.SkipWithError(allocator.last_error().c_str());
             return;

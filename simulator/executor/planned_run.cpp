@@ -4,6 +4,7 @@
 #include "simulator/executor/graph_tensors.hpp"
 #include "simulator/executor/oracle.hpp"
 #include "simulator/model/plan.hpp"
+#include "simulator/model/working_graph.hpp"
 
 #include <memory>
 #include <vector>
@@ -61,7 +62,7 @@ PlannedRun plan_and_run(Graph& graph, Planner planner, Executor& executor, const
     return plan_and_run(graph, types, {}, {}, planner, executor, options);
 }
 
-PlannedRun plan_and_run(GraphFile& file, Planner planner, Executor& executor, const ExecutionOptions& options) {
+PlannedRun plan_and_run(const GraphFile& file, Planner planner, Executor& executor, const ExecutionOptions& options) {
     std::vector<std::unique_ptr<BufferType>> owned;
     for (const BufferTypeSpec& spec : file.buffer_types) {
         if (executor.backend() == Backend::cuda) {
@@ -77,8 +78,8 @@ PlannedRun plan_and_run(GraphFile& file, Planner planner, Executor& executor, co
     for (int index : file.buffers) {
         types.push_back(owned.at(static_cast<std::size_t>(index)).get());
     }
-    file.reset_memory();
-    return plan_and_run(file.graph, types, file.node_buffer_ids, file.leaf_buffer_ids, planner, executor, options);
+    WorkingGraph copy = working_copy(file);
+    return plan_and_run(copy.graph, types, copy.node_buffer_ids, copy.leaf_buffer_ids, planner, executor, options);
 }
 
 } // namespace gallocsim

@@ -32,9 +32,10 @@ PlannedRun plan_and_run(Graph& graph, std::span<BufferType* const> types, std::s
 // One buffer of the executor's backend memory (make_buffer_type).
 PlannedRun plan_and_run(Graph& graph, Planner planner, Executor& executor, const ExecutionOptions& options = {});
 
-// A graph file with its buffer types and ids. On the CPU each buffer type becomes real
-// host memory with the type's alignment, max size and alloc-size rule, so gallocr's plan
-// is the one the file describes; on CUDA each becomes a CudaBufferType.
-PlannedRun plan_and_run(GraphFile& file, Planner planner, Executor& executor, const ExecutionOptions& options = {});
+// A graph file with its buffer types and ids, planned and run on a working copy of its
+// tensors (the file is not touched). On the CPU each buffer type becomes real host memory
+// with the type's alignment, max size and alloc-size rule, so gallocr's plan is the one the
+// file describes; on CUDA each becomes a CudaBufferType.
+PlannedRun plan_and_run(const GraphFile& file, Planner planner, Executor& executor, const ExecutionOptions& options = {});
 
 } // namespace gallocsim

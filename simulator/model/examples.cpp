@@ -72,7 +72,7 @@ public:
     // Weights live in a buffer of their own, outside the allocator.
     Tensor& weight(std::string name, DataType type, const Shape& ne) {
         Tensor& t = builder_.new_tensor(type, ne, std::move(name));
-        t.data = external_data_marker();
+        file_.mark_external(t);
         return t;
     }
 
@@ -97,8 +97,8 @@ public:
 private:
     // Embedding lookups read a table on the host, so they and every input run on the CPU
     // (buffer id 1), as llama.cpp's scheduler puts them; everything else on CUDA0 (id 0).
-    static bool is_embedding_lookup(const Tensor& t) {
-        return t.op == Op::GET_ROWS && t.src[0] != nullptr && GraphFile::is_external(*t.src[0]);
+    bool is_embedding_lookup(const Tensor& t) const {
+        return t.op == Op::GET_ROWS && t.src[0] != nullptr && file_.is_external(*t.src[0]);
     }
 
     void assign_split_ids() {

@@ -298,7 +298,7 @@ private:
             }
         }
         if (t.contains("data") && r_.boolean(t["data"], dot(path, "data"), name)) {
-            tensor.data = external_data_marker();
+            file_.mark_external(tensor);
         }
     }
 
@@ -488,22 +488,15 @@ private:
 
 } // namespace
 
-void* external_data_marker() {
-    static std::byte marker[64];
-    return marker;
+bool GraphFile::is_external(const Tensor& tensor) const {
+    return tensor.index < external_.size() && external_[tensor.index];
 }
 
-bool GraphFile::is_external(const Tensor& tensor) {
-    return tensor.data == external_data_marker();
-}
-
-void GraphFile::reset_memory() {
-    for (Tensor& tensor : context.tensors()) {
-        tensor.buffer = nullptr;
-        if (!is_external(tensor)) {
-            tensor.data = nullptr;
-        }
+void GraphFile::mark_external(const Tensor& tensor) {
+    if (tensor.index >= external_.size()) {
+        external_.resize(tensor.index + 1);
     }
+    external_[tensor.index] = true;
 }
 
 void check_graph_bytes(const GraphFile& file, std::string_view source) {
@@ -513,7 +506,7 @@ void check_graph_bytes(const GraphFile& file, std::string_view source) {
     }
     std::uint64_t total = 0;
     for (const Tensor& tensor : file.context.tensors()) {
-        if (tensor.is_view() || GraphFile::is_external(tensor)) {
+        if (tensor.is_view() || file.is_external(tensor)) {
             continue;
         }
         const std::uint64_t size = std::max(alloc_size_by_rule(AllocSizeRule::nbytes, tensor),
@@ -658,7 +651,7 @@ std::string graph_file_to_json(const GraphFile& file, int indent) {
                 }
             }
         }
-        if (GraphFile::is_external(t)) {
+        if (file.is_external(t)) {
             j["data"] = true;
         }
         out["tensors"].push_back(std::move(j));

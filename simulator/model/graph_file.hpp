@@ -48,7 +48,9 @@ public:
     using std::runtime_error::runtime_error;
 };
 
-// A graph as a file describes it. Move-only: the graph points into the context.
+// A graph as a file describes it: input only. Planning never writes into it; a plan works on
+// a copy of its tensors (working_graph.hpp), so no address of a buffer is ever kept here.
+// Move-only: the graph points into the context.
 struct GraphFile {
     std::string name;
     std::string description;
@@ -67,11 +69,14 @@ struct GraphFile {
     GraphFile(GraphFile&&) noexcept = default;
     GraphFile& operator=(GraphFile&&) noexcept = default;
 
-    // Is the tensor's memory outside the allocator (`data: true`)?
-    static bool is_external(const Tensor& tensor);
-    // Clears what alloc_graph wrote, so the graph can be planned afresh.
-    void reset_memory();
+    // Is the tensor's memory outside the allocator (`data: true`, ggml's weights)? `tensor`
+    // is one of the file's, or its copy in a working graph (the index is the same).
+    bool is_external(const Tensor& tensor) const;
+    void mark_external(const Tensor& tensor);
     int buffer_count() const { return static_cast<int>(buffers.size()); }
+
+private:
+    std::vector<bool> external_;  // by tensor index; absent: false
 };
 
 // Every sum a plan of the graph makes (offsets, chunk sizes, buffer totals, the no-reuse
@@ -81,9 +86,6 @@ struct GraphFile {
 // the figure and the largest alignment) rather than planned with wrapped numbers.
 inline constexpr std::uint64_t kMaxGraphBytes = std::uint64_t{1} << 62;
 void check_graph_bytes(const GraphFile& file, std::string_view source);
-
-// The placeholder address `data: true` tensors get: non-null, never dereferenced by the planner.
-void* external_data_marker();
 
 // Throws GraphFileError: "FILE: $.json.path (tensor 'name'): problem".
 GraphFile parse_graph_file(std::string_view text, std::string_view source_name);

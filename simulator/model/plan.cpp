@@ -56,7 +56,7 @@ std::string outgrown(const GraphAllocator& allocator, const Tensor& tensor, cons
 
 } // namespace
 
-PlanRecord record_plan(const GraphFile& file, const GraphAllocator& allocator, bool reserved, bool allocated) {
+PlanRecord record_plan(const WorkingGraph& planned, const GraphAllocator& allocator, bool reserved, bool allocated) {
     PlanRecord plan;
     plan.source = "gallocsim";
     plan.reserve = reserved;
@@ -65,7 +65,7 @@ PlanRecord record_plan(const GraphFile& file, const GraphAllocator& allocator, b
         plan.buffer_sizes.push_back(allocator.buffer_size(id));
         plan.chunk_sizes.push_back(allocator.chunk_sizes(id));
     }
-    for (const Tensor& tensor : file.context.tensors()) {
+    for (const Tensor& tensor : planned.context.tensors()) {
         if (auto place = allocator.locate(tensor)) {
             plan.tensors.emplace_back(tensor.name, Placement{place->buffer_id, place->chunk, place->offset});
         }
@@ -73,21 +73,32 @@ PlanRecord record_plan(const GraphFile& file, const GraphAllocator& allocator, b
     return plan;
 }
 
-PlanRun run_plan(GraphFile& file, AllocationObserver* observer, const AllocatorProfile& profile) {
+PlanRun prepare_plan(const GraphFile& file, const AllocatorProfile& profile) {
     PlanRun run;
-    file.reset_memory();
     run.types = make_buffer_types(file);
+    run.planned = working_copy(file);
     run.allocator = make_allocator(file, run, profile);
+    return run;
+}
+
+void carry_out_plan(PlanRun& run, AllocationObserver* observer) {
+    WorkingGraph& planned = run.planned;
     run.allocator->set_observer(observer);
-    const bool reserved = run.allocator->reserve_n(file.graph, file.node_buffer_ids, file.leaf_buffer_ids);
+    const bool reserved = run.allocator->reserve_n(planned.graph, planned.node_buffer_ids, planned.leaf_buffer_ids);
     if (!reserved) {
         run.error = run.allocator->last_error();
     }
-    const bool allocated = reserved && run.allocator->alloc_graph(file.graph);
+    const bool allocated = reserved && run.allocator->alloc_graph(planned.graph);
     if (reserved && !allocated) {
         run.error = run.allocator->last_error();
     }
-    run.plan = record_plan(file, *run.allocator, reserved, allocated);
+    run.allocator->set_observer(nullptr);
+    run.plan = record_plan(planned, *run.allocator, reserved, allocated);
+}
+
+PlanRun run_plan(const GraphFile& file, AllocationObserver* observer, const AllocatorProfile& profile) {
+    PlanRun run = prepare_plan(file, profile);
+    carry_out_plan(run, observer);
     return run;
 }
 
@@ -120,44 +131,41 @@ std::string realloc_reason(const GraphAllocator& allocator, const Graph& graph) 
     return {};
 }
 
-ReservedPlanRun run_plan_after_reserve(GraphFile& reserved, GraphFile& file, const AllocatorProfile& profile) {
+ReservedPlanRun run_plan_after_reserve(const GraphFile& reserved, const GraphFile& file, const AllocatorProfile& profile) {
     if (reserved.buffer_types != file.buffer_types || reserved.buffers != file.buffers) {
         throw GraphFileError("'" + reserved.name + "' and '" + file.name +
                              "' have different buffer types or buffer ids; one allocator cannot serve both");
     }
     ReservedPlanRun result;
+    result.reserved = working_copy(reserved);
+    result.run = prepare_plan(file, profile);
     PlanRun& run = result.run;
-    reserved.reset_memory();
-    file.reset_memory();
-    run.types = make_buffer_types(file);
-    run.allocator = make_allocator(file, run, profile);
-    if (!run.allocator->reserve_n(reserved.graph, reserved.node_buffer_ids, reserved.leaf_buffer_ids)) {
+    const WorkingGraph& first = result.reserved;
+    if (!run.allocator->reserve_n(first.graph, first.node_buffer_ids, first.leaf_buffer_ids)) {
         run.error = run.allocator->last_error();
-        run.plan = record_plan(file, *run.allocator, false, false);
+        run.plan = record_plan(run.planned, *run.allocator, false, false);
         return result;
     }
     for (int id = 0; id < run.allocator->buffer_count(); ++id) {
         result.reserved_sizes.push_back(run.allocator->buffer_size(id));
     }
-    result.needed_realloc = run.allocator->needs_realloc(file.graph);
+    result.needed_realloc = run.allocator->needs_realloc(run.planned.graph);
     if (result.needed_realloc) {
-        result.realloc_reason = realloc_reason(*run.allocator, file.graph);
+        result.realloc_reason = realloc_reason(*run.allocator, run.planned.graph);
     }
-    const bool allocated = run.allocator->alloc_graph(file.graph);
+    const bool allocated = run.allocator->alloc_graph(run.planned.graph);
     if (!allocated) {
         run.error = run.allocator->last_error();
     }
-    run.plan = record_plan(file, *run.allocator, true, allocated);
+    run.plan = record_plan(run.planned, *run.allocator, true, allocated);
     return result;
 }
 
-MeasuredPlan measure_plan(GraphFile& file, const AllocatorProfile& profile) {
-    file.reset_memory();
-    PlanRun run;
-    run.types = make_buffer_types(file);
-    run.allocator = make_allocator(file, run, profile);
+MeasuredPlan measure_plan(const GraphFile& file, const AllocatorProfile& profile) {
+    PlanRun run = prepare_plan(file, profile);
+    const WorkingGraph& planned = run.planned;
     MeasuredPlan measured;
-    measured.sizes = run.allocator->reserve_n_size(file.graph, file.node_buffer_ids, file.leaf_buffer_ids);
+    measured.sizes = run.allocator->reserve_n_size(planned.graph, planned.node_buffer_ids, planned.leaf_buffer_ids);
     if (!measured.sizes) {
         measured.error = run.allocator->last_error();
     }

@@ -5,6 +5,7 @@
 
 #include "reference/graph_allocator.hpp"
 #include "simulator/model/graph_file.hpp"
+#include "simulator/model/working_graph.hpp"
 
 #include <memory>
 #include <optional>
@@ -14,7 +15,6 @@
 
 namespace gallocsim {
 
-// One buffer type per spec of the file; fake base addresses, so no memory is touched.
 // The settings a buffer type of a graph file stands for. `fake_base`: planning only, no
 // memory behind the addresses (the executor gives false and gets real buffers).
 BufferTypeSettings buffer_type_settings(const BufferTypeSpec& spec, bool fake_base);
@@ -22,30 +22,39 @@ BufferTypeSettings buffer_type_settings(const BufferTypeSpec& spec, bool fake_ba
 std::vector<std::unique_ptr<ConfigurableBufferType>> make_buffer_types(const GraphFile& file);
 std::vector<std::unique_ptr<ConfigurableBufferType>> make_buffer_types(std::span<const BufferTypeSpec> specs);
 
+// One plan of a file: the buffers and the tensors whose addresses point into them, owned
+// together (the allocator's buffers go first when it ends, and nothing outside points in).
 struct PlanRun {
     std::vector<std::unique_ptr<ConfigurableBufferType>> types;
+    WorkingGraph planned;  // the file's tensors, with the addresses the plan gave them
     std::unique_ptr<GraphAllocator> allocator;
     PlanRecord plan;
     std::string error;  // why reserve or alloc_graph failed, if one did
 };
 
-// Clears any memory from a previous run first, so a file can be planned repeatedly.
-// Plans by the rules of `profile` (the newest ggml unless told).
-PlanRun run_plan(GraphFile& file, AllocationObserver* observer = nullptr,
+// Plans by the rules of `profile` (the newest ggml unless told); the file is not touched, so
+// it can be planned any number of times.
+PlanRun run_plan(const GraphFile& file, AllocationObserver* observer = nullptr,
                  const AllocatorProfile& profile = newest_profile());
+// run_plan in two halves, for an observer that must know the planned tensors before the
+// plan starts (the trace recorder names tensors by their copies' addresses): the working
+// copy, buffer types and allocator; then reserve_n, alloc_graph and the record.
+PlanRun prepare_plan(const GraphFile& file, const AllocatorProfile& profile = newest_profile());
+void carry_out_plan(PlanRun& run, AllocationObserver* observer = nullptr);
 
 // ggml_backend_sched's pattern: reserve_n on one graph (the largest the program will run),
 // then alloc_graph on another graph with the same allocator. alloc_graph keeps the reserved
 // plan when needs_realloc says the graph still fits it, and re-plans otherwise: by itself
 // with one buffer id; with several it fails and the caller must call reserve_n.
 struct ReservedPlanRun {
-    PlanRun run;  // the allocator (for the buffer types both files share) and `file`'s plan
+    WorkingGraph reserved;  // `reserved`'s tensors as reserve_n left them; outlives the allocator
+    PlanRun run;            // the allocator (for the buffer types both files share) and `file`'s plan
     std::vector<std::size_t> reserved_sizes;  // buffer sizes right after reserve_n on `reserved`
     bool needed_realloc = false;
     std::string realloc_reason;  // why needs_realloc said yes
 };
 // Throws GraphFileError when the files' buffer types or buffer ids differ.
-ReservedPlanRun run_plan_after_reserve(GraphFile& reserved, GraphFile& file,
+ReservedPlanRun run_plan_after_reserve(const GraphFile& reserved, const GraphFile& file,
                                        const AllocatorProfile& profile = newest_profile());
 
 // Why alloc_graph would not keep the allocator's last plan for `graph` (needs_realloc's
@@ -58,10 +67,10 @@ struct MeasuredPlan {
     std::vector<int> canonical_ids;                 // per buffer id, the lowest id with its buffer type
     std::string error;                              // when planning failed
 };
-MeasuredPlan measure_plan(GraphFile& file, const AllocatorProfile& profile = newest_profile());
+MeasuredPlan measure_plan(const GraphFile& file, const AllocatorProfile& profile = newest_profile());
 
-// Builds the record of where alloc_graph put things, from the allocator's state.
-PlanRecord record_plan(const GraphFile& file, const GraphAllocator& allocator, bool reserved, bool allocated);
+// Builds the record of where alloc_graph put the planned tensors, from the allocator's state.
+PlanRecord record_plan(const WorkingGraph& planned, const GraphAllocator& allocator, bool reserved, bool allocated);
 
 // One line per difference: "tensor 'x': offset expected 32, got 64".
 std::vector<std::string> compare_plans(const PlanRecord& expected, const PlanRecord& actual);

@@ -70,7 +70,7 @@ SessionAllocator make_session_allocator(const CaptureSession& session, const All
 SessionReplayer::SessionReplayer(const CaptureSession& session, const AllocatorProfile& profile)
     : session_(&session), allocator_(make_session_allocator(session, profile)) {}
 
-CallReplay SessionReplayer::replay_next(AllocationObserver* observer, GraphFile* graph) {
+CallReplay SessionReplayer::replay_next(AllocationObserver* observer, WorkingGraph* graph) {
     const std::size_t index = next_++;
     const CapturedCall& call = session_->calls.at(index);
     if (auto type = call.unknown_alloc_size()) {
@@ -85,9 +85,9 @@ CallReplay SessionReplayer::replay_next(AllocationObserver* observer, GraphFile*
         previous_graph_.reset();
         return replay;
     }
-    GraphFile loaded;
+    WorkingGraph loaded;
     try {
-        loaded = load_call_graph(*session_, call);
+        loaded = working_copy(load_call_graph(*session_, call));
     } catch (const GraphFileError& error) {
         stopped_ = true;
         stop_reason_ = "the graph of call " + std::to_string(index) + " could not be loaded";
@@ -98,9 +98,9 @@ CallReplay SessionReplayer::replay_next(AllocationObserver* observer, GraphFile*
     return replay;
 }
 
-CallReplay SessionReplayer::run(const CapturedCall& call, GraphFile& graph, AllocationObserver* observer) {
+CallReplay SessionReplayer::run(const CapturedCall& call, WorkingGraph& graph, AllocationObserver* observer) {
     GraphAllocator& allocator = *allocator_.allocator;
-    graph.reset_memory();
+    graph.forget_addresses();
     PlanWatcher watcher(observer);
     allocator.set_observer(&watcher);
     PlanRecord expected;
@@ -220,8 +220,9 @@ CallTrace trace_call(const CaptureSession& session, std::size_t index, const All
     SessionReplayer replayer(session, profile);
     replay_until(replayer, session, plan_call);
     if (plan_call == index) {
-        TraceRecorder recorder(traced.file);
-        const CallReplay replay = replayer.replay_next(&recorder, &traced.file);
+        WorkingGraph planned = working_copy(traced.file);
+        TraceRecorder recorder(traced.file, planned);
+        const CallReplay replay = replayer.replay_next(&recorder, &planned);
         traced.trace = recorder.take(replay.error);
         traced.note = short_name(call.function) + (call.is_reserve() ? " planned the graph" : " re-planned the graph");
         return traced;
@@ -231,19 +232,21 @@ CallTrace trace_call(const CaptureSession& session, std::size_t index, const All
     if (planner.graph != call.graph) {
         // Another graph that fits the plan: its tensors are not the planned ones, so the
         // trace shows the planning on the planning call's graph.
-        GraphFile planned = load_call_graph(session, planner);
-        TraceRecorder recorder(planned);
+        GraphFile planning_file = load_call_graph(session, planner);
+        WorkingGraph planned = working_copy(planning_file);
+        TraceRecorder recorder(planning_file, planned);
         const CallReplay replay = replayer.replay_next(&recorder, &planned);
         traced.trace = recorder.take(replay.error);
-        traced.file = std::move(planned);
+        traced.file = std::move(planning_file);
         traced.note = reused + ", made on another graph (" + planner.graph + "): shown is that planning, on its graph";
         return traced;
     }
     // The same graph file: the planning and this call's placement in one trace.
-    TraceRecorder recorder(traced.file);
-    replayer.replay_next(&recorder, &traced.file);
+    WorkingGraph planned = working_copy(traced.file);
+    TraceRecorder recorder(traced.file, planned);
+    replayer.replay_next(&recorder, &planned);
     replay_until(replayer, session, index);
-    const CallReplay replay = replayer.replay_next(&recorder, &traced.file);
+    const CallReplay replay = replayer.replay_next(&recorder, &planned);
     traced.trace = recorder.take(replay.error);
     traced.note = reused + ": its planning, then this call's placement";
     return traced;

@@ -44,9 +44,9 @@ struct CallReplay {
     std::size_t plan_call = 0;             // the call whose plan this call used (itself when it planned)
 };
 
-// Steps through a session's calls on one allocator. Each call's graph is loaded into its own
-// GraphFile and kept until the next call is done: the allocator keeps pointers to the last
-// planned graph's tensors (its planning records) between calls.
+// Steps through a session's calls on one allocator. Each call's graph is loaded and copied
+// into a working graph, kept until the next call is done: the allocator keeps pointers to the
+// last planned graph's tensors (its planning records) between calls.
 class SessionReplayer {
 public:
     SessionReplayer(const CaptureSession& session, const AllocatorProfile& profile);
@@ -56,16 +56,17 @@ public:
     bool stopped() const { return stopped_; }
     std::size_t next_call() const { return next_; }
     // Replays the next call and compares what it observed. `graph`: run the call on this
-    // graph instead of loading the call's own (the caller keeps it alive); `observer` sees
-    // the call's events. After a call that cannot be replayed, done() is true.
-    CallReplay replay_next(AllocationObserver* observer = nullptr, GraphFile* graph = nullptr);
+    // working copy of a graph instead of loading the call's own (the caller keeps it alive
+    // until the next call is done); `observer` sees the call's events. After a call that
+    // cannot be replayed, done() is true.
+    CallReplay replay_next(AllocationObserver* observer = nullptr, WorkingGraph* graph = nullptr);
     // Marks the calls not yet replayed (after a stop) as not replayed, with the reason.
     std::vector<CallReplay> remaining() const;
 
     const GraphAllocator& allocator() const { return *allocator_.allocator; }
 
 private:
-    CallReplay run(const CapturedCall& call, GraphFile& graph, AllocationObserver* observer);
+    CallReplay run(const CapturedCall& call, WorkingGraph& graph, AllocationObserver* observer);
 
     const CaptureSession* session_;
     SessionAllocator allocator_;
@@ -73,7 +74,7 @@ private:
     bool stopped_ = false;
     std::string stop_reason_;
     std::size_t plan_call_ = 0;
-    std::optional<GraphFile> previous_graph_;  // alive until the next call is done
+    std::optional<WorkingGraph> previous_graph_;  // alive until the next call is done
 };
 
 // Replays every call of the session in order.
@@ -83,7 +84,7 @@ std::vector<CallReplay> replay_session(const CaptureSession& session, const Allo
 // untraced; when it is an alloc_graph that kept the plan of an earlier call on the same
 // graph file, that planning call is recorded too, then this call's placement.
 struct CallTrace {
-    GraphFile file;  // the call's graph, its tensors where the call left them
+    GraphFile file;  // the graph the trace shows (as loaded: planning works on a copy)
     Trace trace;
     std::size_t plan_call = 0;  // the call whose plan the trace shows
     std::string note;           // "alloc_graph reused the plan of call 2 (reserve_n)", ...

@@ -216,7 +216,7 @@ TraceTensors describe_tensors(const GraphFile& file) {
                 .src = source_ids(std::make_index_sequence<kMaxSrc>{}),
                 .view_src = id_of(tensor.view_src),
                 .view_offs = tensor.view_offs,
-                .external = GraphFile::is_external(tensor),
+                .external = file.is_external(tensor),
                 .bytes = nbytes(tensor),
                 .role = TensorRole::other,
                 .position = -1};
@@ -251,20 +251,22 @@ inline TensorId TraceRecorder::id_of(const Tensor* tensor) const {
     return static_cast<TensorId>(tensor->index);
 }
 
-TraceRecorder::TraceRecorder(const GraphFile& file) : TraceRecorder(file, describe_tensors(file)) {}
+TraceRecorder::TraceRecorder(const GraphFile& file, const WorkingGraph& planned)
+    : TraceRecorder(file, planned, describe_tensors(file)) {}
 
-TraceRecorder::TraceRecorder(const GraphFile& file, TraceTensors tensors) {
-    if (tensors.size() != file.context.size()) {
-        throw std::invalid_argument("trace: the tensor description has " + std::to_string(tensors.size()) +
-                                    " tensors, the graph file " + std::to_string(file.context.size()));
+TraceRecorder::TraceRecorder(const GraphFile& file, const WorkingGraph& planned, TraceTensors tensors) {
+    if (tensors.size() != file.context.size() || planned.context.size() != file.context.size()) {
+        throw std::invalid_argument("trace: the graph file has " + std::to_string(file.context.size()) +
+                                    " tensors, the tensor description " + std::to_string(tensors.size()) +
+                                    ", the planned copy " + std::to_string(planned.context.size()));
     }
     trace_.graph_name = file.name;
     trace_.leaf_count = file.graph.leafs.size();
     trace_.node_count = file.graph.nodes.size();
     trace_.tensors = std::move(tensors);
 
-    addresses_.reserve(file.context.size());
-    for (const Tensor& tensor : file.context.tensors()) {
+    addresses_.reserve(planned.context.size());
+    for (const Tensor& tensor : planned.context.tensors()) {
         addresses_.push_back(&tensor);
     }
     // About as many events as a run gives, so that the trace is not copied as it grows:
@@ -390,13 +392,14 @@ void TraceRecorder::on(const Observed<event::TensorInitialised>& e) {
                                   static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(e.data))});
 }
 
-Trace record_trace(GraphFile& file, const AllocatorProfile& profile) {
+Trace record_trace(const GraphFile& file, const AllocatorProfile& profile) {
     return record_trace(file, describe_tensors(file), profile);
 }
 
-Trace record_trace(GraphFile& file, TraceTensors tensors, const AllocatorProfile& profile) {
-    TraceRecorder recorder(file, std::move(tensors));
-    PlanRun run = run_plan(file, &recorder, profile);
+Trace record_trace(const GraphFile& file, TraceTensors tensors, const AllocatorProfile& profile) {
+    PlanRun run = prepare_plan(file, profile);
+    TraceRecorder recorder(file, run.planned, std::move(tensors));
+    carry_out_plan(run, &recorder);
     Trace trace = recorder.take(run.error);
     trace.profile = &profile;
     if (!profile.chunks) {

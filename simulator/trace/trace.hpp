@@ -14,6 +14,7 @@
 #include "reference/profile.hpp"
 #include "reference/tensor.hpp"
 #include "simulator/model/graph_file.hpp"
+#include "simulator/model/working_graph.hpp"
 
 #include <array>
 #include <cstddef>
@@ -221,14 +222,15 @@ struct Trace {
     std::span<const std::size_t> chunk_sizes(const Recorded<event::BufferAllocated>& e) const;
 };
 
-// Records the events of one run into a Trace. Construct it on the graph file to be run,
-// attach it (run_plan(file, &recorder)), then take the trace.
+// Records the events of one run into a Trace. Construct it on the graph file to be run and
+// the working copy the run plans (prepare_plan), attach it (carry_out_plan(run, &recorder)),
+// then take the trace. Events name the copy's tensors; the trace names them by index.
 class TraceRecorder final : public AllocationObserver {
 public:
-    explicit TraceRecorder(const GraphFile& file);
+    TraceRecorder(const GraphFile& file, const WorkingGraph& planned);
     // With the description of this file's tensors that an earlier trace of it made
-    // (std::invalid_argument if it describes another number of tensors).
-    TraceRecorder(const GraphFile& file, TraceTensors tensors);
+    // (std::invalid_argument if it, or `planned`, has another number of tensors).
+    TraceRecorder(const GraphFile& file, const WorkingGraph& planned, TraceTensors tensors);
     // The recorded trace; `error` is the run's failure, if any. The recorder is spent.
     Trace take(std::string error);
 
@@ -258,14 +260,14 @@ private:
     std::size_t add_freed(const FreeDecision& decision);
 
     Trace trace_;
-    std::vector<const Tensor*> addresses_;  // the graph file's tensors by id (their position in its context)
+    std::vector<const Tensor*> addresses_;  // the planned tensors by id (their position in the file's context)
     Stage stage_ = Stage::leafs;
     TensorId node_ = kNoTensor;
 };
 
 // Runs the file as run_plan does (reserve_n, alloc_graph) and returns what happened.
-Trace record_trace(GraphFile& file, const AllocatorProfile& profile = newest_profile());
+Trace record_trace(const GraphFile& file, const AllocatorProfile& profile = newest_profile());
 // The same, reusing the description of the file's tensors from an earlier trace of it.
-Trace record_trace(GraphFile& file, TraceTensors tensors, const AllocatorProfile& profile = newest_profile());
+Trace record_trace(const GraphFile& file, TraceTensors tensors, const AllocatorProfile& profile = newest_profile());
 
 } // namespace gallocsim

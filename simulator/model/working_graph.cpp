@@ -1,0 +1,64 @@
+#include "simulator/model/working_graph.hpp"
+
+#include <cstddef>
+
+namespace gallocsim {
+
+void* external_data_placeholder() {
+    static std::byte placeholder[64];
+    return placeholder;
+}
+
+void WorkingGraph::forget_addresses() {
+    for (Tensor& tensor : context.tensors()) {
+        // Only external tensors have the placeholder itself (views of them have it plus an
+        // offset, or were given it by the allocator, and get it again).
+        const bool external = !tensor.is_view() && tensor.data == external_data_placeholder();
+        tensor.data = external ? external_data_placeholder() : nullptr;
+        tensor.buffer = nullptr;
+    }
+}
+
+WorkingGraph working_copy(const GraphFile& file) {
+    const auto& originals = file.context.tensors();
+    WorkingGraph copy;
+    // A tensor's index finds its copy; a pointer to a tensor of another context would find a
+    // stranger, so it is refused (the loader and the builders never make one).
+    auto copied = [&](const Tensor* original) -> Tensor* {
+        if (original == nullptr) {
+            return nullptr;
+        }
+        if (original->index >= originals.size() || &originals[original->index] != original) {
+            throw GraphFileError("'" + file.name + "': tensor '" + original->name + "' is linked but not in the graph's context");
+        }
+        return &copy.context.tensors()[original->index];
+    };
+    for (const Tensor& original : originals) {
+        Tensor& tensor = copy.context.add(original);
+        tensor.buffer = nullptr;
+        tensor.data = file.is_external(original) ? external_data_placeholder() : nullptr;
+    }
+    // Sources may point forwards (a tensor made before its parent), so links come second.
+    for (std::size_t i = 0; i < originals.size(); ++i) {
+        Tensor& tensor = copy.context.tensors()[i];
+        for (Tensor*& src : tensor.src) {
+            src = copied(src);
+        }
+        tensor.view_src = copied(tensor.view_src);
+    }
+    auto copy_list = [&](const std::vector<Tensor*>& list) {
+        std::vector<Tensor*> out;
+        out.reserve(list.size());
+        for (const Tensor* tensor : list) {
+            out.push_back(copied(tensor));
+        }
+        return out;
+    };
+    copy.graph.leafs = copy_list(file.graph.leafs);
+    copy.graph.nodes = copy_list(file.graph.nodes);
+    copy.node_buffer_ids = file.node_buffer_ids;
+    copy.leaf_buffer_ids = file.leaf_buffer_ids;
+    return copy;
+}
+
+} // namespace gallocsim

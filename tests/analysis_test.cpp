@@ -221,6 +221,18 @@ TEST(GoldenLifetimes, MatchTheAllocatorsOwnEvents) {
     });
 }
 
+// compare_planners plans the file and lets the plan go: the buffers go with it, and since the
+// plan was made on a copy, no tensor of the file is left pointing into them.
+TEST(ComparePlanners, LeavesNoAddressInTheFile) {
+    const GraphFile file = make_example("llama");
+    const Comparison comparison = compare_planners(file);
+    ASSERT_EQ(comparison.ggml_error, "");
+    for (const Tensor& t : file.context.tensors()) {
+        EXPECT_EQ(t.data, nullptr) << t.name;
+        EXPECT_EQ(t.buffer, nullptr) << t.name;
+    }
+}
+
 // The seed graph: a and b (4 bytes, 32-aligned) from the start, mul at step 1 in place of a.
 //
 //   without in-place reuse        with ggml's in-place decision

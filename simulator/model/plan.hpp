@@ -19,6 +19,7 @@ namespace gallocsim {
 // memory behind the addresses (the executor gives false and gets real buffers).
 BufferTypeSettings buffer_type_settings(const BufferTypeSpec& spec, bool fake_base);
 
+// One buffer type per spec of the file; fake base addresses, so no memory is touched.
 std::vector<std::unique_ptr<ConfigurableBufferType>> make_buffer_types(const GraphFile& file);
 std::vector<std::unique_ptr<ConfigurableBufferType>> make_buffer_types(std::span<const BufferTypeSpec> specs);
 

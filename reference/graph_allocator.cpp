@@ -653,8 +653,15 @@ bool GraphAllocator::init_tensor(Tensor& tensor, const TensorAlloc& alloc, SizeC
     const auto& buffer = buffers_[static_cast<std::size_t>(slots_[static_cast<std::size_t>(alloc.buffer_id)].allocator)];
     Buffer* chunk = buffer ? buffer->chunk(alloc.address.chunk) : nullptr;
     if (chunk == nullptr) {
-        return fail("tensor " + tensor.name + " is planned in chunk " + std::to_string(alloc.address.chunk) +
-                    " of buffer " + std::to_string(alloc.buffer_id) + ", which was not allocated");
+        const std::string where = "tensor " + tensor.name + " is planned in chunk " + std::to_string(alloc.address.chunk) +
+                                  " of buffer " + std::to_string(alloc.buffer_id);
+        if (buffer == nullptr) {
+            return fail(where + ", which was not allocated");
+        }
+        // Kept because no chunk grew (allocate_buffers): the plan's new last chunk holds only
+        // zero bytes. Upstream passes the missing chunk, null, to ggml_backend_buffer_get_base.
+        return fail(where + ", which the buffer kept from an earlier plan lacks: a new chunk of zero bytes "
+                            "does not make a buffer grow (upstream aborts here)");
     }
     const std::size_t size = checked == SizeChecked::yes ? alloc.size_max : chunk->alloc_size(tensor);
     if (auto error = place_tensor(*chunk, tensor, alloc.address.offset, size); !error.empty()) {

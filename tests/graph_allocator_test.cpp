@@ -722,6 +722,43 @@ TEST_F(GraphAllocatorTest, ChunkOfOnlyZeroByteTensorsFailsAllocGraph) {
               "tensor x already has memory (a buffer but no address: it sits in a zero-size buffer) (upstream aborts here)");
 }
 
+// Buffers are reallocated only when a chunk of the new plan is larger than the one kept (as
+// upstream), so a new last chunk holding only zero bytes never makes a buffer grow: z, a
+// zero-byte leaf, is planned in a chunk the kept buffer lacks. Upstream then hands
+// ggml_backend_buffer_get_base a null chunk and aborts; here alloc_graph returns false.
+// Chunks of at most 16 bytes:
+//
+//   graph A (x1, x2, o = x1 + x2)       graph B (A and the 0-byte leaf z)
+//   chunk 0: | x1, then o |             chunk 0: | x1, then o |
+//   chunk 1: | x2         |             chunk 1: | x2         |
+//                                       chunk 2: || z (0 bytes; both chunks are full)
+TEST(KeptBuffer, LacksANewChunkOfZeroBytes) {
+    Context context;
+    GraphBuilder ggml(context);
+    Tensor& x1 = ggml.new_tensor(DataType::f32, {4}, "x1");
+    Tensor& x2 = ggml.new_tensor(DataType::f32, {4}, "x2");
+    Tensor& o = ggml.add(x1, x2);
+    o.name = "o";
+    set_output(o);
+    Tensor& z = ggml.new_tensor(DataType::f32, {0}, "z");
+    Graph a;
+    build_forward_expand(a, o);
+    Graph b;
+    build_forward_expand(b, o);
+    build_forward_expand(b, z);
+    ConfigurableBufferType type{dummy_backend(16, 16)};
+    GraphAllocator allocator(type);
+
+    ASSERT_TRUE(allocator.reserve(a)) << allocator.last_error();
+    EXPECT_EQ(allocator.chunk_sizes(0), (std::vector<std::size_t>{16, 16}));
+    ASSERT_TRUE(allocator.reserve(b)) << allocator.last_error();
+    EXPECT_EQ(allocator.chunk_sizes(0), (std::vector<std::size_t>{16, 16}));  // kept: no chunk grew
+    EXPECT_FALSE(allocator.alloc_graph(b));
+    EXPECT_EQ(allocator.last_error(),
+              "tensor z is planned in chunk 2 of buffer 0, which the buffer kept from an earlier plan lacks: "
+              "a new chunk of zero bytes does not make a buffer grow (upstream aborts here)");
+}
+
 // Leafs l0..l519 (8 bytes each, alignment 8); node i pads l(2i) to 16 bytes, which cannot
 // go back into the 8-byte hole l(2i) leaves. Odd leafs are never freed, so every pad makes
 // a new free block, and the 256th one is one too many.

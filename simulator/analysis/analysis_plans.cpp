@@ -32,8 +32,7 @@ const BufferTypeSpec& spec_of_buffer(const GraphFile& file, int buffer_id) {
 GgmlPlan run_ggml_plan(const GraphFile& file, const AllocatorProfile& profile) {
     InPlaceRecorder recorder;
     GgmlPlan plan;
-    plan.run = run_plan(file, &recorder, profile);
-    plan.run.allocator->set_observer(nullptr);
+    plan.run = run_plan(file, &recorder, profile);  // detaches the recorder when done
     plan.in_place = std::move(recorder.pairs);
     plan.extra_space_freed = recorder.extra_space;
     return plan;

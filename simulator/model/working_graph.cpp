@@ -11,8 +11,8 @@ void* external_data_placeholder() {
 
 void WorkingGraph::forget_addresses() {
     for (Tensor& tensor : context.tensors()) {
-        // Only external tensors have the placeholder itself (views of them have it plus an
-        // offset, or were given it by the allocator, and get it again).
+        // The placeholder on a tensor that is not a view marks it external (the allocator
+        // never hands it out); views get their address from the allocator again.
         const bool external = !tensor.is_view() && tensor.data == external_data_placeholder();
         tensor.data = external ? external_data_placeholder() : nullptr;
         tensor.buffer = nullptr;

@@ -4,6 +4,7 @@
 // at a position into a PNG and exit (for documentation images).
 #include "gui/main_window.hpp"
 #include "gui/simulation_controller.hpp"
+#include "reference/version_map.hpp"
 
 #include <QApplication>
 #include <QCoreApplication>
@@ -82,7 +83,7 @@ int main(int argc, char** argv) {
     }
     auto& controller = window.controller();
     if (parser.isSet(version_option)) {
-        const gallocsim::AllocatorProfile* profile = gallocsim::find_profile(parser.value(version_option).toStdString());
+        const gallocsim::AllocatorProfile* profile = gallocsim::profile_named(parser.value(version_option).toStdString());
         if (profile == nullptr) {
             std::cerr << "gallocsim-gui: --ggml-version " << parser.value(version_option).toStdString()
                       << ": unknown version; known: " << gallocsim::known_profile_names() << "\n";

@@ -283,7 +283,7 @@ void MainWindow::build_toolbars() {
     ggml_version_->setObjectName("ggml_version");
     for (const AllocatorProfile& profile : allocator_profiles()) {
         ggml_version_->addItem(qstr(profile.name));
-        ggml_version_->setItemData(ggml_version_->count() - 1, qstr(profile.upstream), Qt::ToolTipRole);
+        ggml_version_->setItemData(ggml_version_->count() - 1, qstr(std::string(profile.upstream) + ", " + std::string(profile.date)), Qt::ToolTipRole);
     }
     ggml_version_->setToolTip(tr("Plan by the rules of this ggml version's allocator (docs/versions.md); "
                                  "changing it plans the graph again"));

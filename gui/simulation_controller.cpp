@@ -284,7 +284,8 @@ bool SimulationController::select_call(std::size_t session, std::size_t call) {
     const CaptureSession& chosen = capture_->sessions[session];
     const QString from = qstr(chosen.file.string()) + tr(" call %1").arg(call);
     pause();
-    const AllocatorProfile& profile = session_profile(chosen) ? *session_profile(chosen) : newest_profile();
+    const VersionMatch match = session_profile(chosen);
+    const AllocatorProfile& profile = match.profile != nullptr ? *match.profile : newest_profile();
     // The worker gets its own copy: a cancelled replay may outlive the capture shown.
     auto loaded = off_thread(tr("Replaying %1").arg(from), tr("Cannot replay the call"), [chosen, call, &profile, from] {
         CallTrace traced = trace_call(chosen, call, profile);
@@ -688,7 +689,7 @@ bool SimulationController::restore_session(const QJsonObject& session, const QSt
     }
     const AllocatorProfile* profile = profile_;
     if (const QJsonValue version = session.value("ggml_version"); !version.isUndefined()) {
-        profile = find_profile(version.toString().toStdString());
+        profile = profile_named(version.toString().toStdString());
         if (!version.isString() || profile == nullptr) {
             return fail(title, tr("%1: $.ggml_version: no ggml version \"%2\" (known: %3)")
                                    .arg(origin, version.toString(), qstr(known_profile_names())));

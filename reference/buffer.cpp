@@ -223,12 +223,22 @@ bool ConfigurableBufferType::should_fail(std::size_t size) const {
     return settings_.fail_from_then_on ? index >= *settings_.fail_at_allocation : index == *settings_.fail_at_allocation;
 }
 
-std::unique_ptr<Buffer> ConfigurableBufferType::allocate_memory(std::size_t size) {
-    const bool fail = should_fail(size);
+std::size_t ConfigurableBufferType::alloc_size(const Tensor& tensor) const {
+    if (settings_.tensor_sizes && tensor.index < settings_.tensor_sizes->size()) {
+        if (const auto& recorded = (*settings_.tensor_sizes)[tensor.index]) {
+            return *recorded;
+        }
+    }
+    return alloc_size_by_rule(settings_.alloc_size, tensor);
+}
+
+std::unique_ptr<Buffer> ConfigurableBufferType::allocate_memory(std::size_t asked) {
+    const bool fail = should_fail(asked) || settings_.buffer_extra > SIZE_MAX - asked;
     ++allocations_;
     if (fail) {
         return nullptr;
     }
+    const std::size_t size = asked + settings_.buffer_extra;
     if (settings_.fake_base) {
         return std::make_unique<FakeBuffer>(*this, size, live_);
     }

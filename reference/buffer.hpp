@@ -161,6 +161,12 @@ struct BufferTypeSettings {
     std::size_t alignment = 32;
     std::size_t max_size = kSizeMax;
     AllocSizeRule alloc_size = AllocSizeRule::nbytes;
+    // Sizes a program's buffer type gave particular tensors where no rule above fits, by
+    // Tensor::index (captured graph files' `alloc_size`); they win over the rule.
+    std::shared_ptr<const std::vector<std::optional<std::size_t>>> tensor_sizes;
+    // Bytes a buffer of this type reports beyond what was asked for (llama.cpp's Vulkan_Host
+    // adds 32, as ggml's 2024 CPU buffer type did).
+    std::size_t buffer_extra = 0;
     bool fake_base = true;
     // Failure injection: the allocation with this 0-based index fails (and every one after
     // it when fail_from_then_on); allocations larger than fail_above fail.
@@ -179,7 +185,7 @@ public:
     std::string_view name() const override { return settings_.name; }
     std::size_t alignment() const override { return settings_.alignment; }
     std::size_t max_size() const override { return settings_.max_size; }
-    std::size_t alloc_size(const Tensor& tensor) const override { return alloc_size_by_rule(settings_.alloc_size, tensor); }
+    std::size_t alloc_size(const Tensor& tensor) const override;
 
     const BufferTypeSettings& settings() const { return settings_; }
     void set_settings(BufferTypeSettings settings) { settings_ = std::move(settings); }

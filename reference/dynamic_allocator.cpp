@@ -10,8 +10,8 @@ std::size_t align_up(std::size_t size, std::size_t alignment) {
     return size + (alignment - size % alignment) % alignment;
 }
 
-DynamicAllocator::DynamicAllocator(std::size_t alignment, std::size_t max_buffer_size)
-    : alignment_(alignment), max_chunk_size_(std::min(max_buffer_size, kMaxChunkSize)) {
+DynamicAllocator::DynamicAllocator(std::size_t alignment, std::size_t max_buffer_size, TailChoice tail_choice)
+    : alignment_(alignment), max_chunk_size_(std::min(max_buffer_size, kMaxChunkSize)), tail_choice_(tail_choice) {
     if (alignment == 0 || (alignment & (alignment - 1)) != 0) {
         throw std::invalid_argument("alignment must be a power of two");
     }
@@ -85,11 +85,13 @@ void explain_best_fit(std::span<const BlockCandidate> candidates, const FreeBloc
     }
 }
 // The tail rule's diagnostic, like explain_best_fit's.
-void explain_tail(std::span<const BlockCandidate> candidates, AllocationDecision& decision) {
+void explain_tail(std::span<const BlockCandidate> candidates, TailChoice rule, AllocationDecision& decision) {
     decision.fitting_blocks = static_cast<int>(
         std::ranges::count_if(candidates, [](const BlockCandidate& c) { return c.is_tail && c.fits; }));
     if (decision.fitting_blocks <= 1) {
         decision.tail_reason = TailReason::only_fit;
+    } else if (rule == TailChoice::first_that_fits) {
+        decision.tail_reason = TailReason::first_that_fits;
     } else {
         decision.tail_reason = decision.reuse_factor >= 0 ? TailReason::least_unused : TailReason::grows_least;
     }
@@ -98,25 +100,37 @@ void explain_tail(std::span<const BlockCandidate> candidates, AllocationDecision
 
 // Among tail blocks that fit, prefer one that needs no growth and leaves the least
 // unused (reuse factor >= 0, smallest); failing that, the one that grows its chunk least.
+// Before the reuse factor (TailChoice::first_that_fits), the first tail that fits.
 DynamicAllocator::Pick DynamicAllocator::find_tail(std::size_t size, std::vector<BlockCandidate>* candidates) const {
+    // Computed in size_t and read as signed, as upstream does.
+    auto reuse_factor_of = [size](const Chunk& chunk) {
+        return static_cast<std::int64_t>(chunk.high_water - chunk.free_blocks.back().offset - size);
+    };
+    if (candidates != nullptr) {  // every tail, for the explanation, in a pass of its own
+        for (int c = 0; c < chunk_count(); ++c) {
+            const Chunk& chunk = chunks_[static_cast<std::size_t>(c)];
+            if (!chunk.free_blocks.empty()) {
+                const FreeBlock& tail = chunk.free_blocks.back();
+                candidates->push_back({c, static_cast<int>(chunk.free_blocks.size()) - 1, tail, true, tail.size >= size,
+                                       reuse_factor_of(chunk)});
+            }
+        }
+    }
     Pick pick;
     std::int64_t best_reuse = std::numeric_limits<std::int64_t>::min();
     for (int c = 0; c < chunk_count(); ++c) {
         const Chunk& chunk = chunks_[static_cast<std::size_t>(c)];
-        if (chunk.free_blocks.empty()) {
+        if (chunk.free_blocks.empty() || chunk.free_blocks.back().size < size) {
             continue;
         }
         const int last = static_cast<int>(chunk.free_blocks.size()) - 1;
-        const FreeBlock& block = chunk.free_blocks.back();
-        // Computed in size_t and read as signed, as upstream does.
-        const auto reuse_factor = static_cast<std::int64_t>(chunk.high_water - block.offset - size);
-        const bool fits = block.size >= size;
-        if (candidates) {
-            candidates->push_back({c, last, block, true, fits, reuse_factor});
+        const std::int64_t reuse_factor = reuse_factor_of(chunk);
+        if (tail_choice_ == TailChoice::first_that_fits) {
+            return {c, last, BlockChoice::tail, reuse_factor};
         }
         const bool better_reuse = best_reuse < 0 && reuse_factor > best_reuse;
         const bool better_fit = reuse_factor >= 0 && reuse_factor < best_reuse;
-        if (fits && (better_reuse || better_fit)) {
+        if (better_reuse || better_fit) {
             pick = {c, last, BlockChoice::tail, reuse_factor};
             best_reuse = reuse_factor;
         }
@@ -169,7 +183,7 @@ AllocationDecision DynamicAllocator::allocate(std::size_t size, std::vector<Bloc
     if (candidates != nullptr && pick.choice == BlockChoice::best_fit) {
         explain_best_fit(*candidates, block, decision);
     } else if (candidates != nullptr && pick.choice == BlockChoice::tail) {
-        explain_tail(*candidates, decision);
+        explain_tail(*candidates, tail_choice_, decision);
     }
 
     block.offset += size;

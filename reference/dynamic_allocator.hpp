@@ -5,6 +5,8 @@
 // best-fitting non-tail block, else the tail whose chunk grows least (the reuse factor),
 // else a new chunk.
 
+#include "reference/profile.hpp"
+
 #include <compare>
 #include <cstddef>
 #include <cstdint>
@@ -67,9 +69,10 @@ enum class BestFitReason : std::uint8_t {
 
 // Which clause of the tail rule decided among the tails that fit (tail choices only).
 enum class TailReason : std::uint8_t {
-    only_fit,     // the one tail that fits
-    least_unused, // it fits below its chunk's high-water mark and leaves the least unused (reuse factor >= 0, smallest)
-    grows_least,  // no tail fits below its high-water mark: this one grows its chunk least
+    only_fit,         // the one tail that fits
+    least_unused,     // it fits below its chunk's high-water mark and leaves the least unused (reuse factor >= 0, smallest)
+    grows_least,      // no tail fits below its high-water mark: this one grows its chunk least
+    first_that_fits,  // TailChoice::first_that_fits: the earliest chunk whose tail fits
 };
 
 struct AllocationDecision {
@@ -124,7 +127,8 @@ inline constexpr std::size_t kMaxChunkSize = SIZE_MAX / 2;
 class DynamicAllocator {
 public:
     // max_buffer_size is clamped to SIZE_MAX/2, as upstream does, to avoid overflows.
-    DynamicAllocator(std::size_t alignment, std::size_t max_buffer_size);
+    DynamicAllocator(std::size_t alignment, std::size_t max_buffer_size,
+                     TailChoice tail_choice = TailChoice::reuse_factor);
 
     // The blocks the search looks at are appended to `candidates` when one is given (the
     // caller keeps and reuses it, so that explaining a plan allocates nothing per tensor).
@@ -156,6 +160,7 @@ private:
 
     std::size_t alignment_;
     std::size_t max_chunk_size_;
+    TailChoice tail_choice_;
     std::vector<Chunk> chunks_;
 };
 

@@ -88,7 +88,7 @@ GraphAllocator::GraphAllocator(std::span<BufferType* const> types, const Allocat
             slots_.push_back({static_cast<int>(allocators_.size())});
             // Before chunks, the one block of a buffer type's plan was as large as a measure
             // allocator's (SIZE_MAX/2): the max size played no part in planning.
-            allocators_.emplace_back(type->alignment(), profile.chunks ? type->max_size() : kSizeMax);
+            allocators_.emplace_back(type->alignment(), profile.chunks ? type->max_size() : kSizeMax, profile.tail_choice);
             buffers_.emplace_back();
         }
         types_.push_back(type);
@@ -360,7 +360,7 @@ bool GraphAllocator::try_inplace(const Tensor* node, TensorRecord& record) {
         parent_record.allocated = false;  // so that releasing the parent does not free the node's memory
         emit<Observed<event::InPlaceReused>>(node, parent, owner != parent ? owner : nullptr, record.buffer_id, record.address,
                                   record.alloc_size);
-        if (profile_->free_extra_space) {
+        if (profile_->free_extra_space != ExtraSpace::kept) {
             free_extra_space(*node, record, *owner, *owner_record);
         }
         return true;
@@ -369,21 +369,25 @@ bool GraphAllocator::try_inplace(const Tensor* node, TensorRecord& record) {
 }
 
 // When a node reuses a larger parent in place, the bytes past the node's end go back to
-// the free list (kept aligned so later blocks stay aligned).
+// the free list: since 3129a944 both sizes aligned first (so later blocks stay aligned),
+// before it from the node's own end, which an unaligned size leaves unaligned (the freed
+// size is still aligned up, as every free's is, and may reach past the parent's end).
 void GraphAllocator::free_extra_space(const Tensor& node, const TensorRecord& record, const Tensor& parent,
                                       TensorRecord& parent_record) {
-    const std::size_t parent_size = alloc_size_of(parent, parent_record);
-    const std::size_t node_size = record.alloc_size;
+    std::size_t parent_size = alloc_size_of(parent, parent_record);
+    std::size_t node_size = record.alloc_size;
     if (parent_size < node_size) {
         throw AllocatorError("in-place node " + node.name + " needs more bytes than its parent " + parent.name);
     }
     DynamicAllocator& allocator = allocator_of(parent_record.buffer_id);
-    const std::size_t parent_aligned = align_up(parent_size, allocator.alignment());
-    const std::size_t node_aligned = align_up(node_size, allocator.alignment());
-    if (parent_aligned > node_aligned) {
+    if (profile_->free_extra_space == ExtraSpace::freed_aligned) {
+        parent_size = align_up(parent_size, allocator.alignment());
+        node_size = align_up(node_size, allocator.alignment());
+    }
+    if (parent_size > node_size) {
         BufferAddress extra = parent_record.address;
-        extra.offset += node_aligned;
-        FreeDecision decision = allocator.free(extra, parent_aligned - node_aligned);
+        extra.offset += node_size;
+        FreeDecision decision = allocator.free(extra, parent_size - node_size);
         emit<Observed<event::ExtraSpaceFreed>>(&node, &parent, parent_record.buffer_id, decision);
     }
 }
@@ -454,7 +458,8 @@ void GraphAllocator::record_plan(const Graph& graph) {
 }
 
 // A buffer is (re)allocated when it is missing or any chunk of the new plan is larger
-// than the chunk it has; a buffer with no tensors is still made, so views can be set up.
+// than the chunk it has (before b3f27f37: when the plan's total is larger than the
+// buffer); a buffer with no tensors is still made, so views can be set up.
 bool GraphAllocator::allocate_buffers(bool measure_only) {
     for (std::size_t k = 0; k < allocators_.size(); ++k) {
         const DynamicAllocator& plan = allocators_[k];
@@ -467,6 +472,9 @@ bool GraphAllocator::allocate_buffers(bool measure_only) {
             if (plan.chunk_high_water(c) > (buffer ? buffer->chunk_size(c) : 0)) {
                 realloc = true;
             }
+        }
+        if (profile_->reallocation == Reallocation::when_total_grows && buffer != nullptr) {
+            realloc = plan.total_high_water() > buffer->size();
         }
         // Before chunks, a buffer type's one buffer was allocated whatever its plan held.
         if (!profile_->chunks && chunk_sizes.empty()) {

@@ -1,8 +1,10 @@
 #pragma once
-// Allocator version profiles: the rules of ggml_gallocr that changed between the upstream
-// versions people run, as data the one allocator reads (docs/versions.md lists each rule with
-// its commit). A profile is chosen once, when an allocator is made; planning reads its fields
-// directly, so the hot loop pays a bit test where it used to call a constexpr switch.
+// Allocator version profiles: every state of ggml_gallocr's plan-relevant rules between the
+// seed era (ggml f54604ef, 2024-06) and llama.cpp 0c1e570 (2026-10), as data the one
+// allocator reads. The states form a history: each profile is the one before it plus one
+// upstream change (`RuleChange`), described once here and read by `diff`, the docs test and
+// the version map. A profile is chosen once, when an allocator is made; planning reads its
+// fields directly, so the hot loop pays a bit test where it used to call a constexpr switch.
 
 #include "reference/ops.hpp"
 
@@ -11,6 +13,7 @@
 #include <initializer_list>
 #include <span>
 #include <string_view>
+#include <vector>
 
 namespace gallocsim {
 
@@ -19,6 +22,7 @@ inline constexpr std::size_t kOpCount = static_cast<std::size_t>(Op::GLU) + 1;
 // A set of ops (one bit each), buildable at compile time.
 class OpSet {
 public:
+    constexpr OpSet() = default;
     constexpr OpSet(std::initializer_list<Op> ops) {
         for (Op op : ops) {
             words_[index(op) / 64] |= bit(op);
@@ -30,6 +34,13 @@ public:
         copy.words_[index(op) / 64] |= bit(op);
         return copy;
     }
+    constexpr OpSet with(std::initializer_list<Op> ops) const {
+        OpSet copy = *this;
+        for (Op op : ops) {
+            copy = copy.with(op);
+        }
+        return copy;
+    }
     constexpr bool operator==(const OpSet&) const = default;
 
 private:
@@ -39,53 +50,95 @@ private:
     std::array<std::uint64_t, 2> words_{};
 };
 
+// Which chunk's tail takes a request that no free block fits.
+enum class TailChoice : std::uint8_t {
+    first_that_fits,  // the first chunk whose tail fits (254ea3e5)
+    reuse_factor,     // the tail that needs no growth and leaves least unused, else grows least (058128a6)
+};
+
+// When reserve replaces a buffer type's chunks.
+enum class Reallocation : std::uint8_t {
+    when_total_grows,    // the plan's total is larger than the buffer's (every version up to 254ea3e5)
+    when_a_chunk_grows,  // any chunk of the plan is larger than the chunk the buffer has (b3f27f37)
+};
+
+// What happens to the bytes of a larger parent past the end of a node that takes it over.
+enum class ExtraSpace : std::uint8_t {
+    kept,           // taken until the node is freed, then only the node's size comes back
+    freed,          // freed at once from the node's (unaligned) end (9dea367c)
+    freed_aligned,  // freed at once, both sizes aligned first (3129a944)
+};
+
+// The rules of one upstream state. Field defaults are the newest behaviour.
 struct AllocatorProfile {
-    std::string_view name;      // what --ggml-version takes: "ggml-d99724f2"
+    std::string_view name;    // what --ggml-version takes: "ggml-254ea3e5"
+    std::string_view commit;  // the upstream commit that made this state
+    std::string_view date;    // that commit's date, YYYY-MM-DD
     std::string_view upstream;  // the upstream it reproduces, in words
+    // Other names --ggml-version takes for it (names of earlier gallocsim releases).
+    std::span<const std::string_view> aliases;
     // The `expected.source` strings of graph files planned by that upstream (the first is
     // what gallocsim writes for it).
     std::span<const std::string_view> sources;
 
     // ggml_op_can_inplace: ops whose result may take over a parent's memory.
     OpSet inplace_ops;
-    // #15815 (254ea3e5): a buffer type's plan is split into chunks of at most its max size.
-    // Without: one buffer per buffer type, the max size ignored while planning.
+    // A buffer type's plan is split into chunks of at most its max size. Without: one
+    // buffer per buffer type, the max size ignored while planning.
     bool chunks = true;
-    // #16679 (9dea367c), aligned by #17884 (3129a944): a node taking over a larger parent
-    // returns the bytes past its own end to the free list. Without, they stay taken until
-    // the node is freed, and then only the node's size comes back.
-    bool free_extra_space = true;
-    // #16653 (0a2b6b20): a tensor on an external buffer but without data counts as allocated
-    // (not planned). Without, the allocator plans it like any other.
+    TailChoice tail_choice = TailChoice::reuse_factor;  // with chunks only
+    Reallocation reallocation = Reallocation::when_a_chunk_grows;
+    ExtraSpace free_extra_space = ExtraSpace::freed_aligned;
+    // A tensor on an external buffer but without data counts as allocated (not planned).
+    // Without, the allocator plans it like any other.
     bool external_buffer_is_allocated = true;
-    // #16653 (0a2b6b20): ggml_gallocr_reserve_n_size exists.
+    // ggml_gallocr_reserve_n_size exists.
     bool has_reserve_n_size = true;
-    // #13222 (1e04f6ae): needs_realloc answers yes for a tensor that had external data when
-    // planned and has none now. Without, upstream asks a null buffer type for its size and
-    // crashes (we return an error).
+    // needs_realloc answers yes for a tensor that had external data when planned and has
+    // none now. Without, upstream asks a null buffer type for its size and crashes (we
+    // return an error).
     bool replans_when_data_dropped = true;
-
-    // da649f70 (#10026, 2024-10-30): ggml_backend_buft_alloc_buffer answers a request for 0
-    // bytes with a dummy buffer (no memory, no base), so a tensor cannot be placed in it.
-    // Before, the buffer type allocated it like any other: a base, and with `chunks` off
-    // every buffer type holds its one buffer even when nothing was planned in it.
+    // ggml_backend_buft_alloc_buffer answers a request for 0 bytes with a dummy buffer (no
+    // memory, no base), so a tensor cannot be placed in it. Before, the buffer type
+    // allocated it like any other: a base, and with `chunks` off every buffer type holds its
+    // one buffer even when nothing was planned in it.
     bool empty_buffers_are_dummies = true;
 
     constexpr bool can_inplace(Op op) const { return inplace_ops.contains(op); }
 };
 
+// One upstream change that moved a plan-relevant rule: the step from one profile to the
+// next. Each rule is described here and nowhere else (docs/versions.md is checked against it).
+struct RuleChange {
+    std::string_view commit;    // upstream's commit ("254ea3e5"; llama.cpp's PR where no commit is known)
+    std::string_view date;      // YYYY-MM-DD
+    std::string_view pr;        // "llama.cpp #15815"
+    std::string_view title;     // upstream's subject line
+    std::string_view field;     // the AllocatorProfile field it changes
+    std::string_view sentence;  // what it changes, in one sentence
+};
+
 // Every profile, newest first.
 std::span<const AllocatorProfile> allocator_profiles();
+// The change that made `profile` from the one before it; nullptr for the oldest.
+const RuleChange* change_that_made(const AllocatorProfile& profile);
+// The states from the older of two profiles to the newer, both included, oldest first:
+// each one after the first is the one before it plus change_that_made(it).
+std::vector<const AllocatorProfile*> history_between(const AllocatorProfile& a, const AllocatorProfile& b);
+
+// A profile's place in the history: 0 for the seed era, 1 for the state after it, …
+std::size_t profile_age(const AllocatorProfile& profile);
+const AllocatorProfile& profile_of_age(std::size_t age);  // clamped to the newest
+
+// By name or alias.
 const AllocatorProfile* find_profile(std::string_view name);
-const AllocatorProfile& newest_profile();  // the default everywhere
-const AllocatorProfile& baseline_profile();  // ggml-d99724f2: the golden corpus
+const AllocatorProfile& newest_profile();    // the default everywhere
+const AllocatorProfile& baseline_profile();  // what ggml d99724f2 runs: the golden corpus
+const AllocatorProfile& seed_era_profile();  // ggml f54604ef: the seeds' allocator
 // The profile that reproduces a graph file's `expected.source` ("ggml d99724f2",
 // "llama.cpp 0c1e570 (ggml 0.25.3)", "ggml f54604ef"); nullptr for any other.
 const AllocatorProfile* profile_for_source(std::string_view expected_source);
-// The profile for ggml's version string as ggml_version() reports it ("0.25.3"): only the
-// releases whose ggml-alloc.c is known; nullptr for any other.
-const AllocatorProfile* profile_for_ggml_version(std::string_view ggml_version);
-// "ggml-d99724f2, llama.cpp-0c1e570, ggml-f54604ef": for error messages.
+// "llama.cpp-0c1e570, ggml-0a2b6b20, …": for error messages.
 std::string_view known_profile_names();
 
 } // namespace gallocsim

@@ -167,14 +167,20 @@ TEST(CaptureReplay, KeptPlanOfAnotherGraphIsSaidSo) {
 }
 
 TEST(CaptureReplay, ProgramVersionPicksTheProfile) {
-    // The seed capture says ggml 0.21.0 (whose ggml-alloc.c is d99724f2's); the llama capture
-    // was made by llama-cpp-python 0.3.36, whose ggml reports 0.25.3 (llama.cpp 0c1e570).
+    // The seed capture says ggml 0.21.0, the last ggml release, whose ggml-alloc.c is
+    // d99724f2's (0a2b6b20's state); a llama.cpp build reporting it may already have CLAMP in
+    // place, which the note says. The llama capture was made by llama-cpp-python 0.3.36,
+    // whose ggml reports 0.25.3 (llama.cpp 0c1e570).
     const Capture seed = load_capture(kSeed);
-    ASSERT_NE(session_profile(seed.sessions[0]), nullptr);
-    EXPECT_EQ(session_profile(seed.sessions[0])->name, "ggml-d99724f2");
+    const VersionMatch seed_match = session_profile(seed.sessions[0]);
+    ASSERT_NE(seed_match.profile, nullptr);
+    EXPECT_EQ(seed_match.profile->name, "ggml-0a2b6b20");
+    EXPECT_THAT(seed_match.note, HasSubstr("llama.cpp-0c1e570"));
     const Capture llama = load_capture(kCaptures / "tiny-llama");
-    ASSERT_NE(session_profile(llama.sessions[0]), nullptr);
-    EXPECT_EQ(session_profile(llama.sessions[0])->name, "llama.cpp-0c1e570");
+    const VersionMatch llama_match = session_profile(llama.sessions[0]);
+    ASSERT_NE(llama_match.profile, nullptr);
+    EXPECT_EQ(llama_match.profile->name, "llama.cpp-0c1e570");
+    EXPECT_TRUE(llama_match.exact);
 }
 
 
@@ -200,7 +206,7 @@ TEST_P(EveryCapture, ReplaysEveryCall) {
     for (const CaptureSession& session : capture.sessions) {
         EXPECT_TRUE(session.truncated.empty()) << session.label() << ": " << session.truncated;
         // The version the program reported picks the allocator, as `conform` does.
-        const AllocatorProfile* profile = session_profile(session);
+        const AllocatorProfile* profile = session_profile(session).profile;
         ASSERT_NE(profile, nullptr) << session.label() << ": no profile for its ggml version";
         for (const CallReplay& replay : replay_session(session, *profile)) {
             EXPECT_EQ(replay.outcome, CallOutcome::passed)

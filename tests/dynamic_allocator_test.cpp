@@ -340,6 +340,36 @@ TEST(DynamicAllocator, TailThatGrowsItsChunkLeastWins) {
     EXPECT_EQ(decision.high_water_after, 56u);
 }
 
+// Before the reuse factor (058128a6, #16788), chunks came with 254ea3e5 (#15815) and the
+// first chunk whose tail fits took the request, grown or not. The same two chunks as above:
+// a 16-byte request takes chunk 0's tail (reuse factor 32), where the reuse factor picks
+// chunk 1's (16); then a 40-byte request takes chunk 0's tail again, at 16, growing chunk 0
+// from 48 to 56 although chunk 1's whole tail [0, 64) fits it too.
+//
+//   chunk 0: high water 48, all free    |................
+//   chunk 1: high water 32, all free    |................
+TEST(DynamicAllocator, FirstTailThatFitsWinsBeforeTheReuseFactor) {
+    DynamicAllocator allocator(8, 64, TailChoice::first_that_fits);
+    const auto a = allocator.allocate(48);
+    const auto b = allocator.allocate(32);
+    ASSERT_EQ(b.address, (BufferAddress{1, 0}));
+    allocator.free(a.address, 48);
+    allocator.free(b.address, 32);
+
+    std::vector<BlockCandidate> candidates;
+    const AllocationDecision decision = allocator.allocate(16, &candidates);
+    EXPECT_EQ(decision.choice, BlockChoice::tail);
+    EXPECT_EQ(decision.address, (BufferAddress{0, 0}));
+    EXPECT_EQ(decision.fitting_blocks, 2);
+    EXPECT_EQ(decision.tail_reason, TailReason::first_that_fits);
+    EXPECT_EQ(candidates.size(), 2u);  // both tails looked at, for the explanation
+
+    const AllocationDecision next = allocator.allocate(40);
+    EXPECT_EQ(next.address, (BufferAddress{0, 16}));
+    EXPECT_EQ(allocator.chunk_high_water(0), 56u);
+    EXPECT_EQ(allocator.chunk_high_water(1), 32u);
+}
+
 // Nothing fits: a new chunk of max_size bytes, or of the request's size when that is larger.
 TEST(DynamicAllocator, NewChunkWhenNothingFits) {
     DynamicAllocator allocator(8, 16);

@@ -6,12 +6,14 @@
 #include "reference/profile.hpp"
 #include "simulator/model/graph_file.hpp"
 #include "simulator/model/plan.hpp"
+#include "simulator/model/working_graph.hpp"
 #include "tests/golden_files.hpp"
 #include "tests/test_support.hpp"
 
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <set>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
@@ -33,7 +35,7 @@ const AllocatorProfile& profile(std::string_view name) {
 }
 
 const AllocatorProfile& llama() { return profile("llama.cpp-0c1e570"); }
-const AllocatorProfile& baseline() { return profile("ggml-d99724f2"); }
+const AllocatorProfile& baseline() { return profile("ggml-0a2b6b20"); }
 const AllocatorProfile& seed_era() { return profile("ggml-f54604ef"); }
 
 // A graph file around the given tensors/leafs/nodes, one CPU buffer type.
@@ -59,17 +61,69 @@ Planned plan(const GraphFile& file, const AllocatorProfile& profile) {
 
 // --- names, versions, sources ---------------------------------------------------------
 
-TEST(Profiles, AreNamedAfterTheUpstreamTheyReproduceNewestFirst) {
+// One profile per state of the allocator between the seed era and llama.cpp 0c1e570, each
+// named by the commit that made it (docs/versions.md lists them), newest first.
+TEST(Profiles, AreNamedAfterTheCommitThatMadeEachStateNewestFirst) {
     std::vector<std::string_view> names;
     for (const AllocatorProfile& p : allocator_profiles()) {
         names.push_back(p.name);
     }
-    EXPECT_EQ(names, (std::vector<std::string_view>{"llama.cpp-0c1e570", "ggml-d99724f2", "ggml-f54604ef"}));
+    EXPECT_EQ(names, (std::vector<std::string_view>{"llama.cpp-0c1e570", "ggml-0a2b6b20", "ggml-3129a944", "ggml-106c2686",
+                                                     "ggml-058128a6", "ggml-9dea367c", "ggml-b3f27f37", "ggml-254ea3e5",
+                                                     "ggml-3b145175", "ggml-1e04f6ae", "ggml-93ea0016", "ggml-da649f70",
+                                                     "ggml-f54604ef"}));
     EXPECT_EQ(&newest_profile(), &llama());
     EXPECT_EQ(&baseline_profile(), &baseline());
+    EXPECT_EQ(&seed_era_profile(), &seed_era());
+    // The name the golden corpus's version had before the history was split stays an alias.
+    EXPECT_EQ(find_profile("ggml-d99724f2"), &baseline());
     EXPECT_EQ(find_profile("ggml-0c1e570"), nullptr);
     EXPECT_EQ(find_profile(""), nullptr);
-    EXPECT_EQ(known_profile_names(), "llama.cpp-0c1e570, ggml-d99724f2, ggml-f54604ef");
+    // Dates ascend with the history (ISO dates compare as text).
+    for (std::size_t i = 1; i < allocator_profiles().size(); ++i) {
+        EXPECT_GT(allocator_profiles()[i - 1].date, allocator_profiles()[i].date) << allocator_profiles()[i].name;
+    }
+}
+
+// Each profile is the one before it plus exactly the change that made it: the field the
+// change names differs, and no other.
+TEST(Profiles, EachStateDiffersFromTheOneBeforeInTheFieldItsChangeNames) {
+    auto fields = [](const AllocatorProfile& p) {
+        return std::vector<std::pair<std::string_view, bool>>{
+            {"inplace_ops", true},  // compared below
+            {"chunks", p.chunks},
+            {"tail_choice", p.tail_choice == TailChoice::reuse_factor},
+            {"reallocation", p.reallocation == Reallocation::when_a_chunk_grows},
+            {"free_extra_space", p.free_extra_space == ExtraSpace::kept},
+            {"free_extra_space", p.free_extra_space == ExtraSpace::freed_aligned},
+            {"external_buffer_is_allocated", p.external_buffer_is_allocated},
+            {"external_buffer_is_allocated", p.has_reserve_n_size},  // the same commit made both
+            {"replans_when_data_dropped", p.replans_when_data_dropped},
+            {"empty_buffers_are_dummies", p.empty_buffers_are_dummies},
+        };
+    };
+    EXPECT_EQ(change_that_made(seed_era()), nullptr);
+    for (const AllocatorProfile& p : allocator_profiles()) {
+        const RuleChange* change = change_that_made(p);
+        if (change == nullptr) {
+            continue;
+        }
+        const AllocatorProfile* before = history_between(seed_era(), p).end()[-2];
+        std::set<std::string_view> differing;
+        if (before->inplace_ops != p.inplace_ops) {
+            differing.insert("inplace_ops");
+        }
+        const auto a = fields(*before);
+        const auto b = fields(p);
+        for (std::size_t i = 1; i < a.size(); ++i) {
+            if (a[i].second != b[i].second) {
+                differing.insert(a[i].first);
+            }
+        }
+        EXPECT_EQ(differing, std::set<std::string_view>{change->field}) << p.name;
+        EXPECT_EQ(p.date, change->date) << p.name;
+        EXPECT_FALSE(change->sentence.empty()) << p.name;
+    }
 }
 
 TEST(Profiles, AreFoundByTheSourceAGraphFileNames) {
@@ -81,19 +135,6 @@ TEST(Profiles, AreFoundByTheSourceAGraphFileNames) {
     EXPECT_EQ(profile_for_source("llama.cpp 0c1e570"), nullptr);
     EXPECT_EQ(profile_for_source("gallocsim"), nullptr);
     EXPECT_EQ(profile_for_source(""), nullptr);
-}
-
-// ggml 0.15.3 to 0.21.0 carry d99724f2's ggml-alloc.c, 0.25.3 is llama.cpp 0c1e570's;
-// nothing between or around them is guessed.
-TEST(Profiles, AreFoundByGgmlVersionOnlyForKnownReleases) {
-    for (const char* version : {"0.15.3", "0.15.10", "0.18.0", "0.21.0"}) {
-        EXPECT_EQ(profile_for_ggml_version(version), &baseline()) << version;
-    }
-    EXPECT_EQ(profile_for_ggml_version("0.25.3"), &llama());
-    for (const char* version : {"0.15.2", "0.21.1", "0.25.2", "0.25.4", "0.9.5", "1.0.0", "0.25.3-rc1", "v0.25.3",
-                                "0.25", "0.25.3.1", "-0.25.3", "0.-25.3", "", "unknown"}) {
-        EXPECT_EQ(profile_for_ggml_version(version), nullptr) << version;
-    }
 }
 
 // --- the in-place op list -------------------------------------------------------------
@@ -126,7 +167,7 @@ TEST(Profiles, InPlaceOpListsDifferAsUpstreamsDo) {
 
 // a (8 f32 = 32 bytes, an input leaf) feeds only c = clamp(a), an output. Alignment 32.
 // llama.cpp-0c1e570: CLAMP may run in place, a is ours, not an output, same layout, c is its
-// only consumer: c takes a's bytes, [0, 32), buffer 32. ggml-d99724f2 and ggml-f54604ef:
+// only consumer: c takes a's bytes, [0, 32), buffer 32. ggml-0a2b6b20 and ggml-f54604ef:
 // CLAMP is not in place, c takes the next free bytes, [32, 64) while a still lives: buffer 64.
 TEST(Profiles, ClampRunsInPlaceOnlyUnderLlamaCpp) {
     GraphFile file = graph(R"({"name": "CPU", "alignment": 32})",
@@ -149,22 +190,25 @@ TEST(Profiles, ClampRunsInPlaceOnlyUnderLlamaCpp) {
 
 // Each op the in-place list gained after the seed era, alone: a (8 f32 = 32 bytes, an input
 // leaf) feeds only o = OP(a), an output, alignment 32. Where OP may run in place, o takes a's
-// bytes [0, 32) (buffer 32); where not, o goes next to a, [32, 64) (buffer 64).
+// bytes [0, 32) (buffer 32); where not, o goes next to a, [32, 64) (buffer 64). Each op
+// enters the list with the commit docs/versions.md names, and stays.
 TEST(Profiles, OpsAddedToTheInPlaceListAfterTheSeedEra) {
-    for (const char* op : {"ROPE_BACK", "SILU_BACK", "RMS_NORM_BACK", "SOFT_MAX_BACK", "ADD_ID", "FILL"}) {
+    const std::vector<std::pair<const char*, std::string_view>> added = {
+        {"ROPE_BACK", "ggml-93ea0016"}, {"SILU_BACK", "ggml-93ea0016"}, {"RMS_NORM_BACK", "ggml-93ea0016"},
+        {"SOFT_MAX_BACK", "ggml-93ea0016"}, {"ADD_ID", "ggml-3b145175"}, {"FILL", "ggml-106c2686"},
+        {"CLAMP", "llama.cpp-0c1e570"}};
+    for (const auto& [op, since] : added) {
         GraphFile file = graph(R"({"name": "CPU", "alignment": 32})",
                                R"({"name": "a", "type": "f32", "ne": [8], "flags": ["input"]},
                                   {"name": "o", "type": "f32", "ne": [8], "op": ")" + std::string(op) +
                                    R"(", "src": ["a"], "flags": ["output"]})",
                                R"("a")", R"("o")");
-        for (const AllocatorProfile* p : {&llama(), &baseline()}) {
+        for (const AllocatorProfile* p : history_between(seed_era(), newest_profile())) {
+            const bool in_place = profile_age(*p) >= profile_age(profile(since));
             const Planned planned = plan(file, *p);
-            EXPECT_EQ(planned.buffer_sizes, std::vector<std::size_t>{32}) << op << " " << p->name;
-            EXPECT_EQ(planned.places, (Places{{"a", {0, 0, 0}}, {"o", {0, 0, 0}}})) << op << " " << p->name;
+            EXPECT_EQ(planned.buffer_sizes, std::vector<std::size_t>{in_place ? 32u : 64u}) << op << " " << p->name;
+            EXPECT_EQ(planned.places, (Places{{"a", {0, 0, 0}}, {"o", {0, 0, in_place ? 0u : 32u}}})) << op << " " << p->name;
         }
-        const Planned seed = plan(file, seed_era());
-        EXPECT_EQ(seed.buffer_sizes, std::vector<std::size_t>{64}) << op;
-        EXPECT_EQ(seed.places, (Places{{"a", {0, 0, 0}}, {"o", {0, 0, 32}}})) << op;
     }
 }
 
@@ -172,7 +216,7 @@ TEST(Profiles, OpsAddedToTheInPlaceListAfterTheSeedEra) {
 // 32, max_size 96; leafs a (32 bytes), b (64); n = NORM(a) (32), m = NORM(b) (64),
 // k = CONCAT(n, m) (96, output). Nothing runs in place (NORM, CONCAT).
 //
-// Chunks (llama.cpp-0c1e570, ggml-d99724f2): a opens chunk 0 [0, 96) at 0; b fits its tail
+// Chunks (llama.cpp-0c1e570, ggml-0a2b6b20): a opens chunk 0 [0, 96) at 0; b fits its tail
 // [32, 96) exactly: b at 0:32, chunk 0 full. n: no free block fits anywhere (chunk 0 has
 // none), so chunk 1 opens: n at 1:0; a is freed: chunk 0 = [0, 32). m (64): chunk 0's tail
 // [0, 32) is too small, chunk 1's tail [32, 96) fits: m at 1:32; b is freed, joining [0, 32):
@@ -227,7 +271,7 @@ private:
 // a (8 f32 = 32 bytes), x = cont(a) (padded: 64), y = scale(x) (32, in place over x),
 // z = cont(y) (64, output). a at 0; x at 32 (tail), high water 96; a freed: [0, 32).
 // y takes x's place at 32.
-// With free_extra_space (ggml-d99724f2): x's bytes past y, [64, 96), go back and join the
+// With free_extra_space (ggml-0a2b6b20): x's bytes past y, [64, 96), go back and join the
 // tail: [0, 32), tail from 64. z (64): [0, 32) too small, the tail: z at 64, buffer 128.
 // Without (ggml-f54604ef): [64, 96) stays taken; z: the tail from 96: z at 96, buffer 160.
 TEST(Profiles, FreeExtraSpaceGivesBackWhatALargerParentHeldPastItsChild) {
@@ -258,9 +302,98 @@ TEST(Profiles, FreeExtraSpaceGivesBackWhatALargerParentHeldPastItsChild) {
     EXPECT_EQ(keeping.buffer_size(0), 160u);
 }
 
+// A device that pads CONT results by 20 bytes and SCALE results by 4 (alignment 32), so an
+// in-place child's size and its parent's are both unaligned: what told 9dea367c (#16679, the
+// bytes past the child freed from the child's own end) from 3129a944 (#17884, both sizes
+// aligned first).
+class UnalignedPaddingType final : public BufferType {
+public:
+    std::string_view name() const override { return "unaligned"; }
+    std::size_t alignment() const override { return 32; }
+    std::size_t alloc_size(const Tensor& tensor) const override {
+        return nbytes(tensor) + (tensor.op == Op::CONT ? 20 : tensor.op == Op::SCALE ? 4 : 0);
+    }
+
+protected:
+    std::unique_ptr<Buffer> allocate_memory(std::size_t size) override { return memory_.allocate(size); }
+
+private:
+    ConfigurableBufferType memory_{test_support::dummy_backend(kSizeMax, 32)};
+};
+
+// a (8 f32: 32 bytes), x = cont(a) (52, 64 aligned), y = scale(x) (36, in place over x),
+// w = norm(y) (32), an output. a at 0; x at 32 (the tail), high water 96; a freed: [0, 32),
+// tail from 96. y takes x's place at 32.
+//   3129a944: 52 and 36 both align to 64: nothing past y to free. w: best fit [0, 32): w at 0.
+//   9dea367c: 52 > 36: the 16 bytes from 32 + 36 = 68 are freed, their size aligned up to 32:
+//     [68, 100), which touches neither [0, 32) nor the tail at 96 (it overlaps the tail: the
+//     bug #17884 fixed) and is inserted between them. w: two blocks of 32 fit, the later wins
+//     ties: w at 68, a misaligned offset.
+//   Before 9dea367c nothing is freed: w at 0, as under 3129a944.
+TEST(Profiles, FreeExtraSpaceFromAnUnalignedEndUntil17884) {
+    Context context;
+    GraphBuilder ggml{context};
+    Tensor& a = ggml.new_tensor(DataType::f32, {8}, "a");
+    Tensor& x = ggml.cont(a);
+    Tensor& y = ggml.scale(x, 2.0f);
+    Tensor& w = ggml.norm(y);
+    set_output(w);
+    Graph g;
+    build_forward_expand(g, w);
+    UnalignedPaddingType type;
+    for (const char* name : {"ggml-3b145175", "ggml-9dea367c", "ggml-058128a6", "ggml-3129a944", "ggml-0a2b6b20"}) {
+        GraphAllocator allocator(type, profile(name));
+        ASSERT_TRUE(allocator.reserve(g)) << name << ": " << allocator.last_error();
+        EXPECT_EQ(allocator.hash_node(x)->address, (BufferAddress{0, 32})) << name;
+        EXPECT_EQ(allocator.hash_node(y)->address, (BufferAddress{0, 32})) << name;
+        const bool unaligned = profile(name).free_extra_space == ExtraSpace::freed;
+        EXPECT_EQ(allocator.hash_node(w)->address, (BufferAddress{0, unaligned ? 68u : 0u})) << name;
+    }
+}
+
+// b3f27f37 (#16396): reserve replaces a buffer whose chunk would grow even when the plan's
+// total does not. Max size 96, alignment 32; x is outside memory.
+//   g1: p = norm(x) (96 bytes) fills chunk 0; q = norm(x) (32) opens chunk 1: chunks [96, 32].
+//   g2: p = norm(x) (64) at 0:0, leaving chunk 0's tail [64, 96); q (64) does not fit it and
+//     opens chunk 1: chunks [64, 64], total 128 as before.
+// Since b3f27f37 chunk 1 grows from 32 to 64, so the buffer is made anew: [64, 64], and
+// alloc_graph places q at 1:0. Before, the total did not grow and the buffer [96, 32] was
+// kept: q's 64 bytes at 1:0 do not fit chunk 1's 32 (upstream aborts: we fail naming q).
+TEST(Profiles, ReallocationWhenAChunkGrowsOnlySince16396) {
+    auto graph_of = [](std::int64_t p_elements, std::int64_t q_elements) {
+        return graph(R"({"name": "GPU", "alignment": 32, "max_size": 96})",
+                     R"({"name": "x", "type": "f32", "ne": [8], "data": true},
+                        {"name": "p", "type": "f32", "ne": [)" + std::to_string(p_elements) +
+                         R"(], "op": "NORM", "src": ["x"], "flags": ["output"]},
+                        {"name": "q", "type": "f32", "ne": [)" + std::to_string(q_elements) +
+                         R"(], "op": "NORM", "src": ["x"], "flags": ["output"]})",
+                     R"("x")", R"("p", "q")");
+    };
+    for (const char* name : {"ggml-254ea3e5", "ggml-b3f27f37"}) {
+        const GraphFile g1 = graph_of(24, 8);
+        const GraphFile g2 = graph_of(16, 16);
+        auto types = make_buffer_types(g1);
+        GraphAllocator allocator(*types[0], profile(name));
+        WorkingGraph w1 = working_copy(g1);
+        WorkingGraph w2 = working_copy(g2);
+        ASSERT_TRUE(allocator.reserve(w1.graph)) << allocator.last_error();
+        EXPECT_EQ(allocator.chunk_sizes(0), (std::vector<std::size_t>{96, 32})) << name;
+        ASSERT_TRUE(allocator.reserve(w2.graph)) << allocator.last_error();
+        const bool per_chunk = profile(name).reallocation == Reallocation::when_a_chunk_grows;
+        EXPECT_EQ(allocator.chunk_sizes(0), (per_chunk ? std::vector<std::size_t>{64, 64} : std::vector<std::size_t>{96, 32}))
+            << name;
+        EXPECT_EQ(allocator.alloc_graph(w2.graph), per_chunk) << name;
+        if (per_chunk) {
+            EXPECT_EQ(allocator.locate(w2.copy_of(*g2.context.find("q"))), (Placement{0, 1, 0}));
+        } else {
+            EXPECT_NE(allocator.last_error().find("tensor q"), std::string::npos) << allocator.last_error();
+        }
+    }
+}
+
 // #16653: a tensor on an external buffer with no data yet (here: in a zero-size buffer)
 // counts as allocated. Leafs a and e (8 f32 = 32 bytes each), y = a + e (in place over a).
-// ggml-d99724f2: e is not planned; a at 0, y over a: buffer 32. ggml-f54604ef plans e like any
+// ggml-0a2b6b20: e is not planned; a at 0, y over a: buffer 32. ggml-f54604ef plans e like any
 // leaf: e at 32, buffer 64.
 TEST(Profiles, ATensorOnAnExternalBufferCountsAsAllocatedOnlySince16653) {
     Context context;
@@ -294,7 +427,8 @@ TEST(Profiles, ATensorOnAnExternalBufferCountsAsAllocatedOnlySince16653) {
 // type for a's size and crashed: an error naming a.
 TEST(Profiles, DataDroppedAfterReservePlansAgainOnlySince13222) {
     static float external_data[8];
-    for (const AllocatorProfile* p : {&baseline(), &seed_era()}) {
+    for (const AllocatorProfile* p : history_between(seed_era(), newest_profile())) {
+        EXPECT_EQ(p->replans_when_data_dropped, profile_age(*p) >= profile_age(profile("ggml-1e04f6ae"))) << p->name;
         Context context;
         GraphBuilder ggml{context};
         Tensor& a = ggml.new_tensor(DataType::f32, {8}, "a");
@@ -363,8 +497,10 @@ TEST(Profiles, ZeroByteTensorsArePlacedInAZeroByteBufferOnlyInTheSeedEra) {
     EXPECT_EQ(seed.error, "");
     EXPECT_EQ(seed.chunk_sizes, (std::vector<std::vector<std::size_t>>{{0}}));
     EXPECT_EQ(seed.places, (Places{{"a", {0, 0, 0}}, {"b", {0, 0, 0}}, {"o", {0, 0, 0}}}));
-    const Planned today = plan(file, baseline());
-    EXPECT_NE(today.error.find("(upstream aborts here)"), std::string::npos) << today.error;
+    for (const char* name : {"ggml-da649f70", "ggml-0a2b6b20"}) {
+        const Planned today = plan(file, profile(name));
+        EXPECT_NE(today.error.find("(upstream aborts here)"), std::string::npos) << name << ": " << today.error;
+    }
 }
 
 // The golden corpus came from ggml d99724f2 and names it as its source.

@@ -90,7 +90,7 @@ private Q_SLOTS:
         // The note says what trace_call says of that call (capture_replay_test checks its words):
         // it shows the plan of call 0, the reserve_n.
         const CaptureSession& session = controller().capture()->sessions.at(0);
-        const CallTrace traced = trace_call(session, 1, session_profile(session) ? *session_profile(session) : newest_profile());
+        const CallTrace traced = trace_call(session, 1, *session_profile(session).profile);
         QCOMPARE(traced.plan_call, std::size_t{0});
         QCOMPARE(window_->capture_panel().note().text(), QString("Call 1: %1.").arg(QString::fromStdString(traced.note)));
         // One planning (the reserve's: a, b as leafs, mul in place on a), then alloc_graph

@@ -250,7 +250,7 @@ private Q_SLOTS:
         QVERIFY(!other.restore_session(session, "s.json"));
         QCOMPARE(errors.count(), 1);
         const QString message = errors.at(0).at(1).toString();
-        QVERIFY2(message.contains("ggml_version") && message.contains("ggml-d99724f2"), qPrintable(message));
+        QVERIFY2(message.contains("ggml_version") && message.contains("ggml-0a2b6b20"), qPrintable(message));
         QVERIFY(!other.has_graph());
     }
 

@@ -167,74 +167,106 @@ PlanDiff diff_plans(const PlanRecord& before, const PlanRecord& after) {
 
 namespace {
 
-
-// In-place pairs of plan `with` that plan `without` lacks, each with the rule that explains it.
-void in_place_changes(const GraphFile& file, const GgmlPlan& with, const GgmlPlan& without,
-                      std::vector<std::string>& lines) {
-    const AllocatorProfile& has = with.run.allocator->profile();
-    const AllocatorProfile& lacks = without.run.allocator->profile();
-    for (const auto& pair : with.in_place) {
-        if (std::ranges::find(without.in_place, pair) != without.in_place.end()) {
-            continue;
-        }
-        const auto& [node, parent] = pair;
-        const Tensor* tensor = file.context.find(node);
-        const std::string op = tensor ? std::string(op_name(tensor->op)) : "its op";
-        if (tensor && has.can_inplace(tensor->op) && !lacks.can_inplace(tensor->op)) {
-            lines.push_back(op + " may run in place under " + std::string(has.name) + ", not under " +
-                            std::string(lacks.name) + ": " + node + " reuses its parent " + parent + "'s memory");
-        } else {
-            lines.push_back(node + " reuses its parent " + parent + "'s memory under " + std::string(has.name) +
-                            " only: " + op + " may run in place under both, but under " + std::string(lacks.name) +
-                            " the parent was not free for it (a consequence of the changes above)");
-        }
+std::string names_text(const std::vector<std::string>& names) {
+    constexpr std::size_t kShown = 3;
+    std::string text;
+    for (std::size_t i = 0; i < names.size() && i < kShown; ++i) {
+        text += (i == 0 ? "" : ", ") + names[i];
     }
+    if (names.size() > kShown) {
+        text += " and " + std::to_string(names.size() - kShown) + " more";
+    }
+    return text;
 }
 
-std::string chunk_count_text(const std::vector<std::size_t>& chunks) {
-    return chunks.size() == 1 ? "one buffer" : std::to_string(chunks.size()) + " chunks";
+// In-place pairs of `with` that `without` lacks, as "X takes Y's memory".
+std::vector<std::string> in_place_gained(const GgmlPlan& with, const GgmlPlan& without) {
+    std::vector<std::string> gained;
+    for (const auto& pair : with.in_place) {
+        if (std::ranges::find(without.in_place, pair) == without.in_place.end()) {
+            gained.push_back(pair.first + " takes " + pair.second + "'s memory");
+        }
+    }
+    return gained;
+}
+
+// What one change did to a plan: `before` under the profile just older than the change,
+// `after` under the profile it made.
+std::string rule_effect(const GgmlPlan& before, const GgmlPlan& after) {
+    std::vector<std::string> parts;
+    const std::string& failed_before = before.run.error;
+    const std::string& failed_after = after.run.error;
+    if (failed_before != failed_after) {
+        parts.push_back(failed_after.empty() ? "the plan no longer fails" : "the plan fails: " + failed_after);
+    }
+    const auto& sizes_before = before.run.plan.buffer_sizes;
+    const auto& sizes_after = after.run.plan.buffer_sizes;
+    const auto& chunks_before = before.run.plan.chunk_sizes;
+    const auto& chunks_after = after.run.plan.chunk_sizes;
+    for (std::size_t id = 0; id < sizes_before.size() && id < sizes_after.size(); ++id) {
+        const bool chunks_differ = id < chunks_before.size() && id < chunks_after.size() &&
+                                   chunks_before[id].size() != chunks_after[id].size();
+        if (sizes_before[id] == sizes_after[id] && !chunks_differ) {
+            continue;
+        }
+        std::string part = "buffer " + std::to_string(id) + " " + std::to_string(sizes_before[id]) + " -> " +
+                           std::to_string(sizes_after[id]) + " bytes";
+        if (chunks_differ) {
+            part += " in " + std::to_string(chunks_after[id].size()) +
+                    (chunks_after[id].size() == 1 ? " chunk" : " chunks") + " instead of " +
+                    std::to_string(chunks_before[id].size());
+        }
+        parts.push_back(std::move(part));
+    }
+    if (const auto gained = in_place_gained(after, before); !gained.empty()) {
+        parts.push_back(names_text(gained));
+    }
+    if (const auto lost = in_place_gained(before, after); !lost.empty()) {
+        parts.push_back("no longer: " + names_text(lost));
+    }
+    if (after.extra_space_freed != before.extra_space_freed) {
+        parts.push_back("in-place nodes give back " + std::to_string(after.extra_space_freed) +
+                        " bytes past their end (" + std::to_string(before.extra_space_freed) + " before)");
+    }
+    const PlanDiff moved = diff_plans(before.run.plan, after.run.plan);
+    if (!moved.moved.empty()) {
+        parts.push_back(std::to_string(moved.moved.size()) + (moved.moved.size() == 1 ? " tensor moves" : " tensors move"));
+    }
+    std::string text;
+    for (const std::string& part : parts) {
+        text += (text.empty() ? "" : "; ") + part;
+    }
+    return text;
+}
+
+bool same_plan(const GgmlPlan& a, const GgmlPlan& b) {
+    return a.run.error == b.run.error && a.run.plan.buffer_sizes == b.run.plan.buffer_sizes &&
+           a.run.plan.chunk_sizes == b.run.plan.chunk_sizes && a.run.plan.tensors == b.run.plan.tensors &&
+           a.in_place == b.in_place && a.extra_space_freed == b.extra_space_freed;
 }
 
 } // namespace
 
-std::vector<std::string> version_rule_changes(const GraphFile& file, const GgmlPlan& a, const GgmlPlan& b) {
-    std::vector<std::string> lines;
-    const AllocatorProfile& pa = a.run.allocator->profile();
-    const AllocatorProfile& pb = b.run.allocator->profile();
-    if (&pa == &pb) {
-        return lines;
-    }
-    in_place_changes(file, a, b, lines);
-    in_place_changes(file, b, a, lines);
-    if (pa.chunks != pb.chunks) {
-        const AllocatorProfile& chunked = pa.chunks ? pa : pb;
-        const AllocatorProfile& whole = pa.chunks ? pb : pa;
-        const GgmlPlan& chunked_plan = pa.chunks ? a : b;
-        const auto& with = chunked_plan.run.plan.chunk_sizes;
-        const auto& without = (pa.chunks ? b : a).run.plan.chunk_sizes;
-        for (std::size_t id = 0; id < with.size() && id < without.size(); ++id) {
-            if (with[id].size() == without[id].size()) {
-                continue;
-            }
-            const BufferType& type = chunked_plan.run.allocator->buffer_type(static_cast<int>(id));
-            lines.push_back("buffer " + std::to_string(id) + " (" + std::string(type.name()) + "): under " +
-                            std::string(chunked.name) + " the plan is split into chunks of at most max_size " +
-                            std::to_string(type.max_size()) + " (" + chunk_count_text(with[id]) +
-                            ", ggml 254ea3e5, llama.cpp #15815, placed by the reuse factor of #16788); " +
-                            std::string(whole.name) + " ignores max_size and plans " + chunk_count_text(without[id]));
+std::vector<RuleEffect> version_rule_changes(const GraphFile& file, const AllocatorProfile& a, const AllocatorProfile& b) {
+    std::vector<RuleEffect> effects;
+    const std::vector<const AllocatorProfile*> states = history_between(a, b);
+    GgmlPlan before = run_ggml_plan(file, *states.front());
+    for (std::size_t i = 1; i < states.size(); ++i) {
+        GgmlPlan after = run_ggml_plan(file, *states[i]);
+        if (!same_plan(before, after)) {
+            effects.push_back({change_that_made(*states[i]), rule_effect(before, after)});
         }
+        before = std::move(after);
     }
-    if (pa.free_extra_space != pb.free_extra_space) {
-        const GgmlPlan& freeing = pa.free_extra_space ? a : b;
-        if (freeing.extra_space_freed > 0) {
-            lines.push_back("free_extra_space (ggml 9dea367c and 3129a944, llama.cpp #16679 and #17884): under " +
-                            std::string(freeing.run.allocator->profile().name) + " in-place nodes gave back " +
-                            std::to_string(freeing.extra_space_freed) + " bytes past their end; " +
-                            std::string((pa.free_extra_space ? pb : pa).name) +
-                            " keeps them taken, and frees only the node's size when the node is freed");
-        }
+    return effects;
+}
+
+std::string describe_rule_change(const RuleChange& change) {
+    std::string text(change.commit);
+    if (change.commit != change.pr) {
+        text += " (" + std::string(change.pr) + ")";
     }
-    return lines;
+    return text + ", " + std::string(change.date) + ": " + std::string(change.sentence);
 }
 
 } // namespace gallocsim

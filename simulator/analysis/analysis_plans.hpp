@@ -85,10 +85,15 @@ struct PlanDiff {
 
 PlanDiff diff_plans(const PlanRecord& before, const PlanRecord& after);
 
-// Why two plans of one graph under two ggml versions differ: one line per rule of the
-// profiles that differs and made a difference on this graph (an op that may run in place
-// under one only, chunks, free_extra_space), naming the tensors it moved. Empty when both
-// plans used the same profile or no differing rule fired.
-std::vector<std::string> version_rule_changes(const GraphFile& file, const GgmlPlan& a, const GgmlPlan& b);
+// Why two plans of one graph under two ggml versions differ: the upstream changes between
+// the two profiles, replayed one at a time on the graph (oldest first), that changed its
+// plan, each with what it did here. Empty when both profiles are the same state.
+struct RuleEffect {
+    const RuleChange* change = nullptr;
+    std::string effect;  // "buffer 0 8256 -> 7232 bytes; Vcur-0 (clamp) takes Vcur-0's memory"
+};
+std::vector<RuleEffect> version_rule_changes(const GraphFile& file, const AllocatorProfile& a, const AllocatorProfile& b);
+// "254ea3e5 (llama.cpp #15815), 2025-09-24: a buffer type's plan is split …"
+std::string describe_rule_change(const RuleChange& change);
 
 } // namespace gallocsim

@@ -1,13 +1,20 @@
 // libgallocsim_capture.so: loaded with LD_PRELOAD into a ggml program, it defines the graph
 // allocator's public functions, so the program's calls (and ggml-base's own calls, which go
-// through the PLT) come here first; each is forwarded to the real function and recorded as
-// a session per allocator in $GALLOCSIM_CAPTURE_DIR (docs/graph-format.md, "Captures").
+// through the PLT) come here first, and dlsym, so that programs which look ggml's functions
+// up at run time (Python's ctypes) get them too; each call is forwarded to the real function
+// and recorded as a session per allocator in $GALLOCSIM_CAPTURE_DIR (docs/graph-format.md,
+// "Captures"). What the capture could not see is written to the folder's capture-log.jsonl,
+// which `gallocsim capture` and `conform` report.
 //
 // It must never change what the program does: recording reads, never writes, ggml state;
 // any failure to record prints one line and stops capturing, and the calls go on.
 
+#include "reference/version_map.hpp"
 #include "simulator/capture/ggml_api.hpp"
 #include "simulator/capture/graph_record.hpp"
+#include "simulator/capture/interposition.hpp"
+
+#include <dlfcn.h>
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -21,6 +28,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <unordered_map>
@@ -104,6 +112,15 @@ thread_local int call_depth = 0;
 thread_local Session* current_session = nullptr;  // whose outermost call runs on this thread
 thread_local bool replanned = false;              // a reserve ran inside the current call
 
+// How a call the program made reached the capture, told by where it came from: a call whose
+// return address lies inside another graph allocator function was made by ggml itself, from
+// a call of the program's that the capture did not see (the program reached ggml without
+// the dynamic linker, for example through a function pointer of its own).
+struct Caller {
+    const void* address = nullptr;
+    const char* enclosing() const { return enclosing_allocator_function(address); }
+};
+
 class Capture {
 public:
     std::recursive_mutex mutex;
@@ -141,20 +158,47 @@ public:
             session->layout = describe_buffers(real(), bufts, count);
             open_session(*session);
             const GgmlApi& ggml = real();
+            ojson functions = ojson::object();
+            for (std::size_t i = 0; i < kMarkerFunctions.size(); ++i) {
+                functions[std::string(kMarkerFunctions[i].name)] = static_cast<bool>(ggml.markers[i]);
+            }
             ojson header{{"format", "ggml-session/1"}, {"allocator", number}, {"created_by", created_by},
                          {"ggml_version", optional_string(ggml.ggml_version)},
-                         {"ggml_commit", optional_string(ggml.ggml_commit)}, {"pid", ::getpid()},
-                         {"program", program_command_line()}, {"buffer_types", buffer_types_json(session->layout)},
-                         {"buffers", buffer_ids_json(session->layout)}};
+                         {"ggml_commit", optional_string(ggml.ggml_commit)}, {"ggml_library", ggml.library},
+                         {"ggml_functions", functions}, {"pid", ::getpid()}, {"program", program_command_line()},
+                         {"buffer_types", buffer_types_json(session->layout)}, {"buffers", buffer_ids_json(session->layout)}};
             write_all(session->fd, dump(header) + "\n", *dir_ / session->file_name);
             sessions_[galloc] = std::move(session);
         });
     }
 
+    // Something the program did that the capture could not record: once per kind and
+    // allocator, to capture-log.jsonl (what `gallocsim capture` and conform report).
+    void missed(const std::string& what) {
+        if (!recording() || !reported_.insert(what).second) {
+            return;
+        }
+        std::fprintf(stderr, "gallocsim capture: partial: %s\n", what.c_str());
+        guarded([&] { log({{"event", "partial"}, {"what", what}}); });
+    }
+
+    // At exit: which ggml the process had loaded and what was recorded, so that a capture
+    // with no sessions can say why.
+    void process_ended() {
+        if (!recording()) {
+            return;
+        }
+        const std::string library = loaded_ggml_library();
+        guarded([&] {
+            log({{"event", "exit"}, {"ggml_library", library.empty() ? ojson(nullptr) : ojson(library)},
+                 {"allocators", allocators_}, {"calls", calls_recorded_}});
+        });
+    }
+
     void allocator_freed(ggml_gallocr_t galloc) { sessions_.erase(galloc); }
 
-    void chunk_allocated(Session& session, ggml_backend_buffer_type_t buft, ggml_backend_buffer_t buffer) {
-        guarded([&] { session.chunks[buft].push_back({buffer, real().ggml_backend_buffer_get_size(buffer)}); });
+    void chunk_allocated(Session& session, ggml_backend_buffer_type_t buft, ggml_backend_buffer_t buffer, std::size_t asked) {
+        guarded([&] { session.chunks[buft].push_back({buffer, real().ggml_backend_buffer_get_size(buffer), asked}); });
     }
 
     void buffer_freed(ggml_backend_buffer_t buffer) {
@@ -168,8 +212,22 @@ public:
     // Records one outermost reserve/alloc_graph call around `forward`, which makes it.
     template <class Forward>
     auto record(Function function, ggml_gallocr_t galloc, ggml_cgraph* graph, const int* node_ids,
-                const int* leaf_ids, const std::size_t* sizes, Forward forward) {
+                const int* leaf_ids, const std::size_t* sizes, Caller caller, Forward forward) {
+        if (const char* enclosing = caller.enclosing()) {
+            // A reserve inside ggml_gallocr_reserve is that call itself (it only forwards); a
+            // call inside anything else stands for a call whose own effect went unseen.
+            if (std::string_view(enclosing) == "ggml_gallocr_reserve" && function == Function::reserve_n) {
+                function = Function::reserve;
+            } else {
+                missed(std::string(function_name(function)) + " was called from inside " + enclosing +
+                       ", a call of the program's that did not reach the capture");
+                return forward();
+            }
+        }
         Session* session = this->session(galloc);
+        if (session == nullptr && recording() && ready() && !sessions_.contains(galloc)) {
+            missed(std::string(function_name(function)) + " on an allocator whose creation did not reach the capture");
+        }
         std::optional<GraphRecord> before;
         if (session != nullptr) {
             guarded([&] { before.emplace(real(), graph, node_ids, leaf_ids); });
@@ -192,13 +250,31 @@ private:
     // parent's, so only the process that opened them writes.
     bool recording() const { return dir_.has_value() && !stopped_ && ::getpid() == pid_; }
 
-    // Capture needs the whole table; an older ggml is forwarded to but not recorded.
+    // Capture needs the functions and a layout it knows; a ggml without them is forwarded
+    // to but not recorded, and the log says why.
     bool ready() {
-        if (!real().complete) {
-            stop("the program's ggml lacks a function the capture needs");
+        if (!real().usable()) {
+            const std::string why = "not captured: " + real().unusable_reason();
+            guarded([&] { log({{"event", "unsupported"}, {"what", why}}); });
+            stop(why);
             return false;
         }
         return true;
+    }
+
+    void log(ojson line) {
+        if (log_fd_ < 0) {
+            std::error_code error;
+            fs::create_directories(*dir_, error);
+            const fs::path path = *dir_ / "capture-log.jsonl";
+            log_fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+            if (log_fd_ < 0) {
+                throw WriteError("cannot open " + path.string() + ": " + errno_text());
+            }
+        }
+        ojson entry{{"pid", ::getpid()}};
+        entry.update(line);
+        write_all(log_fd_, dump(entry) + "\n", *dir_ / "capture-log.jsonl");
     }
 
     // Sessions stay open (a call in flight may still point at one); nothing more is written.
@@ -244,12 +320,13 @@ private:
     static ojson returned_json(bool result) { return result; }
     static ojson returned_json(std::nullptr_t) { return nullptr; }
 
-    void write_call(Session& session, Function function, const GraphRecord& graph, ggml_gallocr_t galloc,
+    void write_call(Session& session, Function function, GraphRecord& graph, ggml_gallocr_t galloc,
                     const ojson& returned, const std::size_t* sizes) {
         const GgmlApi& ggml = real();
         const BufferLayout& layout = session.layout;
         const bool placed = function == Function::alloc_graph && returned == true;
-        const auto rules = graph.alloc_size_rules(layout, placed ? graph.placed_types(layout) : graph.planned_types(layout));
+        const auto rules =
+            graph.alloc_size_rules(layout, placed ? graph.placed_types(layout, session.chunks) : graph.planned_types(layout));
         const std::string graph_path = write_graph(graph.graph_json(layout, rules), session);
 
         ojson line{{"call", session.calls++}, {"function", function_name(function)}, {"graph", graph_path},
@@ -260,15 +337,8 @@ private:
         if (sizes != nullptr) {
             line["sizes"] = std::vector<std::size_t>(sizes, sizes + layout.type_of_id.size());
         }
-        ojson examples = ojson::object();
-        for (std::size_t type = 0; type < rules.size(); ++type) {
-            line["alloc_size"].push_back(rules[type].rule);
-            if (!rules[type].example.is_null()) {
-                examples[layout.types[type].name] = rules[type].example;
-            }
-        }
-        if (!examples.empty()) {
-            line["alloc_size_example"] = examples;
+        for (const AllocSizeFinding& rule : rules) {
+            line["alloc_size"].push_back(rule.rule);
         }
         ojson chunk_sizes = ojson::array();
         for (std::size_t id = 0; id < layout.type_of_id.size(); ++id) {
@@ -276,18 +346,49 @@ private:
             const int type = layout.type_of_id[id];
             ojson sizes_of_chunks = ojson::array();
             if (layout.first_id(type) == static_cast<int>(id)) {
-                auto list = session.chunks.find(layout.types[static_cast<std::size_t>(type)].buft);
-                for (const Chunk& chunk : list != session.chunks.end() ? list->second : std::vector<Chunk>{}) {
+                for (const Chunk& chunk : chunks_of(session, type)) {
                     sizes_of_chunks.push_back(chunk.size);
                 }
             }
             chunk_sizes.push_back(std::move(sizes_of_chunks));
         }
         line["chunk_sizes"] = std::move(chunk_sizes);
+        if (const ojson extra = buffer_extra(session); !extra.is_null()) {
+            line["buffer_extra"] = extra;
+        }
         if (placed) {
             line["tensors"] = graph.places(layout, session.chunks);
         }
         write_all(session.fd, dump(line) + "\n", *dir_ / session.file_name);
+        ++calls_recorded_;
+    }
+
+    static const std::vector<Chunk>& chunks_of(const Session& session, int type) {
+        static const std::vector<Chunk> none;
+        auto list = session.chunks.find(session.layout.types[static_cast<std::size_t>(type)].buft);
+        return list != session.chunks.end() ? list->second : none;
+    }
+
+    // Per buffer type, how many bytes its buffers report beyond what the allocator asked
+    // for (Vulkan_Host adds 32; so did the 2024 CPU buffer type): null when every chunk is
+    // exactly as asked, an error when a type's chunks differ in what they add.
+    static ojson buffer_extra(const Session& session) {
+        ojson extra = ojson::array();
+        bool any = false;
+        for (std::size_t type = 0; type < session.layout.types.size(); ++type) {
+            std::optional<std::size_t> added;
+            for (const Chunk& chunk : chunks_of(session, static_cast<int>(type))) {
+                const std::size_t bytes = chunk.size >= chunk.asked ? chunk.size - chunk.asked : 0;
+                if (added && *added != bytes) {
+                    throw WriteError("buffer type " + session.layout.types[type].name +
+                                     " adds different amounts to the buffers it allocates, which a session cannot record");
+                }
+                added = bytes;
+            }
+            extra.push_back(added.value_or(0));
+            any = any || added.value_or(0) != 0;
+        }
+        return any ? extra : ojson(nullptr);
     }
 
     // graphs/HASH.json, named by the hash of the graph without name and `captured`; written
@@ -324,9 +425,12 @@ private:
     }
 
     std::optional<fs::path> dir_;
+    int log_fd_ = -1;
+    std::set<std::string> reported_;
     pid_t pid_ = ::getpid();
     bool stopped_ = false;
     int allocators_ = 0;
+    int calls_recorded_ = 0;
     int next_session_ = 0;
     std::unordered_map<ggml_gallocr_t, std::unique_ptr<Session>> sessions_;
     std::unordered_set<std::string> graphs_written_;
@@ -354,7 +458,7 @@ private:
 
 template <class Forward>
 auto intercept(Function function, ggml_gallocr_t galloc, ggml_cgraph* graph, const int* node_ids,
-               const int* leaf_ids, const std::size_t* sizes, Forward forward) {
+               const int* leaf_ids, const std::size_t* sizes, Caller caller, Forward forward) {
     CallScope scope;
     if (!scope.outermost()) {
         if (function != Function::alloc_graph) {
@@ -362,25 +466,43 @@ auto intercept(Function function, ggml_gallocr_t galloc, ggml_cgraph* graph, con
         }
         return forward();
     }
-    return capture().record(function, galloc, graph, node_ids, leaf_ids, sizes, forward);
+    return capture().record(function, galloc, graph, node_ids, leaf_ids, sizes, caller, forward);
 }
 
 const GgmlApi& real() { return Capture::real(); }
 
+// new_n reached from inside ggml_gallocr_new (whose own call went unseen) is that call.
+const char* creator(const char* called, Caller caller) {
+    const char* enclosing = caller.enclosing();
+    return enclosing != nullptr && std::string_view(enclosing) == "ggml_gallocr_new" ? enclosing : called;
+}
+
+// At exit, after the program's own destructors: what the process loaded and recorded.
+struct ExitRecord {
+    ~ExitRecord() {
+        std::lock_guard lock(capture().mutex);
+        capture().process_ended();
+    }
+} exit_record;
+
 } // namespace
 } // namespace gallocsim::capture
 
+using gallocsim::capture::Caller;
 using gallocsim::capture::capture;
 using gallocsim::capture::CallScope;
+using gallocsim::capture::creator;
 using gallocsim::capture::Function;
 using gallocsim::capture::intercept;
 using gallocsim::capture::real;
+
+#define GALLOCSIM_CALLER Caller{__builtin_return_address(0)}
 
 GALLOCSIM_EXPORT ggml_gallocr_t ggml_gallocr_new_n(ggml_backend_buffer_type_t* bufts, int n_bufs) {
     CallScope scope;
     ggml_gallocr_t galloc = real().ggml_gallocr_new_n(bufts, n_bufs);
     if (scope.outermost()) {
-        capture().allocator_created(galloc, "ggml_gallocr_new_n", bufts, n_bufs);
+        capture().allocator_created(galloc, creator("ggml_gallocr_new_n", GALLOCSIM_CALLER), bufts, n_bufs);
     }
     return galloc;
 }
@@ -401,26 +523,32 @@ GALLOCSIM_EXPORT void ggml_gallocr_free(ggml_gallocr_t galloc) {
 }
 
 GALLOCSIM_EXPORT bool ggml_gallocr_reserve(ggml_gallocr_t galloc, ggml_cgraph* graph) {
-    return intercept(Function::reserve, galloc, graph, nullptr, nullptr, nullptr,
+    return intercept(Function::reserve, galloc, graph, nullptr, nullptr, nullptr, GALLOCSIM_CALLER,
                      [&] { return real().ggml_gallocr_reserve(galloc, graph); });
 }
 
 GALLOCSIM_EXPORT bool ggml_gallocr_reserve_n(ggml_gallocr_t galloc, ggml_cgraph* graph, const int* node_buffer_ids,
                                              const int* leaf_buffer_ids) {
-    return intercept(Function::reserve_n, galloc, graph, node_buffer_ids, leaf_buffer_ids, nullptr,
+    return intercept(Function::reserve_n, galloc, graph, node_buffer_ids, leaf_buffer_ids, nullptr, GALLOCSIM_CALLER,
                      [&] { return real().ggml_gallocr_reserve_n(galloc, graph, node_buffer_ids, leaf_buffer_ids); });
 }
 
+// Defined for every version, forwarded only to a ggml that has it (0a2b6b20, 2025-12): a
+// program cannot call it unless its ggml does.
 GALLOCSIM_EXPORT void ggml_gallocr_reserve_n_size(ggml_gallocr_t galloc, ggml_cgraph* graph, const int* node_buffer_ids,
                                                   const int* leaf_buffer_ids, size_t* sizes) {
-    intercept(Function::reserve_n_size, galloc, graph, node_buffer_ids, leaf_buffer_ids, sizes, [&] {
+    if (real().ggml_gallocr_reserve_n_size == nullptr) {
+        std::fputs("gallocsim capture: the program's ggml has no ggml_gallocr_reserve_n_size\n", stderr);
+        std::abort();
+    }
+    intercept(Function::reserve_n_size, galloc, graph, node_buffer_ids, leaf_buffer_ids, sizes, GALLOCSIM_CALLER, [&] {
         real().ggml_gallocr_reserve_n_size(galloc, graph, node_buffer_ids, leaf_buffer_ids, sizes);
         return nullptr;
     });
 }
 
 GALLOCSIM_EXPORT bool ggml_gallocr_alloc_graph(ggml_gallocr_t galloc, ggml_cgraph* graph) {
-    return intercept(Function::alloc_graph, galloc, graph, nullptr, nullptr, nullptr,
+    return intercept(Function::alloc_graph, galloc, graph, nullptr, nullptr, nullptr, GALLOCSIM_CALLER,
                      [&] { return real().ggml_gallocr_alloc_graph(galloc, graph); });
 }
 
@@ -430,7 +558,7 @@ GALLOCSIM_EXPORT bool ggml_gallocr_alloc_graph(ggml_gallocr_t galloc, ggml_cgrap
 GALLOCSIM_EXPORT ggml_backend_buffer_t ggml_backend_buft_alloc_buffer(ggml_backend_buffer_type_t buft, size_t size) {
     ggml_backend_buffer_t buffer = real().ggml_backend_buft_alloc_buffer(buft, size);
     if (buffer != nullptr && gallocsim::capture::current_session != nullptr) {
-        capture().chunk_allocated(*gallocsim::capture::current_session, buft, buffer);
+        capture().chunk_allocated(*gallocsim::capture::current_session, buft, buffer, size);
     }
     return buffer;
 }
@@ -443,4 +571,34 @@ GALLOCSIM_EXPORT void ggml_backend_buffer_free(ggml_backend_buffer_t buffer) {
         capture().buffer_freed(buffer);
     }
     real().ggml_backend_buffer_free(buffer);
+}
+
+namespace gallocsim::capture {
+
+void* capture_function(const char* symbol) {
+    static const std::pair<std::string_view, void*> kFunctions[] = {
+        {"ggml_gallocr_new", reinterpret_cast<void*>(&::ggml_gallocr_new)},
+        {"ggml_gallocr_new_n", reinterpret_cast<void*>(&::ggml_gallocr_new_n)},
+        {"ggml_gallocr_free", reinterpret_cast<void*>(&::ggml_gallocr_free)},
+        {"ggml_gallocr_reserve", reinterpret_cast<void*>(&::ggml_gallocr_reserve)},
+        {"ggml_gallocr_reserve_n", reinterpret_cast<void*>(&::ggml_gallocr_reserve_n)},
+        {"ggml_gallocr_reserve_n_size", reinterpret_cast<void*>(&::ggml_gallocr_reserve_n_size)},
+        {"ggml_gallocr_alloc_graph", reinterpret_cast<void*>(&::ggml_gallocr_alloc_graph)},
+        {"ggml_backend_buft_alloc_buffer", reinterpret_cast<void*>(&::ggml_backend_buft_alloc_buffer)},
+        {"ggml_backend_buffer_free", reinterpret_cast<void*>(&::ggml_backend_buffer_free)},
+    };
+    const std::string_view name(symbol);
+    for (const auto& [function, address] : kFunctions) {
+        if (function == name) {
+            return address;
+        }
+    }
+    return nullptr;
+}
+
+} // namespace gallocsim::capture
+
+// Programs that look ggml's functions up themselves (Python's ctypes) get the capture's.
+GALLOCSIM_EXPORT void* dlsym(void* handle, const char* symbol) {
+    return gallocsim::capture::interposed_dlsym(handle, symbol, __builtin_return_address(0));
 }

@@ -1,8 +1,12 @@
 #include "simulator/capture/ggml_api.hpp"
 
+#include "reference/version_map.hpp"
+#include "simulator/capture/ggml_layouts.hpp"
+
 #include <dlfcn.h>
 #include <link.h>
 
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <vector>
@@ -13,6 +17,22 @@ namespace {
 
 // The symbol that identifies the object holding the graph allocator.
 constexpr const char* kAnchor = "ggml_gallocr_new_n";
+
+// ggml_tensor_overhead() is sizeof(struct ggml_object) + sizeof(struct ggml_tensor), and
+// ggml_object has been 32 bytes in every version (two sizes, a pointer, a type and padding).
+constexpr std::size_t kObjectSize = 32;
+
+using DlsymFunction = void* (*)(void*, const char*);
+
+DlsymFunction find_real_dlsym() {
+    // dlvsym is not interposed; dlsym's current version first, then the original one.
+    for (const char* version : {"GLIBC_2.34", "GLIBC_2.2.5"}) {
+        if (void* found = dlvsym(RTLD_NEXT, "dlsym", version)) {
+            return reinterpret_cast<DlsymFunction>(found);
+        }
+    }
+    return nullptr;
+}
 
 std::string object_path(const void* address) {
     Dl_info info{};
@@ -34,7 +54,7 @@ void* loaded_handle(const std::string& path) {
 
 // A loaded object other than this library that defines the anchor, dlopen'ed or not.
 void* find_ggml_object() {
-    if (void* next = dlsym(RTLD_NEXT, kAnchor)) {
+    if (void* next = real_dlsym(RTLD_NEXT, kAnchor)) {
         return loaded_handle(object_path(next));
     }
     // Names first, handles after: dlopen inside dl_iterate_phdr's callback would take the
@@ -55,12 +75,40 @@ void* find_ggml_object() {
         }
         // dlsym on a handle searches that object and its dependencies, never the preloaded
         // libraries; the check only guards against a program that links this library.
-        if (void* symbol = dlsym(handle, kAnchor); symbol != nullptr && object_path(symbol) != own_path()) {
+        if (void* symbol = real_dlsym(handle, kAnchor); symbol != nullptr && object_path(symbol) != own_path()) {
             return handle;
         }
         dlclose(handle);
     }
     return nullptr;
+}
+
+// Where the program's ggml keeps a tensor's name: ggml_get_name returns the address of the
+// name field without reading the tensor, so asking it about scratch memory is safe.
+std::size_t name_offset(const GgmlApi& api) {
+    alignas(std::max_align_t) static char scratch[4096];
+    const char* name = api.ggml_get_name(reinterpret_cast<ggml_tensor*>(scratch));
+    return static_cast<std::size_t>(name - scratch);
+}
+
+// The layout whose ggml_tensor has the size the program's ggml reports (ggml_tensor_overhead)
+// and its name where ggml_get_name finds it: layouts that moved fields around without
+// changing the size (the 2024 grad pointer gone, eight bytes of padding added) differ there.
+void choose_layout(GgmlApi& api) {
+    const std::size_t tensor_size = api.ggml_tensor_overhead() - kObjectSize;
+    const std::size_t name = name_offset(api);
+    std::string known;
+    for (const gallocsim_ggml_layout* layout : ggml_layouts()) {
+        known += (known.empty() ? "" : ", ") + std::string(layout->tree) + ": " + std::to_string(layout->tensor_size) +
+                 " bytes, name at " + std::to_string(layout->name);
+        if (layout->tensor_size == tensor_size && layout->name == name) {
+            api.layout = layout;
+            return;
+        }
+    }
+    api.layout_problem = "the program's ggml_tensor has " + std::to_string(tensor_size) + " bytes and its name at " +
+                         std::to_string(name) + ", a layout this capture library was not built for (" + known +
+                         "; see docs/your-own-program.md, \"Which ggml versions\")";
 }
 
 std::optional<GgmlApi> resolve() {
@@ -69,25 +117,60 @@ std::optional<GgmlApi> resolve() {
         return std::nullopt;
     }
     GgmlApi api;
-    bool complete = true;
     auto look_up = [&](auto& function, const char* name) {
-        function = reinterpret_cast<std::remove_reference_t<decltype(function)>>(dlsym(handle, name));
+        function = reinterpret_cast<std::remove_reference_t<decltype(function)>>(real_dlsym(handle, name));
         return function != nullptr;
     };
-#define GALLOCSIM_LOOK_UP(name) complete = look_up(api.name, #name) && complete;
+#define GALLOCSIM_LOOK_UP(name)        \
+    if (!look_up(api.name, #name)) {   \
+        api.missing.emplace_back(#name); \
+    }
     GALLOCSIM_GGML_FUNCTIONS(GALLOCSIM_LOOK_UP)
 #undef GALLOCSIM_LOOK_UP
-    look_up(api.ggml_version, "ggml_version");
-    look_up(api.ggml_commit, "ggml_commit");
-    api.complete = complete;
+#define GALLOCSIM_LOOK_UP_OPTIONAL(name) look_up(api.name, #name);
+    GALLOCSIM_GGML_OPTIONAL_FUNCTIONS(GALLOCSIM_LOOK_UP_OPTIONAL)
+#undef GALLOCSIM_LOOK_UP_OPTIONAL
+    api.library = object_path(reinterpret_cast<const void*>(api.ggml_gallocr_new_n));
+    for (const MarkerFunction& marker : kMarkerFunctions) {
+        api.markers.push_back(real_dlsym(handle, std::string(marker.name).c_str()) != nullptr);
+    }
+    if (api.ggml_tensor_overhead != nullptr && api.ggml_get_name != nullptr) {
+        choose_layout(api);
+    }
     return api;
 }
 
 } // namespace
 
+std::string GgmlApi::unusable_reason() const {
+    if (!missing.empty()) {
+        std::string names;
+        for (const std::string& name : missing) {
+            names += (names.empty() ? "" : ", ") + name;
+        }
+        return "the program's ggml (" + library + ") lacks " + names + ", which the capture needs";
+    }
+    return layout_problem;
+}
+
+void* real_dlsym(void* handle, const char* symbol) {
+    static const DlsymFunction real = find_real_dlsym();
+    return real != nullptr ? real(handle, symbol) : nullptr;
+}
+
 const GgmlApi* program_ggml() {
     static const std::optional<GgmlApi> api = resolve();
     return api ? &*api : nullptr;
+}
+
+std::string loaded_ggml_library() {
+    void* handle = find_ggml_object();
+    if (handle == nullptr) {
+        return {};
+    }
+    const std::string path = object_path(real_dlsym(handle, kAnchor));
+    dlclose(handle);
+    return path;
 }
 
 } // namespace gallocsim::capture

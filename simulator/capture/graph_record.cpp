@@ -1,9 +1,5 @@
 #include "simulator/capture/graph_record.hpp"
 
-// The graph's leafs: no public function exposes them, so struct ggml_cgraph comes from the
-// program's own ggml tree (ggml-impl.h), whose layout is the one the program runs.
-#include <ggml-impl.h>
-
 #include <algorithm>
 #include <array>
 #include <cstdint>
@@ -11,6 +7,7 @@
 #include <cstring>
 #include <numeric>
 #include <set>
+#include <stdexcept>
 
 namespace gallocsim::capture {
 
@@ -23,8 +20,7 @@ constexpr std::array<std::pair<int, const char*>, 5> kFlags{{
 
 // A name the format and the command line can carry: surrounding whitespace dropped, bytes
 // that are not UTF-8 (a name cut at 63 bytes mid-character) replaced by '?', and never empty.
-std::string usable_name(const char* original) {
-    std::string name(original, strnlen(original, GGML_MAX_NAME));
+std::string usable_name(std::string name) {
     const auto first = name.find_first_not_of(" \t\r\n");
     name = first == std::string::npos ? std::string() : name.substr(first, name.find_last_not_of(" \t\r\n") - first + 1);
     try {
@@ -33,6 +29,21 @@ std::string usable_name(const char* original) {
         std::ranges::replace_if(name, [](char c) { return static_cast<unsigned char>(c) >= 0x80; }, '?');
     }
     return name.empty() ? "unnamed" : name;
+}
+
+// The buffer type whose chunk list holds `buffer`, and the chunk's index.
+std::optional<std::pair<ggml_backend_buffer_type_t, std::size_t>> find_chunk(const ChunkLists& chunks,
+                                                                             ggml_backend_buffer_t buffer) {
+    if (buffer == nullptr) {
+        return std::nullopt;
+    }
+    for (const auto& [buft, list] : chunks) {
+        const auto it = std::ranges::find(list, buffer, &Chunk::buffer);
+        if (it != list.end()) {
+            return std::pair{buft, static_cast<std::size_t>(it - list.begin())};
+        }
+    }
+    return std::nullopt;
 }
 
 ojson max_size_json(std::size_t max_size) { return max_size == SIZE_MAX ? ojson(nullptr) : ojson(max_size); }
@@ -83,8 +94,9 @@ ojson buffer_ids_json(const BufferLayout& layout) {
     return ids;
 }
 
-GraphRecord::GraphRecord(const GgmlApi& ggml, ggml_cgraph* graph, const int* node_buffer_ids, const int* leaf_buffer_ids)
-    : ggml_(ggml) {
+GraphRecord::GraphRecord(const GgmlApi& ggml, const ggml_cgraph* graph, const int* node_buffer_ids,
+                         const int* leaf_buffer_ids)
+    : ggml_(ggml), read_(ggml) {
     collect(graph);
     name_tensors();
     if (node_buffer_ids != nullptr) {
@@ -97,7 +109,7 @@ GraphRecord::GraphRecord(const GgmlApi& ggml, ggml_cgraph* graph, const int* nod
 
 // Leafs, then nodes, each after its view root and sources (depth first, on an explicit
 // stack: a graph listed out of order must not exhaust the program's stack).
-void GraphRecord::collect(ggml_cgraph* graph) {
+void GraphRecord::collect(const ggml_cgraph* graph) {
     auto add = [&](const ggml_tensor* root) {
         std::vector<std::pair<const ggml_tensor*, int>> stack{{root, -1}};  // -1: view_src next
         while (!stack.empty()) {
@@ -107,8 +119,8 @@ void GraphRecord::collect(ggml_cgraph* graph) {
                 continue;
             }
             const ggml_tensor* dependency = nullptr;
-            while (dependency == nullptr && next < GGML_MAX_SRC) {
-                const ggml_tensor* candidate = next < 0 ? tensor->view_src : tensor->src[next];
+            while (dependency == nullptr && next < static_cast<int>(read_.max_src())) {
+                const ggml_tensor* candidate = next < 0 ? read_.view_src(tensor) : read_.src(tensor, static_cast<std::size_t>(next));
                 ++next;
                 if (candidate != nullptr && candidate != tensor && !index_.contains(candidate)) {
                     dependency = candidate;
@@ -120,18 +132,25 @@ void GraphRecord::collect(ggml_cgraph* graph) {
             }
             index_.emplace(tensor, tensors_.size());
             tensors_.push_back(tensor);
-            had_memory_.push_back(tensor->data != nullptr);
+            had_memory_.push_back(read_.data(tensor) != nullptr);
             stack.pop_back();
         }
         return index_.at(root);
     };
-    for (int i = 0; i < graph->n_leafs; ++i) {
-        leafs_.push_back(add(graph->leafs[i]));
+    // The graph's layout came with the tensors'; where the program's ggml can say how many
+    // nodes a graph has, it must agree.
+    if (ggml_.ggml_graph_n_nodes != nullptr &&
+        ggml_.ggml_graph_n_nodes(const_cast<ggml_cgraph*>(graph)) != read_.n_nodes(graph)) {
+        throw std::runtime_error("the program's ggml_cgraph is not laid out as " + std::string(ggml_.layout->tree) +
+                                 "'s, whose ggml_tensor it shares");
     }
-    const int n_nodes = ggml_.ggml_graph_n_nodes(graph);
-    for (int i = 0; i < n_nodes; ++i) {
-        nodes_.push_back(add(ggml_.ggml_graph_node(graph, i)));
+    for (int i = 0; i < read_.n_leafs(graph); ++i) {
+        leafs_.push_back(add(read_.leaf(graph, i)));
     }
+    for (int i = 0; i < read_.n_nodes(graph); ++i) {
+        nodes_.push_back(add(read_.node(graph, i)));
+    }
+    recorded_sizes_.assign(tensors_.size(), std::nullopt);
 }
 
 // Unique names: in the order tensors are listed, a tensor keeps its usable name if no
@@ -139,7 +158,7 @@ void GraphRecord::collect(ggml_cgraph* graph) {
 void GraphRecord::name_tensors() {
     std::set<std::string> taken;
     for (const ggml_tensor* tensor : tensors_) {
-        const std::string base = usable_name(tensor->name);
+        const std::string base = usable_name(read_.name(tensor));
         std::string name = base;
         for (int n = 2; taken.contains(name); ++n) {
             name = base + "#" + std::to_string(n);
@@ -161,8 +180,8 @@ std::vector<int> GraphRecord::planned_types(const BufferLayout& layout) const {
         assign(leafs_[i], i, leaf_buffer_ids_);
     }
     for (std::size_t i = 0; i < nodes_.size(); ++i) {
-        for (const ggml_tensor* src : tensors_[nodes_[i]]->src) {
-            if (src != nullptr) {
+        for (std::size_t k = 0; k < read_.max_src(); ++k) {
+            if (const ggml_tensor* src = read_.src(tensors_[nodes_[i]], k)) {
                 assign(index_of(src), i, node_buffer_ids_);
             }
         }
@@ -171,11 +190,11 @@ std::vector<int> GraphRecord::planned_types(const BufferLayout& layout) const {
     return types;
 }
 
-std::vector<int> GraphRecord::placed_types(const BufferLayout& layout) const {
+std::vector<int> GraphRecord::placed_types(const BufferLayout& layout, const ChunkLists& chunks) const {
     std::vector<int> types(tensors_.size(), -1);
     for (std::size_t i = 0; i < tensors_.size(); ++i) {
-        if (tensors_[i]->buffer != nullptr) {
-            types[i] = layout.type_index(ggml_.ggml_backend_buffer_get_type(tensors_[i]->buffer));
+        if (const auto chunk = find_chunk(chunks, read_.buffer(tensors_[i]))) {
+            types[i] = layout.type_index(chunk->first);
         }
     }
     return types;
@@ -185,36 +204,39 @@ std::vector<int> GraphRecord::placed_types(const BufferLayout& layout) const {
 std::size_t GraphRecord::cuda_alloc_size(const ggml_tensor* tensor) const {
     constexpr std::int64_t kRowPadding = 512;
     std::size_t size = ggml_.ggml_nbytes(tensor);
-    if (ggml_.ggml_is_quantized(tensor->type) && tensor->ne[0] % kRowPadding != 0) {
-        size += ggml_.ggml_row_size(tensor->type, kRowPadding - tensor->ne[0] % kRowPadding);
+    const ggml_type type = read_.type(tensor);
+    const std::int64_t ne0 = read_.ne(tensor, 0);
+    if (ggml_.ggml_is_quantized(type) && ne0 % kRowPadding != 0) {
+        size += ggml_.ggml_row_size(type, kRowPadding - ne0 % kRowPadding);
     }
     return size;
 }
 
-std::vector<AllocSizeFinding> GraphRecord::alloc_size_rules(const BufferLayout& layout, const std::vector<int>& type_of_tensor) const {
+std::vector<AllocSizeFinding> GraphRecord::alloc_size_rules(const BufferLayout& layout,
+                                                             const std::vector<int>& type_of_tensor) {
     struct Evidence {
         bool nbytes = true, cuda = true;
     };
     std::vector<Evidence> evidence(layout.types.size());
-    std::vector<AllocSizeFinding> findings(layout.types.size());
+    std::vector<std::size_t> sizes(tensors_.size(), 0);
     for (std::size_t i = 0; i < tensors_.size(); ++i) {
         const ggml_tensor* tensor = tensors_[i];
-        if (type_of_tensor[i] < 0 || had_memory_[i] || tensor->view_src != nullptr) {
+        if (type_of_tensor[i] < 0 || had_memory_[i] || read_.view_src(tensor) != nullptr) {
             continue;  // the allocator never sizes these
         }
         const auto type = static_cast<std::size_t>(type_of_tensor[i]);
-        const std::size_t size = ggml_.ggml_backend_buft_get_alloc_size(layout.types[type].buft, tensor);
-        const std::size_t nbytes = ggml_.ggml_nbytes(tensor);
-        evidence[type].nbytes = evidence[type].nbytes && size == nbytes;
-        evidence[type].cuda = evidence[type].cuda && size == cuda_alloc_size(tensor);
-        if (size != nbytes && size != cuda_alloc_size(tensor) && findings[type].example.is_null()) {
-            findings[type].example = {{"tensor", names_[i]}, {"nbytes", nbytes}, {"alloc_size", size}};
-        }
+        sizes[i] = ggml_.ggml_backend_buft_get_alloc_size(layout.types[type].buft, const_cast<ggml_tensor*>(tensor));
+        evidence[type].nbytes = evidence[type].nbytes && sizes[i] == ggml_.ggml_nbytes(tensor);
+        evidence[type].cuda = evidence[type].cuda && sizes[i] == cuda_alloc_size(tensor);
     }
+    std::vector<AllocSizeFinding> findings(layout.types.size());
     for (std::size_t type = 0; type < findings.size(); ++type) {
-        findings[type].rule = evidence[type].nbytes ? "nbytes" : evidence[type].cuda ? "cuda" : "unknown";
-        if (findings[type].rule != "unknown") {
-            findings[type].example = nullptr;
+        findings[type].rule = evidence[type].nbytes ? "nbytes" : evidence[type].cuda ? "cuda" : "recorded";
+    }
+    for (std::size_t i = 0; i < tensors_.size(); ++i) {
+        const int type = type_of_tensor[i];
+        if (type >= 0 && findings[static_cast<std::size_t>(type)].rule == "recorded" && sizes[i] != ggml_.ggml_nbytes(tensors_[i])) {
+            recorded_sizes_[i] = sizes[i];
         }
     }
     return findings;
@@ -227,23 +249,22 @@ ojson GraphRecord::places(const BufferLayout& layout, const ChunkLists& chunks) 
     auto& entries = static_cast<ojson::object_t::Container&>(places.get_ref<ojson::object_t&>());
     for (std::size_t i = 0; i < tensors_.size(); ++i) {
         const ggml_tensor* tensor = tensors_[i];
-        if (had_memory_[i] || tensor->buffer == nullptr || tensor->data == nullptr) {
+        const ggml_backend_buffer_t buffer = read_.buffer(tensor);
+        if (had_memory_[i] || buffer == nullptr || read_.data(tensor) == nullptr) {
             continue;
         }
-        const ggml_backend_buffer_type_t buft = ggml_.ggml_backend_buffer_get_type(tensor->buffer);
-        const int type = layout.type_index(buft);
-        auto list = chunks.find(buft);
-        if (type < 0 || list == chunks.end()) {
+        const auto found = find_chunk(chunks, buffer);
+        if (!found) {
             continue;
         }
-        auto chunk = std::ranges::find(list->second, tensor->buffer, &Chunk::buffer);
-        if (chunk == list->second.end()) {
+        const int type = layout.type_index(found->first);
+        if (type < 0) {
             continue;
         }
-        const auto* base = static_cast<const char*>(ggml_.ggml_backend_buffer_get_base(tensor->buffer));
+        const auto* base = static_cast<const char*>(ggml_.ggml_backend_buffer_get_base(buffer));
         entries.emplace_back(names_[i], ojson{{"buffer", layout.first_id(type)},
-                                              {"chunk", chunk - list->second.begin()},
-                                              {"offset", static_cast<const char*>(tensor->data) - base}});
+                                              {"chunk", found->second},
+                                              {"offset", static_cast<const char*>(read_.data(tensor)) - base}});
     }
     return places;
 }
@@ -251,47 +272,60 @@ ojson GraphRecord::places(const BufferLayout& layout, const ChunkLists& chunks) 
 ojson GraphRecord::tensor_json(std::size_t index) const {
     const ggml_tensor* t = tensors_[index];
     ojson j{{"name", names_[index]}};
-    if (names_[index] != std::string(t->name, strnlen(t->name, GGML_MAX_NAME))) {
-        j["original_name"] = std::string(t->name, strnlen(t->name, GGML_MAX_NAME));
+    const std::string original = read_.name(t);
+    if (names_[index] != original) {
+        j["original_name"] = original;
     }
-    j["type"] = ggml_.ggml_type_name(t->type);
-    std::size_t dims = GGML_MAX_DIMS;
-    while (dims > 1 && t->ne[dims - 1] == 1) {
-        --dims;
+    const ggml_type type = read_.type(t);
+    j["type"] = ggml_.ggml_type_name(type);
+    std::vector<std::int64_t> ne;
+    std::vector<std::size_t> nb;
+    for (std::size_t d = 0; d < read_.max_dims(); ++d) {
+        ne.push_back(read_.ne(t, d));
+        nb.push_back(read_.nb(t, d));
     }
-    j["ne"] = std::vector<std::int64_t>(t->ne, t->ne + dims);
+    while (ne.size() > 1 && ne.back() == 1) {
+        ne.pop_back();
+    }
+    j["ne"] = ne;
     // ggml_new_tensor's strides; nb is written only when the tensor has others.
-    std::array<std::size_t, GGML_MAX_DIMS> contiguous{ggml_.ggml_type_size(t->type)};
-    contiguous[1] = contiguous[0] * static_cast<std::size_t>(t->ne[0] / ggml_.ggml_blck_size(t->type));
-    for (std::size_t d = 2; d < GGML_MAX_DIMS; ++d) {
-        contiguous[d] = contiguous[d - 1] * static_cast<std::size_t>(t->ne[d - 1]);
+    std::vector<std::size_t> contiguous(read_.max_dims());
+    contiguous[0] = ggml_.ggml_type_size(type);
+    contiguous[1] = contiguous[0] * static_cast<std::size_t>(read_.ne(t, 0) / ggml_.ggml_blck_size(type));
+    for (std::size_t d = 2; d < contiguous.size(); ++d) {
+        contiguous[d] = contiguous[d - 1] * static_cast<std::size_t>(read_.ne(t, d - 1));
     }
-    if (!std::equal(contiguous.begin(), contiguous.end(), t->nb)) {
-        j["nb"] = std::vector<std::size_t>(t->nb, t->nb + GGML_MAX_DIMS);
+    if (contiguous != nb) {
+        j["nb"] = nb;
     }
-    if (t->op != GGML_OP_NONE) {
-        j["op"] = ggml_.ggml_op_name(t->op);
+    if (const ggml_op op = read_.op(t); op != GGML_OP_NONE) {
+        j["op"] = ggml_.ggml_op_name(op);
     }
-    std::size_t n_src = GGML_MAX_SRC;
-    while (n_src > 0 && t->src[n_src - 1] == nullptr) {
+    std::size_t n_src = read_.max_src();
+    while (n_src > 0 && read_.src(t, n_src - 1) == nullptr) {
         --n_src;
     }
     for (std::size_t k = 0; k < n_src; ++k) {
-        j["src"].push_back(t->src[k] != nullptr ? ojson(names_[index_of(t->src[k])]) : ojson(nullptr));
+        const ggml_tensor* src = read_.src(t, k);
+        j["src"].push_back(src != nullptr ? ojson(names_[index_of(src)]) : ojson(nullptr));
     }
-    if (t->view_src != nullptr) {
-        j["view_src"] = names_[index_of(t->view_src)];
-        if (t->view_offs != 0) {
-            j["view_offs"] = t->view_offs;
+    if (const ggml_tensor* root = read_.view_src(t)) {
+        j["view_src"] = names_[index_of(root)];
+        if (const std::size_t offset = read_.view_offs(t); offset != 0) {
+            j["view_offs"] = offset;
         }
     }
+    const std::int32_t flags = read_.flags(t);
     for (const auto& [bit, flag] : kFlags) {
-        if ((t->flags & bit) != 0) {
+        if ((flags & bit) != 0) {
             j["flags"].push_back(flag);
         }
     }
     if (had_memory_[index]) {
         j["data"] = true;
+    }
+    if (recorded_sizes_[index]) {
+        j["alloc_size"] = *recorded_sizes_[index];
     }
     return j;
 }

@@ -275,9 +275,22 @@ nlohmann::json place_json(const std::optional<Placement>& place) {
     return {{"buffer", place->buffer_id}, {"chunk", place->chunk}, {"offset", place->offset}};
 }
 
+nlohmann::json rule_changes_json(const std::vector<RuleEffect>& rules) {
+    nlohmann::json list = nlohmann::json::array();
+    for (const RuleEffect& rule : rules) {
+        list.push_back({{"commit", rule.change->commit},
+                        {"pr", rule.change->pr},
+                        {"date", rule.change->date},
+                        {"field", rule.change->field},
+                        {"change", rule.change->sentence},
+                        {"effect", rule.effect}});
+    }
+    return list;
+}
+
 nlohmann::json diff_json(const std::string& a, const std::string& b, const AllocatorProfile& profile_a,
                          const AllocatorProfile& profile_b, const PlanRun& run_a, const PlanRun& run_b, const PlanDiff& d,
-                         const std::vector<std::string>& rules) {
+                         const std::vector<RuleEffect>& rules) {
     using nlohmann::json;
     auto plan_json = [](const std::string& input, const AllocatorProfile& profile, const PlanRun& run) {
         return json{{"input", input}, {"ggml_version", profile.name}, {"error", run.error.empty() ? json() : json(run.error)}};
@@ -306,7 +319,7 @@ nlohmann::json diff_json(const std::string& a, const std::string& b, const Alloc
             {"only_in_a", only_a},
             {"only_in_b", only_b},
             {"tensors", tensors},
-            {"rule_changes", rules}};
+            {"rule_changes", rule_changes_json(rules)}};
 }
 
 } // namespace
@@ -345,8 +358,7 @@ int diff(const DiffOptions& options, std::ostream& out, std::ostream& err) {
         const PlanDiff d = diff_plans(run_before.plan, run_after.plan);
         const int code = run_before.error.empty() && run_after.error.empty() ? 0 : 1;
         if (options.json) {
-            const auto rules = &profile_a != &profile_b ? version_rule_changes(before, ggml_before, ggml_after)
-                                                        : std::vector<std::string>{};
+            const auto rules = version_rule_changes(after, profile_a, profile_b);
             out << diff_json(options.before.input, after_input.input, profile_a, profile_b, run_before, run_after, d, rules)
                        .dump(2, ' ', /*ensure_ascii=*/true)
                 << "\n";
@@ -388,11 +400,11 @@ int diff(const DiffOptions& options, std::ostream& out, std::ostream& err) {
             }
         }
         if (&profile_a != &profile_b) {
-            const auto rules = version_rule_changes(before, ggml_before, ggml_after);
-            out << "\nrules that differ between " << profile_a.name << " and " << profile_b.name << " and changed this plan:"
-                << (rules.empty() ? " none" : "") << "\n";
-            for (const std::string& line : rules) {
-                out << "- " << line << "\n";
+            const auto rules = version_rule_changes(after, profile_a, profile_b);
+            out << "\nupstream changes between " << profile_a.name << " and " << profile_b.name
+                << " that changed this plan (each applied alone, oldest first):" << (rules.empty() ? " none" : "") << "\n";
+            for (const RuleEffect& rule : rules) {
+                out << "- " << describe_rule_change(*rule.change) << "\n  here: " << rule.effect << "\n";
             }
         }
         return code;

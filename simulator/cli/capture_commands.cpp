@@ -1,5 +1,6 @@
 #include "simulator/cli/capture_commands.hpp"
 
+#include "simulator/cli/errors.hpp"
 #include "simulator/trace/capture_replay.hpp"
 
 #include <ostream>
@@ -26,27 +27,36 @@ ConformVerdict call_verdict(const CaptureSession& session, const CallReplay& rep
     return {};
 }
 
-// The version a session is replayed under: the one asked for, else the one its program reported.
-const AllocatorProfile* replay_profile(const CaptureSession& session, const AllocatorProfile* forced, std::string& why_none) {
+// The version a session is replayed under: the one asked for, else the version map's answer
+// for what its program reported.
+const AllocatorProfile& replay_profile(const CaptureSession& session, const AllocatorProfile* forced, ConformTally& tally) {
     if (forced != nullptr) {
-        return forced;
+        return *forced;
     }
-    if (const AllocatorProfile* profile = session_profile(session)) {
-        return profile;
+    const VersionMatch match = session_profile(session);
+    if (match.profile == nullptr) {
+        const std::string why = !match.note.empty() ? match.note
+                                : session.ggml_version
+                                    ? "ggml reports version \"" + *session.ggml_version + "\", which the version map cannot place"
+                                    : "the program's ggml reports no version, and the capture recorded nothing else to tell it by";
+        throw UsageError(session.file.string() + ": " + why + "; pass --ggml-version (" +
+                         std::string(known_profile_names()) + ")");
     }
-    why_none = session.file.string() + ": the program's ggml " +
-               (session.ggml_version ? "reports version \"" + *session.ggml_version + "\", which has no profile"
-                                     : std::string("reports no version")) +
-               " (known: " + std::string(known_profile_names()) + "); choose one with --ggml-version";
-    return nullptr;
+    if (!match.note.empty()) {
+        tally.add({ConformVerdict::Result::note, session.file.string(), {match.note}, false});
+    }
+    return *match.profile;
 }
 
 } // namespace
 
 void ConformTally::add(ConformVerdict verdict, int calls_skipped) {
-    (verdict.result == ConformVerdict::Result::pass   ? passed
-     : verdict.result == ConformVerdict::Result::fail ? failed
-                                                      : skipped) += 1;
+    switch (verdict.result) {
+    case ConformVerdict::Result::pass: ++passed; break;
+    case ConformVerdict::Result::fail: ++failed; break;
+    case ConformVerdict::Result::skip: ++skipped; break;
+    case ConformVerdict::Result::note: break;
+    }
     skipped += calls_skipped;
     verdicts.push_back(std::move(verdict));
 }
@@ -62,14 +72,17 @@ void conform_capture(const std::filesystem::path& folder, const AllocatorProfile
     for (const std::string& error : capture.errors) {
         tally.add({ConformVerdict::Result::fail, error, {}, false});
     }
+    // What the capture could not see: its sessions are not all the program did.
+    for (const std::string& gap : capture.gaps()) {
+        tally.add({ConformVerdict::Result::fail, folder.string() + ": " + gap, {}, false});
+    }
+    std::vector<const AllocatorProfile*> profiles;
     for (const CaptureSession& session : capture.sessions) {
-        std::string why_none;
-        const AllocatorProfile* profile = replay_profile(session, forced, why_none);
-        if (profile == nullptr) {
-            tally.add({ConformVerdict::Result::fail, why_none, {}, false}, static_cast<int>(session.calls.size()));
-            continue;
-        }
-        for (const CallReplay& replay : replay_session(session, *profile)) {
+        profiles.push_back(&replay_profile(session, forced, tally));
+    }
+    for (std::size_t i = 0; i < capture.sessions.size(); ++i) {
+        const CaptureSession& session = capture.sessions[i];
+        for (const CallReplay& replay : replay_session(session, *profiles[i])) {
             tally.add(call_verdict(session, replay));
         }
         // A cut-short session is not all the program did: what is missing counts as a failure.

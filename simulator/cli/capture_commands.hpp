@@ -14,7 +14,7 @@ namespace gallocsim::cli {
 // What conform found, in the order it found it: one verdict per graph file and captured call
 // (and one per problem that stopped a capture or session from being replayed).
 struct ConformVerdict {
-    enum class Result { pass, fail, skip };
+    enum class Result { pass, fail, skip, note };  // a note counts nowhere: the profile a session was inferred to run
     Result result = Result::pass;
     std::string subject;               // "FILE" or "SESSION call N (function, graph)"
     std::vector<std::string> details;  // the differences, or why it failed or was skipped
@@ -30,10 +30,12 @@ struct ConformTally {
     void add(ConformVerdict verdict, int calls_skipped = 0);
 };
 
-// Adds one pass or failure per call (and a failure per unreadable or cut-short session);
-// calls after one that cannot be replayed are skipped, with the reason. Each session is
-// replayed under `forced` when given, else under the ggml version its program reported (a
-// version with no profile fails the session).
+// Adds one pass or failure per call (and a failure per unreadable or cut-short session, and
+// per gap the capture's log reports: calls the capture could not see); calls after one that
+// cannot be replayed are skipped, with the reason. Each session is replayed under `forced`
+// when given, else under the profile the version map gives for what its program reported
+// (with a note when that is inferred). Throws UsageError when a session's program said
+// nothing the map can use and no version is forced: a choice only the user can make.
 void conform_capture(const std::filesystem::path& folder, const AllocatorProfile* forced, ConformTally& tally);
 
 } // namespace gallocsim::cli

@@ -215,6 +215,21 @@ int plan(const PlanOptions& options, std::ostream& out, std::ostream& err) {
 
 namespace {
 
+const char* verdict_word(ConformVerdict::Result result) {
+    switch (result) {
+    case ConformVerdict::Result::pass: return "pass";
+    case ConformVerdict::Result::fail: return "fail";
+    case ConformVerdict::Result::skip: return "skip";
+    case ConformVerdict::Result::note: return "note";
+    }
+    return "";
+}
+
+std::string upper(std::string word) {
+    std::ranges::transform(word, word.begin(), [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
+    return word;
+}
+
 // The profile a file is checked under: the one asked for, else the one its source names.
 const AllocatorProfile& conform_profile(const GraphFile& file, const fs::path& path, const ConformOptions& options) {
     if (!options.ggml_version.empty()) {
@@ -225,8 +240,9 @@ const AllocatorProfile& conform_profile(const GraphFile& file, const fs::path& p
     }
     std::string sources;
     for (const AllocatorProfile& profile : allocator_profiles()) {
-        sources += (sources.empty() ? "\"" : ", \"") + std::string(profile.sources.front()) + "\" (" +
-                   std::string(profile.name) + ")";
+        for (std::string_view source : profile.sources) {
+            sources += (sources.empty() ? "\"" : ", \"") + std::string(source) + "\" (" + std::string(profile.name) + ")";
+        }
     }
     throw GraphFileError(path.string() + ": expected.source \"" + file.expected->source +
                          "\" is no ggml version gallocsim knows (" + sources +
@@ -266,15 +282,17 @@ int conform(const ConformOptions& options, std::ostream& out, std::ostream& err)
             tally.add({ConformVerdict::Result::fail, error.what(), {}, false});
         }
     }
+    // A capture whose program's allocator version cannot be told is a usage error: exit 2.
+    const AllocatorProfile* forced = options.ggml_version.empty() ? nullptr : &chosen_profile(options.ggml_version);
     for (const fs::path& folder : captures) {
-        conform_capture(folder, options.ggml_version.empty() ? nullptr : &chosen_profile(options.ggml_version), tally);
+        if (const int code = run_guarded(err, [&] { return (conform_capture(folder, forced, tally), kDone); }); code != kDone) {
+            return code;
+        }
     }
     if (options.json) {
         nlohmann::json verdicts = nlohmann::json::array();
         for (const ConformVerdict& v : tally.verdicts) {
-            verdicts.push_back({{"result", v.result == ConformVerdict::Result::pass   ? "pass"
-                                           : v.result == ConformVerdict::Result::fail ? "fail"
-                                                                                      : "skip"},
+            verdicts.push_back({{"result", verdict_word(v.result)},
                                 {"subject", v.subject},
                                 {"details", v.details}});
         }
@@ -286,9 +304,9 @@ int conform(const ConformOptions& options, std::ostream& out, std::ostream& err)
             if (v.quiet && !options.verbose) {
                 continue;
             }
-            const char* word = v.result == ConformVerdict::Result::pass ? "PASS " : v.result == ConformVerdict::Result::fail ? "FAIL " : "SKIP ";
-            // A skip says why on its line; a failure lists what differs below it.
-            if (v.result == ConformVerdict::Result::skip && v.details.size() == 1) {
+            const std::string word = upper(verdict_word(v.result)) + " ";
+            // A skip or a note says why on its line; a failure lists what differs below it.
+            if ((v.result == ConformVerdict::Result::skip || v.result == ConformVerdict::Result::note) && v.details.size() == 1) {
                 out << word << v.subject << (v.quiet ? " (" + v.details[0] + ")" : ": " + v.details[0]) << "\n";
                 continue;
             }

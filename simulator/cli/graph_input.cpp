@@ -2,7 +2,7 @@
 
 #include "simulator/cli/errors.hpp"
 #include "simulator/model/buffer_settings.hpp"
-#include "reference/profile.hpp"
+#include "reference/version_map.hpp"
 
 #include <filesystem>
 #include <iostream>
@@ -51,11 +51,11 @@ const AllocatorProfile& chosen_profile(const std::string& ggml_version) {
     if (ggml_version.empty()) {
         return newest_profile();
     }
-    if (const AllocatorProfile* profile = find_profile(ggml_version)) {
+    if (const AllocatorProfile* profile = profile_named(ggml_version)) {
         return *profile;
     }
-    throw UsageError("--ggml-version " + ggml_version + ": unknown version; known: " +
-                         std::string(known_profile_names()));
+    throw UsageError("--ggml-version " + ggml_version + ": unknown version; known: " + std::string(known_profile_names()) +
+                     ", or a ggml release that carries exactly one of them (0.9.1, 0.13.1, 0.25.3, ...)");
 }
 
 GraphFile load_input(const std::string& input) {

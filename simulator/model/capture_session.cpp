@@ -19,6 +19,8 @@ using json_input::Reader;
 
 namespace {
 
+constexpr const char* kCaptureLog = "capture-log.jsonl";
+
 constexpr std::array kFunctions{
     std::pair{CapturedFunction::reserve, std::string_view("ggml_gallocr_reserve")},
     std::pair{CapturedFunction::reserve_n, std::string_view("ggml_gallocr_reserve_n")},
@@ -60,8 +62,8 @@ public:
     void header(const json& doc, const std::string& source) {
         const Reader r(source);
         r.object(doc, "$");
-        r.only_keys(doc, "$", {"format", "allocator", "created_by", "ggml_version", "ggml_commit", "pid", "program",
-                               "buffer_types", "buffers"});
+        r.only_keys(doc, "$", {"format", "allocator", "created_by", "ggml_version", "ggml_commit", "ggml_library",
+                               "ggml_functions", "pid", "program", "buffer_types", "buffers"});
         const std::string format = r.string(r.member(doc, "$", "format"), "$.format");
         if (format != "ggml-session/1") {
             r.fail("$.format", "unsupported format \"" + format + "\" (expected \"ggml-session/1\")");
@@ -73,6 +75,13 @@ public:
         }
         session_.ggml_version = optional_string(r, doc, "$", "ggml_version");
         session_.ggml_commit = optional_string(r, doc, "$", "ggml_commit");
+        session_.ggml_library = optional_string(r, doc, "$", "ggml_library").value_or("");
+        if (doc.contains("ggml_functions")) {
+            for (const auto& [name, present] : r.object(doc["ggml_functions"], "$.ggml_functions").items()) {
+                const std::string path_text = "$.ggml_functions[\"" + name + "\"]";
+                session_.ggml_functions[name] = r.boolean(present, Path(path_text));
+            }
+        }
         if (doc.contains("pid")) {
             r.unsigned_integer(doc["pid"], "$.pid");
         }
@@ -101,7 +110,7 @@ public:
         const Reader r(source);
         r.object(doc, "$");
         r.only_keys(doc, "$", {"call", "function", "graph", "nodes", "leafs", "returned", "replanned", "sizes", "alloc_size",
-                               "alloc_size_example", "buffer_sizes", "chunk_sizes", "tensors"});
+                               "alloc_size_example", "buffer_sizes", "chunk_sizes", "buffer_extra", "tensors"});
         CapturedCall call;
         call.line = line;
         const std::uint64_t number = r.unsigned_integer(r.member(doc, "$", "call"), "$.call");
@@ -123,6 +132,13 @@ public:
         check_per_buffer(r, chunks.size(), buffers, "$.chunk_sizes");
         for (std::size_t i = 0; i < chunks.size(); ++i) {
             call.chunk_sizes.push_back(sizes_of(r, chunks[i], at("$.chunk_sizes", i)));
+        }
+        if (doc.contains("buffer_extra")) {
+            call.buffer_extra = sizes_of(r, doc["buffer_extra"], "$.buffer_extra");
+            if (call.buffer_extra->size() != session_.buffer_types.size()) {
+                r.fail("$.buffer_extra", "has " + std::to_string(call.buffer_extra->size()) + " entries, the session has " +
+                                             counted(session_.buffer_types.size(), "buffer type"));
+            }
         }
         if (doc.contains("sizes")) {
             if (call.function != CapturedFunction::reserve_n_size) {
@@ -203,10 +219,12 @@ private:
             const std::string name = r.string(rules[i], at("$.alloc_size", i));
             ObservedAllocSize observed;
             observed.rule = parse_alloc_size_rule(name);
-            if (!observed.rule && name != "unknown") {
-                r.fail(at("$.alloc_size", i), "unknown rule \"" + name + "\" (expected \"nbytes\", \"cuda\" or \"unknown\")");
+            observed.recorded = name == "recorded";
+            if (!observed.rule && !observed.recorded && name != "unknown") {
+                r.fail(at("$.alloc_size", i),
+                       "unknown rule \"" + name + "\" (expected \"nbytes\", \"cuda\", \"recorded\" or \"unknown\")");
             }
-            if (!observed.rule) {
+            if (!observed.rule && !observed.recorded) {
                 observed.example = doc.contains("alloc_size_example") ? doc["alloc_size_example"].dump() : "no example given";
             }
             call.alloc_size.push_back(std::move(observed));
@@ -262,7 +280,7 @@ std::string_view captured_function_name(CapturedFunction function) {
 }
 
 std::optional<std::size_t> CapturedCall::unknown_alloc_size() const {
-    auto it = std::ranges::find_if(alloc_size, [](const ObservedAllocSize& o) { return !o.rule; });
+    auto it = std::ranges::find_if(alloc_size, [](const ObservedAllocSize& o) { return !o.rule && !o.recorded; });
     return it == alloc_size.end() ? std::nullopt : std::optional(static_cast<std::size_t>(it - alloc_size.begin()));
 }
 
@@ -273,7 +291,7 @@ bool is_capture_dir(const fs::path& path) {
     }
     for (const auto& entry : fs::directory_iterator(path, ec)) {
         const std::string name = entry.path().filename().string();
-        if (name.starts_with("session-") && entry.path().extension() == ".jsonl") {
+        if ((name.starts_with("session-") && entry.path().extension() == ".jsonl") || name == kCaptureLog) {
             return true;
         }
     }
@@ -320,6 +338,61 @@ CaptureSession load_capture_session(const fs::path& file, const fs::path& folder
     return parse_capture_session(read_text(file), file, folder);
 }
 
+std::vector<std::string> Capture::gaps() const {
+    std::vector<std::string> gaps;
+    for (const CaptureLogEntry& entry : log) {
+        if (entry.kind != CaptureLogEntry::Kind::exit) {
+            gaps.push_back((entry.kind == CaptureLogEntry::Kind::partial ? "partial: " : "") + entry.what +
+                           " (process " + std::to_string(entry.pid) + ")");
+        }
+    }
+    return gaps;
+}
+
+namespace {
+
+// capture-log.jsonl: one JSON object a line, written by the capture library with O_APPEND.
+std::vector<CaptureLogEntry> read_capture_log(const fs::path& file) {
+    std::vector<CaptureLogEntry> entries;
+    std::ifstream in(file, std::ios::binary);
+    if (!in) {
+        return entries;
+    }
+    int line = 0;
+    for (std::string text; std::getline(in, text);) {
+        const std::string source = file.string() + ": line " + std::to_string(++line);
+        json doc;
+        try {
+            doc = json::parse(text);
+        } catch (const json::exception&) {
+            if (in.peek() == std::char_traits<char>::eof()) {
+                break;  // cut short as the program ended: what came before stands
+            }
+            throw GraphFileError(source + ": not JSON");
+        }
+        const Reader r(source);
+        r.object(doc, "$");
+        r.only_keys(doc, "$", {"pid", "event", "what", "ggml_library", "allocators", "calls"});
+        CaptureLogEntry entry;
+        entry.pid = static_cast<long long>(r.unsigned_integer(r.member(doc, "$", "pid"), "$.pid"));
+        const std::string event = r.string(r.member(doc, "$", "event"), "$.event");
+        if (event == "partial" || event == "unsupported") {
+            entry.kind = event == "partial" ? CaptureLogEntry::Kind::partial : CaptureLogEntry::Kind::unsupported;
+            entry.what = r.string(r.member(doc, "$", "what"), "$.what");
+        } else if (event == "exit") {
+            entry.ggml_library = optional_string(r, doc, "$", "ggml_library").value_or("");
+            entry.allocators = static_cast<int>(r.index(r.member(doc, "$", "allocators"), "$.allocators", 1 << 30, "count"));
+            entry.calls = static_cast<int>(r.index(r.member(doc, "$", "calls"), "$.calls", 1 << 30, "count"));
+        } else {
+            r.fail("$.event", "unknown event \"" + event + "\" (expected partial, unsupported or exit)");
+        }
+        entries.push_back(std::move(entry));
+    }
+    return entries;
+}
+
+} // namespace
+
 Capture load_capture(const fs::path& folder) {
     Capture capture;
     capture.folder = folder;
@@ -343,6 +416,11 @@ Capture load_capture(const fs::path& folder) {
         }
     }
     std::ranges::sort(capture.sessions, {}, &CaptureSession::allocator);
+    try {
+        capture.log = read_capture_log(folder / kCaptureLog);
+    } catch (const GraphFileError& error) {
+        capture.errors.emplace_back(error.what());
+    }
     return capture;
 }
 

@@ -9,6 +9,7 @@
 
 #include <cstddef>
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <string>
 #include <utility>
@@ -19,10 +20,13 @@ namespace gallocsim {
 enum class CapturedFunction { reserve, reserve_n, reserve_n_size, alloc_graph };
 std::string_view captured_function_name(CapturedFunction function);  // "ggml_gallocr_reserve_n", ...
 
-// What a buffer type's get_alloc_size did on one call's tensors; `unknown` is a rule the
-// format cannot name (the call cannot be replayed).
+// What a buffer type's get_alloc_size did on one call's tensors: a rule the format names;
+// "recorded", a rule it cannot name whose sizes the call's graph file holds tensor by
+// tensor; or "unknown", written by captures before sizes were recorded (such a call cannot be
+// replayed).
 struct ObservedAllocSize {
-    std::optional<AllocSizeRule> rule;  // nullopt: "unknown"
+    std::optional<AllocSizeRule> rule;  // nullopt: recorded or unknown
+    bool recorded = false;
     std::string example;                // for unknown: the tensor, its nbytes and the size given
 };
 
@@ -40,6 +44,8 @@ struct CapturedCall {
     std::vector<ObservedAllocSize> alloc_size;      // per buffer type
     std::vector<std::size_t> buffer_sizes;          // per buffer id, after the call
     std::vector<std::vector<std::size_t>> chunk_sizes;
+    // Per buffer type, the bytes its buffers reported beyond what was asked (absent: none).
+    std::optional<std::vector<std::size_t>> buffer_extra;
     std::optional<std::vector<std::pair<std::string, Placement>>> tensors;  // alloc_graph that returned true
 
     bool is_reserve() const { return function != CapturedFunction::alloc_graph; }
@@ -55,6 +61,10 @@ struct CaptureSession {
     std::string created_by;
     std::optional<std::string> ggml_version;
     std::optional<std::string> ggml_commit;
+    std::string ggml_library;  // empty in captures made before it was recorded
+    // Which of the version map's marker functions the program's ggml exports (empty in
+    // captures made before they were recorded).
+    std::map<std::string, bool> ggml_functions;
     std::vector<BufferTypeSpec> buffer_types;  // alloc_size: the rule learnt from the calls
     std::vector<int> buffers;                  // buffer id -> index into buffer_types
     std::vector<CapturedCall> calls;
@@ -65,13 +75,30 @@ struct CaptureSession {
     std::string label() const { return file.filename().string(); }
 };
 
+// A line of the capture's capture-log.jsonl: what a process of the program did that the
+// capture could not record, and what each process had when it ended.
+struct CaptureLogEntry {
+    enum class Kind { partial, unsupported, exit };
+    Kind kind = Kind::exit;
+    long long pid = 0;
+    std::string what;          // partial, unsupported: one sentence
+    std::string ggml_library;  // exit: the ggml the process had loaded (empty: none)
+    int allocators = 0;        // exit: graph allocators the process created
+    int calls = 0;             // exit: calls recorded
+};
+
 struct Capture {
     std::filesystem::path folder;
     std::vector<CaptureSession> sessions;  // by allocator number
     std::vector<std::string> errors;       // sessions that could not be read, one message each
+    std::vector<CaptureLogEntry> log;      // capture-log.jsonl, in order
+
+    // Why the capture is not all the program did: one sentence per partial or unsupported
+    // entry of the log (empty for a whole capture).
+    std::vector<std::string> gaps() const;
 };
 
-// A folder holding at least one session-*.jsonl file.
+// A folder holding at least one session-*.jsonl file, or the capture's log.
 bool is_capture_dir(const std::filesystem::path& path);
 
 // Throws GraphFileError ("DIR/session-0.jsonl: line 3: $.buffer_sizes[0]: problem") for

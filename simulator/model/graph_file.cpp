@@ -194,7 +194,7 @@ private:
     void parse_tensor(const json& t, const Path& path, Tensor& tensor) {
         const std::string& name = tensor.name;
         r_.only_keys(t, path, {"name", "original_name", "type", "ne", "nb", "op", "op_params", "src", "view_src", "view_offs",
-                               "flags", "data"}, name);
+                               "flags", "data", "alloc_size"}, name);
         if (t.contains("original_name")) {
             file_.original_names[tensor.index] = r_.string(t["original_name"], dot(path, "original_name"), name);
         }
@@ -299,6 +299,9 @@ private:
         }
         if (t.contains("data") && r_.boolean(t["data"], dot(path, "data"), name)) {
             file_.mark_external(tensor);
+        }
+        if (t.contains("alloc_size")) {
+            file_.record_alloc_size(tensor, r_.unsigned_integer(t["alloc_size"], dot(path, "alloc_size"), name));
         }
     }
 
@@ -492,6 +495,22 @@ bool GraphFile::is_external(const Tensor& tensor) const {
     return tensor.index < external_.size() && external_[tensor.index];
 }
 
+std::optional<std::size_t> GraphFile::recorded_alloc_size(const Tensor& tensor) const {
+    return tensor_sizes_ && tensor.index < tensor_sizes_->size() ? (*tensor_sizes_)[tensor.index] : std::nullopt;
+}
+
+void GraphFile::record_alloc_size(const Tensor& tensor, std::size_t size) {
+    if (!tensor_sizes_) {
+        tensor_sizes_ = std::make_shared<std::vector<std::optional<std::size_t>>>();
+    } else if (tensor_sizes_.use_count() > 1) {  // a buffer type plans with the old table
+        tensor_sizes_ = std::make_shared<std::vector<std::optional<std::size_t>>>(*tensor_sizes_);
+    }
+    if (tensor.index >= tensor_sizes_->size()) {
+        tensor_sizes_->resize(tensor.index + 1);
+    }
+    (*tensor_sizes_)[tensor.index] = size;
+}
+
 void GraphFile::mark_external(const Tensor& tensor) {
     if (tensor.index >= external_.size()) {
         external_.resize(tensor.index + 1);
@@ -509,10 +528,11 @@ void check_graph_bytes(const GraphFile& file, std::string_view source) {
         if (tensor.is_view() || file.is_external(tensor)) {
             continue;
         }
-        const std::uint64_t size = std::max(alloc_size_by_rule(AllocSizeRule::nbytes, tensor),
-                                            alloc_size_by_rule(AllocSizeRule::cuda, tensor));
-        // size + alignment - 1 cannot wrap: sizes are below 2^62, alignments at most 2^63.
-        const std::uint64_t aligned = (size + alignment - 1) / alignment * alignment;
+        const std::uint64_t size = std::max({alloc_size_by_rule(AllocSizeRule::nbytes, tensor),
+                                             alloc_size_by_rule(AllocSizeRule::cuda, tensor),
+                                             file.recorded_alloc_size(tensor).value_or(0)});
+        // size + alignment - 1 cannot wrap for sizes up to 2^62 and alignments up to 2^63.
+        const std::uint64_t aligned = size > kMaxGraphBytes ? size : (size + alignment - 1) / alignment * alignment;
         if (aligned > kMaxGraphBytes - total) {
             throw GraphFileError(std::string(source) + ": the tensors need more than 2^62 bytes (4 EiB) with no reuse, " +
                                  "each rounded up to the alignment " + std::to_string(alignment) +
@@ -653,6 +673,9 @@ std::string graph_file_to_json(const GraphFile& file, int indent) {
         }
         if (file.is_external(t)) {
             j["data"] = true;
+        }
+        if (const auto size = file.recorded_alloc_size(t)) {
+            j["alloc_size"] = *size;
         }
         out["tensors"].push_back(std::move(j));
     }

@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <filesystem>
 #include <map>
+#include <memory>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -75,8 +76,16 @@ struct GraphFile {
     void mark_external(const Tensor& tensor);
     int buffer_count() const { return static_cast<int>(buffers.size()); }
 
+    // The size the program's buffer type gave a tensor where no alloc-size rule of the format
+    // fits (a tensor's `alloc_size`, written by captures); by tensor index, shared with the
+    // buffer types that plan the file. Null when no tensor has one.
+    std::shared_ptr<const std::vector<std::optional<std::size_t>>> tensor_sizes() const { return tensor_sizes_; }
+    std::optional<std::size_t> recorded_alloc_size(const Tensor& tensor) const;
+    void record_alloc_size(const Tensor& tensor, std::size_t size);
+
 private:
     std::vector<bool> external_;  // by tensor index; absent: false
+    std::shared_ptr<std::vector<std::optional<std::size_t>>> tensor_sizes_;  // copied on write once shared
 };
 
 // Every sum a plan of the graph makes (offsets, chunk sizes, buffer totals, the no-reuse

@@ -16,7 +16,14 @@ BufferTypeSettings buffer_type_settings(const BufferTypeSpec& spec, bool fake_ba
 }
 
 std::vector<std::unique_ptr<ConfigurableBufferType>> make_buffer_types(const GraphFile& file) {
-    return make_buffer_types(file.buffer_types);
+    auto types = make_buffer_types(file.buffer_types);
+    // Tensor indices are the same in the file and its working copies, so one table serves both.
+    for (auto& type : types) {
+        BufferTypeSettings settings = type->settings();
+        settings.tensor_sizes = file.tensor_sizes();
+        type->set_settings(std::move(settings));
+    }
+    return types;
 }
 
 std::vector<std::unique_ptr<ConfigurableBufferType>> make_buffer_types(std::span<const BufferTypeSpec> specs) {

@@ -58,6 +58,7 @@ WorkingGraph working_copy(const GraphFile& file) {
     copy.graph.nodes = copy_list(file.graph.nodes);
     copy.node_buffer_ids = file.node_buffer_ids;
     copy.leaf_buffer_ids = file.leaf_buffer_ids;
+    copy.tensor_sizes = file.tensor_sizes();
     return copy;
 }
 

@@ -6,6 +6,8 @@
 #include "reference/tensor.hpp"
 #include "simulator/model/graph_file.hpp"
 
+#include <memory>
+#include <optional>
 #include <vector>
 
 namespace gallocsim {
@@ -16,6 +18,9 @@ struct WorkingGraph {
     Graph graph;      // the file's leafs and nodes, pointing into `context`
     std::vector<int> node_buffer_ids;
     std::vector<int> leaf_buffer_ids;
+    // The file's recorded alloc sizes (GraphFile::tensor_sizes): a buffer type that plans
+    // this graph answers them for its tensors.
+    std::shared_ptr<const std::vector<std::optional<std::size_t>>> tensor_sizes;
 
     // Back to as copied, as a program's graph is when built afresh: no tensor has memory from
     // the allocator (a replay plans one graph again after other calls).

@@ -52,9 +52,20 @@ void add_difference(std::vector<std::string>& differences, std::optional<std::st
 
 } // namespace
 
-const AllocatorProfile* session_profile(const CaptureSession& session) {
-    return session.ggml_version ? profile_for_ggml_version(*session.ggml_version) : nullptr;
+ProgramGgml program_ggml(const CaptureSession& session) {
+    ProgramGgml program{session.ggml_version, session.ggml_commit, {}};
+    for (const MarkerFunction& marker : kMarkerFunctions) {
+        const auto found = session.ggml_functions.find(std::string(marker.name));
+        if (found == session.ggml_functions.end()) {
+            program.markers.clear();  // not recorded (an older capture): no marker counts
+            break;
+        }
+        program.markers.push_back(found->second);
+    }
+    return program;
 }
+
+VersionMatch session_profile(const CaptureSession& session) { return match_ggml(program_ggml(session)); }
 
 SessionAllocator make_session_allocator(const CaptureSession& session, const AllocatorProfile& profile) {
     SessionAllocator made;
@@ -100,6 +111,16 @@ CallReplay SessionReplayer::replay_next(AllocationObserver* observer, WorkingGra
 
 CallReplay SessionReplayer::run(const CapturedCall& call, WorkingGraph& graph, AllocationObserver* observer) {
     GraphAllocator& allocator = *allocator_.allocator;
+    // What the program's buffer types did on this call: the sizes they gave tensors no rule
+    // fits, and what they add to the buffers they allocate.
+    for (std::size_t t = 0; t < allocator_.types.size(); ++t) {
+        BufferTypeSettings settings = allocator_.types[t]->settings();
+        settings.tensor_sizes = graph.tensor_sizes;
+        if (call.buffer_extra) {
+            settings.buffer_extra = (*call.buffer_extra)[t];
+        }
+        allocator_.types[t]->set_settings(std::move(settings));
+    }
     graph.forget_addresses();
     PlanWatcher watcher(observer);
     allocator.set_observer(&watcher);

@@ -7,6 +7,7 @@
 
 #include "reference/graph_allocator.hpp"
 #include "reference/profile.hpp"
+#include "reference/version_map.hpp"
 #include "simulator/model/capture_session.hpp"
 #include "simulator/trace/trace.hpp"
 
@@ -23,9 +24,12 @@ struct SessionAllocator {
     std::vector<std::unique_ptr<ConfigurableBufferType>> types;
     std::unique_ptr<GraphAllocator> allocator;
 };
-// The allocator version the session's program ran: the profile for the ggml version it
-// reported; nullptr when it reported none, or one gallocsim has no profile for.
-const AllocatorProfile* session_profile(const CaptureSession& session);
+// What the session's program said about its ggml, for the version map.
+ProgramGgml program_ggml(const CaptureSession& session);
+// The allocator version the session's program ran, by the version map: its profile, whether
+// the evidence allows no other, and the one-line note when it is inferred; no profile when
+// the program said nothing the map can use.
+VersionMatch session_profile(const CaptureSession& session);
 // The one place a session's allocator is made.
 SessionAllocator make_session_allocator(const CaptureSession& session, const AllocatorProfile& profile);
 

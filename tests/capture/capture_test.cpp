@@ -234,12 +234,23 @@ TEST_F(CaptureTest, AllocSizeRulesAreDetectedNotGuessed) {
     const auto lines = session_lines(dir() / "session-0.jsonl");
     ASSERT_EQ(lines.size(), 2u);
     EXPECT_EQ(lines[0]["buffers"], json::parse(R"(["PADDED", "ODD"])"));
-    EXPECT_EQ(lines[1]["alloc_size"], json::parse(R"(["cuda", "unknown"])"));
-    EXPECT_EQ(lines[1]["alloc_size_example"],
-              json::parse(R"({"ODD": {"tensor": "x", "nbytes": 128, "alloc_size": 228}})"));
+    // PADDED follows ggml-cuda's rule; ODD adds 100 bytes to every tensor, a rule the format
+    // cannot name, so each of its tensors carries the size ODD gave it: x (32 f32, 128 bytes)
+    // 228, y = w·x (1 f32, 4 bytes) 104.
+    EXPECT_EQ(lines[1]["alloc_size"], json::parse(R"(["cuda", "recorded"])"));
+    EXPECT_FALSE(lines[1].contains("alloc_size_example"));
     const json graph = graph_of(lines[1]);
     EXPECT_EQ(graph["buffer_types"], json::parse(R"([{"name": "PADDED", "alignment": 32, "alloc_size": "cuda"},
                                                      {"name": "ODD", "alignment": 32}])"));
+    for (const json& tensor : graph["tensors"]) {
+        const std::string name = tensor["name"];
+        const json expected = name == "x" ? json(228) : name == "y" ? json(104) : json();
+        EXPECT_EQ(tensor.value("alloc_size", json()), expected) << name;
+    }
+    // Replayed with the recorded sizes, the call reproduces every size the program got.
+    const ProgramRun conform = shell(std::string(GALLOCSIM_EXE) + " conform " + dir().string(), scratch_);
+    EXPECT_EQ(conform.exit_code, 0) << conform.out << conform.err;
+    EXPECT_NE(conform.out.find("1 passed, 0 failed"), std::string::npos) << conform.out;
 }
 
 // ggml loaded with RTLD_LOCAL (as Python's ctypes loads it): RTLD_NEXT cannot see it, and the

@@ -1,0 +1,238 @@
+#include "reference/version_map.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <tuple>
+
+namespace gallocsim {
+namespace {
+
+// ggml-org/ggml's release tags (semantic versioning began at 0.9.0-dev, 2025-09-16; 0.9.2 was
+// never tagged), each with the profile of the ggml-alloc.c it carries (the blob at the tag,
+// matched to the history of src/ggml-alloc.c); and llama.cpp 0c1e570's vendored ggml, which
+// reports 0.25.3.
+constexpr KnownRelease kReleases[] = {
+    {"0.9.1", "ebdf2fb7", "ggml-3b145175"},  {"0.9.3", "7bffd79a", "ggml-254ea3e5"},
+    {"0.9.4", "72632094", "ggml-254ea3e5"},  {"0.9.5", "ebc3a0f4", "ggml-0a2b6b20"},
+    {"0.9.6", "95e935da", "ggml-0a2b6b20"},  {"0.9.7", "d6754f3d", "ggml-0a2b6b20"},
+    {"0.9.8", "2fb6431f", "ggml-0a2b6b20"},  {"0.9.9", "a04eea07", "ggml-0a2b6b20"},
+    {"0.9.10", "50634c28", "ggml-0a2b6b20"}, {"0.9.11", "49f84a92", "ggml-0a2b6b20"},
+    {"0.10.0", "1c40d85a", "ggml-0a2b6b20"}, {"0.10.1", "387fa29f", "ggml-0a2b6b20"},
+    {"0.10.2", "4db80ea2", "ggml-0a2b6b20"}, {"0.11.0", "ac6f7b44", "ggml-0a2b6b20"},
+    {"0.11.1", "628249b3", "ggml-0a2b6b20"}, {"0.12.0", "0ce7ad34", "ggml-0a2b6b20"},
+    {"0.12.1", "0a37c216", "ggml-0a2b6b20"}, {"0.13.0", "e705c5fe", "ggml-0a2b6b20"},
+    {"0.13.1", "1e33fed3", "ggml-0a2b6b20"}, {"0.14.0", "7142aa6b", "ggml-0a2b6b20"},
+    {"0.15.0", "a5ce761c", "ggml-0a2b6b20"}, {"0.15.1", "f158c192", "ggml-0a2b6b20"},
+    {"0.15.2", "707321c4", "ggml-0a2b6b20"}, {"0.15.3", "eced84c8", "ggml-0a2b6b20"},
+    {"0.16.0", "524f974b", "ggml-0a2b6b20"}, {"0.17.0", "9be31331", "ggml-0a2b6b20"},
+    {"0.18.0", "06ca9761", "ggml-0a2b6b20"}, {"0.18.1", "90951f99", "ggml-0a2b6b20"},
+    {"0.19.0", "30bf8685", "ggml-0a2b6b20"}, {"0.20.0", "2d191b5d", "ggml-0a2b6b20"},
+    {"0.20.1", "3834fd81", "ggml-0a2b6b20"}, {"0.20.2", "8c63e709", "ggml-0a2b6b20"},
+    {"0.21.0", "8599e0ea", "ggml-0a2b6b20"}, {"0.25.3", "0c1e570", "llama.cpp-0c1e570"},
+};
+
+// ggml_version() reported "0.0.N" (N a commit count) from 04052199 (2025-07-02) until
+// semantic versioning (9db4785d, 2025-09-16): the states of that time.
+constexpr std::string_view kBuildNumberEraFirst = "ggml-1e04f6ae";
+constexpr std::string_view kBuildNumberEraLast = "ggml-3b145175";
+
+using Version = std::tuple<int, int, int>;
+
+struct ParsedVersion {
+    Version number;
+    bool dev = false;    // "-dev": after the release before it, before this one
+    bool dirty = false;  // "-dirty": built from modified sources
+};
+
+// "MAJOR.MINOR.PATCH" with an optional "-dev" and "-dirty"; anything else is no version.
+std::optional<ParsedVersion> parse_version(std::string_view text) {
+    ParsedVersion parsed;
+    auto strip = [&](std::string_view suffix) {
+        if (text.ends_with(suffix)) {
+            text.remove_suffix(suffix.size());
+            return true;
+        }
+        return false;
+    };
+    parsed.dirty = strip("-dirty");
+    parsed.dev = strip("-dev");
+    std::array<int, 3> parts{};
+    const char* at = text.data();
+    const char* const end = text.data() + text.size();
+    for (std::size_t i = 0; i < parts.size(); ++i) {
+        if (i > 0) {
+            if (at == end || *at != '.') {
+                return std::nullopt;
+            }
+            ++at;
+        }
+        const auto [next, error] = std::from_chars(at, end, parts[i]);
+        if (error != std::errc{} || next == at || *at == '-' || *at == '+') {
+            return std::nullopt;
+        }
+        at = next;
+    }
+    if (at != end) {
+        return std::nullopt;
+    }
+    parsed.number = {parts[0], parts[1], parts[2]};
+    return parsed;
+}
+
+Version release_number(const KnownRelease& release) { return parse_version(release.version)->number; }
+
+std::size_t age_of(std::string_view profile_name) {
+    const AllocatorProfile* profile = find_profile(profile_name);
+    return profile != nullptr ? profile_age(*profile) : 0;
+}
+
+std::string name_at(std::size_t age) { return std::string(profile_of_age(age).name); }
+
+// The bounds the evidence puts on the program's state, and what to say about them.
+struct Bounds {
+    std::size_t lo = 0;
+    std::size_t hi = profile_age(newest_profile());
+    bool known = false;  // some evidence was read
+    std::string about;   // what the version evidence was, for the note
+    std::string remark;  // a version the map does not hold, modified sources, …
+
+    void at_least(std::size_t age) { lo = std::max(lo, age); }
+    void at_most(std::size_t age) { hi = std::min(hi, age); }
+};
+
+void read_version(std::string_view text, Bounds& bounds) {
+    const auto parsed = parse_version(text);
+    bounds.about = "ggml " + std::string(text);
+    if (!parsed) {
+        bounds.remark = "ggml reports version \"" + std::string(text) + "\", which the version map cannot read";
+        return;
+    }
+    bounds.known = true;
+    if (parsed->dirty) {
+        bounds.remark = "ggml " + std::string(text) + " was built from modified sources";
+    }
+    const Version version = parsed->number;
+    if (std::get<0>(version) == 0 && std::get<1>(version) == 0) {  // 0.0.N: a build number
+        bounds.at_least(age_of(kBuildNumberEraFirst));
+        bounds.at_most(age_of(kBuildNumberEraLast));
+        return;
+    }
+    // The newest release at or below the version (strictly below for "-dev"), and the one after it.
+    const KnownRelease* below = nullptr;
+    const KnownRelease* above = nullptr;
+    for (const KnownRelease& release : kReleases) {
+        const Version number = release_number(release);
+        if (number < version || (number == version && !parsed->dev)) {
+            below = &release;
+        } else if (above == nullptr) {
+            above = &release;
+        }
+    }
+    if (below == nullptr) {
+        if (version < Version{0, 9, 0}) {  // semantic versioning began with 0.9.0-dev
+            bounds.known = false;
+            bounds.remark = "ggml reports version " + std::string(text) + ", older than any ggml version there was";
+            return;
+        }
+        // The days of 0.9.0-dev and 0.9.1-dev, before the first tag.
+        bounds.at_least(age_of(kBuildNumberEraLast));
+        bounds.at_most(age_of(kReleases[0].profile));
+        return;
+    }
+    // A program built between two releases reports the older one (ggml) or carries changes
+    // its vendored ggml got before the next release (llama.cpp), so it may hold any state
+    // up to the next release's.
+    bounds.at_least(age_of(below->profile));
+    if (above != nullptr) {
+        bounds.at_most(age_of(above->profile));
+    }
+    if (release_number(*below) != version || parsed->dev) {
+        bounds.remark = "ggml " + std::string(text) + " is not in the version map: planned as the nearest known version below it, " +
+                        std::string(below->version);
+    }
+}
+
+void read_commit(std::string_view commit, Bounds& bounds) {
+    if (commit.ends_with("-dirty")) {
+        commit.remove_suffix(std::string_view("-dirty").size());
+    }
+    if (commit.size() < 7) {
+        return;  // "unknown", or too short to name a commit
+    }
+    auto names = [&](std::string_view known) { return known.starts_with(commit) || commit.starts_with(known); };
+    for (const KnownRelease& release : kReleases) {
+        if (names(release.commit)) {
+            bounds.known = true;
+            bounds.at_least(age_of(release.profile));
+            bounds.at_most(age_of(release.profile));
+            return;
+        }
+    }
+    for (const AllocatorProfile& profile : allocator_profiles()) {
+        if (names(profile.commit)) {
+            bounds.known = true;
+            bounds.at_least(profile_age(profile));
+            bounds.at_most(profile_age(profile));
+            return;
+        }
+    }
+}
+
+void read_markers(const std::vector<bool>& markers, Bounds& bounds) {
+    for (std::size_t i = 0; i < markers.size() && i < kMarkerFunctions.size(); ++i) {
+        bounds.known = true;
+        if (markers[i]) {
+            bounds.at_least(age_of(kMarkerFunctions[i].at_least));
+        } else {
+            bounds.at_most(age_of(kMarkerFunctions[i].at_most_if_absent));
+        }
+    }
+}
+
+} // namespace
+
+std::span<const KnownRelease> known_releases() { return kReleases; }
+
+const AllocatorProfile* profile_named(std::string_view name_or_version) {
+    if (const AllocatorProfile* profile = find_profile(name_or_version)) {
+        return profile;
+    }
+    const VersionMatch match = match_ggml({std::string(name_or_version), std::nullopt, {}});
+    return match.exact && match.note.empty() ? match.profile : nullptr;
+}
+
+VersionMatch match_ggml(const ProgramGgml& program) {
+    Bounds bounds;
+    if (program.version) {
+        read_version(*program.version, bounds);
+    } else {
+        bounds.about = "a ggml without ggml_version()";
+    }
+    Bounds by_version = bounds;
+    if (program.commit) {
+        read_commit(*program.commit, bounds);
+    }
+    read_markers(program.markers, bounds);
+    VersionMatch match;
+    if (!bounds.known) {
+        match.note = bounds.remark;
+        return match;
+    }
+    if (bounds.lo > bounds.hi) {
+        // The functions it exports disagree with its version: the version wins.
+        match.note = bounds.about + " exports functions of another version; planned by what the version says";
+        bounds = by_version;
+        bounds.hi = std::max(bounds.hi, bounds.lo);
+    }
+    match.profile = &profile_of_age(bounds.lo);
+    match.exact = bounds.lo == bounds.hi;
+    if (!bounds.remark.empty()) {
+        match.note = bounds.remark + " (" + name_at(bounds.lo) + ")";
+    } else if (!match.exact && match.note.empty()) {
+        match.note = bounds.about + " may be any allocator state from " + name_at(bounds.lo) + " to " + name_at(bounds.hi) +
+                     ": planned as the oldest, " + name_at(bounds.lo);
+    }
+    return match;
+}
+
+} // namespace gallocsim

@@ -189,6 +189,9 @@ public:
             return;
         }
         const std::string library = loaded_ggml_library();
+        if (library.empty() && allocators_ == 0) {
+            return;  // no ggml here (a shell or helper the program started): nothing to say
+        }
         guarded([&] {
             log({{"event", "exit"}, {"ggml_library", library.empty() ? ojson(nullptr) : ojson(library)},
                  {"allocators", allocators_}, {"calls", calls_recorded_}});

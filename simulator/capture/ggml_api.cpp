@@ -7,6 +7,7 @@
 #include <link.h>
 
 #include <cstddef>
+#include <atomic>
 #include <optional>
 #include <string>
 #include <vector>
@@ -52,11 +53,25 @@ void* loaded_handle(const std::string& path) {
     return path.empty() ? nullptr : dlopen(path.c_str(), RTLD_NOLOAD | RTLD_LAZY);
 }
 
-// A loaded object other than this library that defines the anchor, dlopen'ed or not.
-void* find_ggml_object() {
+// A loaded object other than this library that defines the anchor, dlopen'ed or not: its
+// handle (opened without loading anything) and its path.
+struct GgmlObject {
+    void* handle = nullptr;
+    std::string path;
+};
+
+// Each loaded object in turn (RTLD_NEXT, tried first, cannot see one loaded RTLD_LOCAL).
+GgmlObject find_among_loaded_objects();
+
+GgmlObject find_ggml_object() {
     if (void* next = real_dlsym(RTLD_NEXT, kAnchor)) {
-        return loaded_handle(object_path(next));
+        const std::string path = object_path(next);
+        return {loaded_handle(path), path};
     }
+    return find_among_loaded_objects();
+}
+
+GgmlObject find_among_loaded_objects() {
     // Names first, handles after: dlopen inside dl_iterate_phdr's callback would take the
     // loader's lock while the iteration holds it.
     std::vector<std::string> paths;
@@ -69,6 +84,9 @@ void* find_ggml_object() {
         },
         &paths);
     for (const std::string& path : paths) {
+        if (path == own_path()) {
+            continue;  // never reopened: at exit that would run its initialisers again
+        }
         void* handle = loaded_handle(path);
         if (handle == nullptr) {
             continue;
@@ -76,11 +94,11 @@ void* find_ggml_object() {
         // dlsym on a handle searches that object and its dependencies, never the preloaded
         // libraries; the check only guards against a program that links this library.
         if (void* symbol = real_dlsym(handle, kAnchor); symbol != nullptr && object_path(symbol) != own_path()) {
-            return handle;
+            return {handle, object_path(symbol)};
         }
         dlclose(handle);
     }
-    return nullptr;
+    return {};
 }
 
 // Where the program's ggml keeps a tensor's name: ggml_get_name returns the address of the
@@ -112,11 +130,13 @@ void choose_layout(GgmlApi& api) {
 }
 
 std::optional<GgmlApi> resolve() {
-    void* handle = find_ggml_object();
+    const GgmlObject ggml = find_ggml_object();
+    void* handle = ggml.handle;
     if (handle == nullptr) {
         return std::nullopt;
     }
     GgmlApi api;
+    api.library = ggml.path;
     auto look_up = [&](auto& function, const char* name) {
         function = reinterpret_cast<std::remove_reference_t<decltype(function)>>(real_dlsym(handle, name));
         return function != nullptr;
@@ -130,7 +150,6 @@ std::optional<GgmlApi> resolve() {
 #define GALLOCSIM_LOOK_UP_OPTIONAL(name) look_up(api.name, #name);
     GALLOCSIM_GGML_OPTIONAL_FUNCTIONS(GALLOCSIM_LOOK_UP_OPTIONAL)
 #undef GALLOCSIM_LOOK_UP_OPTIONAL
-    api.library = object_path(reinterpret_cast<const void*>(api.ggml_gallocr_new_n));
     for (const MarkerFunction& marker : kMarkerFunctions) {
         api.markers.push_back(real_dlsym(handle, std::string(marker.name).c_str()) != nullptr);
     }
@@ -158,19 +177,32 @@ void* real_dlsym(void* handle, const char* symbol) {
     return real != nullptr ? real(handle, symbol) : nullptr;
 }
 
+namespace {
+std::atomic<bool> resolved{false};  // program_ggml() has looked
+} // namespace
+
+// Never destroyed: the capture's exit record reads it after static destructors have run.
 const GgmlApi* program_ggml() {
-    static const std::optional<GgmlApi> api = resolve();
-    return api ? &*api : nullptr;
+    static const GgmlApi* const api = [] {
+        std::optional<GgmlApi> found = resolve();
+        resolved = true;
+        return found ? new GgmlApi(std::move(*found)) : nullptr;
+    }();
+    return api;
 }
 
 std::string loaded_ggml_library() {
-    void* handle = find_ggml_object();
-    if (handle == nullptr) {
-        return {};
+    if (resolved) {
+        const GgmlApi* api = program_ggml();
+        return api != nullptr ? api->library : std::string();
     }
-    const std::string path = object_path(real_dlsym(handle, kAnchor));
-    dlclose(handle);
-    return path;
+    // Not looked for while the program ran: among the loaded objects, without RTLD_NEXT
+    // (at exit glibc's answer for it is not to be trusted) and without reopening this one.
+    const GgmlObject ggml = find_among_loaded_objects();
+    if (ggml.handle != nullptr) {
+        dlclose(ggml.handle);
+    }
+    return ggml.path;
 }
 
 } // namespace gallocsim::capture

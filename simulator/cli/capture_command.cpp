@@ -116,6 +116,22 @@ void print_summary(const CaptureSummary& summary, const fs::path& dir, std::ostr
     }
 }
 
+// Why a capture holds no session, from what the capture library logged at the program's end.
+std::string nothing_captured(const std::string& program, const CaptureSummary& summary, bool failed) {
+    const std::string lead = failed ? program + " failed before any graph allocator call was captured: "
+                                    : program + " made no graph allocator call the capture saw: ";
+    if (!summary.gaps.empty()) {
+        return lead + "nothing captured (see below).\n";
+    }
+    if (summary.ggml_library.empty()) {
+        return lead + "it never loaded a ggml library that defines the graph allocator (ggml_gallocr_new_n).\n";
+    }
+    return lead + "it loaded ggml (" + summary.ggml_library + ") but never created a graph allocator through it: " +
+           (failed ? "see its own messages above." : "it plans no graph, or it calls ggml inside one object (ggml "
+                                                     "linked statically, or built with -Bsymbolic), which a preloaded "
+                                                     "library cannot see (docs/your-own-program.md).") + "\n";
+}
+
 } // namespace
 
 // Kept small and in one place: the sessions' full reader (for replay) lives elsewhere.
@@ -129,6 +145,12 @@ CaptureSummary summarize_capture(const fs::path& dir) {
         return summary;
     }
     summary.problems = capture.errors;
+    summary.gaps = capture.gaps();
+    for (const CaptureLogEntry& entry : capture.log) {
+        if (entry.kind == CaptureLogEntry::Kind::exit && !entry.ggml_library.empty()) {
+            summary.ggml_library = entry.ggml_library;
+        }
+    }
     std::set<std::string> graphs;
     for (const CaptureSession& session : capture.sessions) {
         summary.sessions.push_back(session.label());
@@ -191,16 +213,22 @@ int capture(const CaptureOptions& options, std::ostream& out, std::ostream& err)
     const int exit_code = WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status);
 
     const CaptureSummary summary = summarize_capture(dir);
+    const std::string program = args.front();
+    const std::string ended = WIFSIGNALED(status) ? " was killed by signal " + std::to_string(WTERMSIG(status))
+                                                  : " exited with " + std::to_string(exit_code);
     if (summary.sessions.empty()) {
-        out << args.front() << " never called ggml's graph allocator (ggml_gallocr_new or ggml_gallocr_new_n): "
-            << "nothing captured. A program with ggml linked statically, or built with -Bsymbolic, cannot be "
-               "captured (docs/your-own-program.md).\n";
+        out << nothing_captured(program, summary, exit_code != 0);
     } else {
         print_summary(summary, dir, out);
     }
-    out << args.front() << (WIFSIGNALED(status) ? " was killed by signal " + std::to_string(WTERMSIG(status))
-                                                 : " exited with " + std::to_string(exit_code))
-        << "\n";
+    for (const std::string& gap : summary.gaps) {
+        out << gap << "\n";
+    }
+    out << program << ended << "\n";
+    if (exit_code == 0 && !summary.gaps.empty()) {
+        out << "the capture is partial: it holds only what reached the capture (docs/your-own-program.md)\n";
+        return 1;
+    }
     return exit_code;
 }
 

@@ -15,8 +15,10 @@ struct CaptureOptions {
     std::string out;                   // the capture folder
     std::vector<std::string> command;  // the program and its arguments
 };
-// Returns the program's exit code (128 + n when a signal n ended it), or non-zero with a
-// message on `err` when the program could not be run.
+// Returns the program's exit code (128 + n when a signal n ended it), 1 when the program
+// succeeded but the capture is partial (calls the capture could not see, or a ggml it cannot
+// read: each said on `out`), or non-zero with a message on `err` when the program could not
+// be run.
 int capture(const CaptureOptions& options, std::ostream& out, std::ostream& err);
 
 // What a capture folder holds, read with the sessions' reader (a session cut short or
@@ -30,6 +32,8 @@ struct CaptureSummary {
     std::size_t largest_buffer = 0;
     std::string largest_buffer_where;           // "CPU, session-0.jsonl call 2"
     std::vector<std::string> problems;          // sessions cut short or unreadable, one line each
+    std::vector<std::string> gaps;              // what the capture could not see (capture-log.jsonl)
+    std::string ggml_library;                   // the ggml a process of the program loaded (empty: none)
 };
 CaptureSummary summarize_capture(const std::filesystem::path& dir);
 

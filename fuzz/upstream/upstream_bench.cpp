@@ -137,7 +137,7 @@ int main(int argc, char** argv) {
             ->Unit(benchmark::kMicrosecond);
     }
     benchmark::Initialize(&argc, argv);
-    benchmark::AddCustomContext("upstream", std::string(linked_version().source) + " from " +
+    benchmark::AddCustomContext("upstream", std::string(linked_version().profile) + " from " +
                                                 std::string(linked_version().package) + ", " + library_path());
     benchmark::RunSpecifiedBenchmarks();
     benchmark::Shutdown();

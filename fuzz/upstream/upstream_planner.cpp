@@ -7,8 +7,8 @@
 #include "ggml-backend-impl.h"
 #include "ggml-backend.h"
 #include "ggml.h"
-#if !GALLOCSIM_UPSTREAM_SEED_ERA
-#include "ggml-impl.h"  // struct ggml_cgraph, to append leafs and nodes (the seed era has it in ggml.h)
+#if GALLOCSIM_UPSTREAM_CGRAPH_IN_IMPL
+#include "ggml-impl.h"  // struct ggml_cgraph, to append leafs and nodes (2024 versions have it in ggml.h)
 #endif
 
 #include <dlfcn.h>
@@ -22,23 +22,25 @@
 namespace gallocsim::upstream {
 
 const UpstreamVersion& linked_version() {
-    static const UpstreamVersion version{GALLOCSIM_UPSTREAM_PROFILE, GALLOCSIM_UPSTREAM_SOURCE,
-                                         GALLOCSIM_UPSTREAM_PACKAGE, GALLOCSIM_UPSTREAM_SEED_ERA != 0};
+    static const UpstreamVersion version{GALLOCSIM_UPSTREAM_PROFILE, GALLOCSIM_UPSTREAM_PACKAGE};
     return version;
 }
 
 const AllocatorProfile& matching_profile() {
     static const AllocatorProfile& profile = [] () -> const AllocatorProfile& {
         const AllocatorProfile* named = find_profile(linked_version().profile);
-        // The build names both; they must agree, or files saved with this source would
-        // replay under another profile.
-        if (named == nullptr || profile_for_source(linked_version().source) != named) {
-            throw std::logic_error("no gallocsim profile " + std::string(linked_version().profile) +
-                                   " recognising the source " + std::string(linked_version().source));
+        if (named == nullptr) {
+            throw std::logic_error("no gallocsim profile " + std::string(linked_version().profile));
         }
         return *named;
     }();
     return profile;
+}
+
+std::string plan_source() {
+    const AllocatorProfile& profile = matching_profile();
+    return profile.sources.empty() ? std::string(profile.name) + " (" + std::string(linked_version().package) + ")"
+                                   : std::string(profile.sources.front());
 }
 
 std::string library_path() {
@@ -67,6 +69,8 @@ struct TestType {
     std::size_t alignment = 0;
     std::size_t max_size = 0;
     bool cuda_rule = false;
+    // The file's recorded alloc sizes (a tensor's `alloc_size`), which win over the rule.
+    const std::map<const ggml_tensor*, std::size_t>* recorded = nullptr;
     // The buffers the gallocr holds of this type, in allocation order: a virtual buffer
     // allocates its chunks in chunk order and frees all of them before allocating anew.
     std::vector<ggml_backend_buffer_t> live;
@@ -92,6 +96,11 @@ std::size_t type_max_size(ggml_backend_buffer_type_t buft) {
 // padded to a multiple of 512 elements. Unlike ggml-cuda it does not assert nb[0] (gallocsim
 // applies the rule the same way, docs/divergences.md).
 std::size_t type_alloc_size(ggml_backend_buffer_type_t buft, const ggml_tensor* tensor) {
+    if (const auto* recorded = type_of(buft).recorded) {
+        if (const auto it = recorded->find(tensor); it != recorded->end()) {
+            return it->second;
+        }
+    }
     constexpr std::int64_t kRowPadding = 512;
     std::size_t size = ggml_nbytes(tensor);
     if (type_of(buft).cuda_rule && ggml_is_quantized(tensor->type) && tensor->ne[0] % kRowPadding != 0) {
@@ -112,7 +121,7 @@ void free_buffer(ggml_backend_buffer_t buffer) {
     std::erase(type_of(buffer->buft).live, buffer);
 }
 
-#if GALLOCSIM_UPSTREAM_SEED_ERA
+#if GALLOCSIM_UPSTREAM_BUFFER_NAME
 const char* buffer_name(ggml_backend_buffer_t buffer) {
     return type_of(buffer->buft).name.c_str();
 }
@@ -122,7 +131,7 @@ ggml_backend_buffer_t alloc_buffer(ggml_backend_buffer_type_t buft, std::size_t 
     ggml_backend_buffer_i iface{};
     iface.free_buffer = free_buffer;
     iface.get_base = buffer_base;
-#if GALLOCSIM_UPSTREAM_SEED_ERA
+#if GALLOCSIM_UPSTREAM_BUFFER_NAME
     iface.get_name = buffer_name;
 #endif
     ggml_backend_buffer_t buffer = ggml_backend_buffer_init(buft, iface, nullptr, size);
@@ -178,6 +187,29 @@ const std::map<std::string, ggml_op, std::less<>>& ggml_ops() {
     return ops;
 }
 
+} // namespace
+
+bool linked_ggml_has(Op op) { return ggml_ops().contains(op_name(op)); }
+
+// Since llama.cpp's [TAG_ALLOC_SIZE_EXPAND] (not in ggml d99724f2), ggml_backend_buft_get_alloc_size
+// asserts that a buffer type gives more than ggml_nbytes only to quantized tensors, to ops
+// that compute nothing (views, reshapes) and to the ops ggml_op_alloc_size_may_expand names.
+bool linked_ggml_lets_alloc_size_exceed_nbytes(const Tensor& tensor) {
+    using MayExpand = bool (*)(ggml_op);
+    static const auto may_expand = reinterpret_cast<MayExpand>(dlsym(RTLD_DEFAULT, "ggml_op_alloc_size_may_expand"));
+    if (may_expand == nullptr) {
+        return true;  // a version without the rule
+    }
+    const auto op = ggml_ops().find(op_name(tensor.op));
+    const auto type = ggml_types().find(type_name(tensor.type));
+    const bool empty = tensor.op == Op::NONE || tensor.op == Op::RESHAPE || tensor.op == Op::VIEW ||
+                       tensor.op == Op::PERMUTE || tensor.op == Op::TRANSPOSE;
+    return empty || (type != ggml_types().end() && ggml_is_quantized(type->second)) ||
+           (op != ggml_ops().end() && may_expand(op->second));
+}
+
+namespace {
+
 std::int32_t ggml_flags(const Tensor& tensor) {
     std::int32_t flags = 0;
     if (tensor.has_flag(TensorFlag::input)) {
@@ -189,11 +221,13 @@ std::int32_t ggml_flags(const Tensor& tensor) {
     if (tensor.has_flag(TensorFlag::param)) {
         flags |= GGML_TENSOR_FLAG_PARAM;
     }
-#if !GALLOCSIM_UPSTREAM_SEED_ERA
-    // The seed era has no such flags; its allocator reads only input and output.
+    // Older versions lack these flags; the allocator reads only input and output.
+#if GALLOCSIM_UPSTREAM_FLAG_LOSS
     if (tensor.has_flag(TensorFlag::loss)) {
         flags |= GGML_TENSOR_FLAG_LOSS;
     }
+#endif
+#if GALLOCSIM_UPSTREAM_FLAG_COMPUTE
     if (tensor.has_flag(TensorFlag::compute)) {
         flags |= GGML_TENSOR_FLAG_COMPUTE;
     }
@@ -212,6 +246,7 @@ struct UpstreamGraph::Impl {
     std::vector<ggml_tensor*> tensors;  // in file order
     std::vector<std::string> names;     // the file's (ggml truncates names to 63 bytes)
     std::vector<bool> external;
+    std::map<const ggml_tensor*, std::size_t> recorded_sizes;
 
     ~Impl() {
         if (ctx != nullptr) {
@@ -231,7 +266,7 @@ template <typename Map>
 auto lookup(const Map& map, std::string_view name, std::string_view what) {
     auto it = map.find(name);
     if (it == map.end()) {
-        throw UnsupportedGraph(std::string(linked_version().source) + " has no " + std::string(what) + " " +
+        throw UnsupportedGraph(std::string(linked_version().package) + " has no " + std::string(what) + " " +
                                std::string(name));
     }
     return it->second;
@@ -261,12 +296,12 @@ std::size_t referenced_tensors(const Graph& graph) {
 } // namespace
 
 void UpstreamGraph::Impl::build(const GraphFile& file) {
-    // ggml_gallocr_reserve_n sizes its hash set for n_nodes + n_leafs + 25% and aborts
-    // ("hash set full") when the graph reaches more tensors than that. The seed era takes
-    // the graph's own hash set instead, whose size this graph's capacity sets (below).
+    // ggml_gallocr_reserve_n sizes its hash set for n_nodes + n_leafs + 25% (since 8a7be58d,
+    // 2024-07) and aborts ("hash set full") when the graph reaches more tensors than that.
+    // Before, it took the graph's own hash set, whose size this graph's capacity sets (below).
     const std::size_t listed = file.graph.nodes.size() + file.graph.leafs.size();
     const std::size_t reached = referenced_tensors(file.graph);
-    if (!linked_version().seed_era && reached > listed + listed / 4) {
+    if (GALLOCSIM_UPSTREAM_HASH_FROM_COUNTS && reached > listed + listed / 4) {
         throw UnsupportedGraph("more tensors than nodes + leafs + 25%: ggml_gallocr's hash set would overflow");
     }
     for (const BufferTypeSpec& spec : file.buffer_types) {
@@ -297,6 +332,12 @@ void UpstreamGraph::Impl::build(const GraphFile& file) {
         tensors.push_back(g);
         names.push_back(t.name);
         external.push_back(file.is_external(t));
+        if (const auto size = file.recorded_alloc_size(t)) {
+            recorded_sizes.emplace(g, *size);
+        }
+    }
+    for (const auto& type : types) {
+        type->recorded = &recorded_sizes;
     }
     for (const Tensor& t : file.context.tensors()) {
         ggml_tensor* g = tensors[t.index];
@@ -333,7 +374,7 @@ ggml_gallocr_t UpstreamGraph::Impl::plan(bool& reserved, bool& allocated) {
 
 PlanRecord UpstreamGraph::Impl::record(ggml_gallocr_t galloc, bool reserved, bool allocated) const {
     PlanRecord plan;
-    plan.source = linked_version().source;
+    plan.source = plan_source();
     plan.reserve = reserved;
     plan.alloc_graph = allocated;
     // A tensor's buffer id is the lowest id of its buffer type (the graph format's rule).

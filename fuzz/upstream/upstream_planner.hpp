@@ -20,15 +20,24 @@ namespace gallocsim::upstream {
 
 struct UpstreamVersion {
     std::string_view profile;  // gallocsim's profile that reproduces it (reference/profile.hpp)
-    std::string_view source;   // what `expected.source` says in a file whose plan it made
     std::string_view package;  // where the library came from
-    bool seed_era;             // 2024 API: no chunks, no max size, fewer tensor flags
 };
 
 const UpstreamVersion& linked_version();
 
 // gallocsim's profile for the linked version (reference/profile.hpp).
 const AllocatorProfile& matching_profile();
+
+// What `expected.source` says in a file whose plan the linked version made: the profile's
+// source where graph files name one, else its name and the package.
+std::string plan_source();
+
+// Whether the linked ggml has the op (by name: enum values moved between versions).
+bool linked_ggml_has(Op op);
+
+// Whether the linked ggml lets a buffer type size the tensor above its ggml_nbytes (newer
+// llama.cpp asserts that only some tensors may be).
+bool linked_ggml_lets_alloc_size_exceed_nbytes(const Tensor& tensor);
 
 // The file the linked library was loaded from.
 std::string library_path();
@@ -50,7 +59,7 @@ public:
 
     // A fresh gallocr, reserve_n with the file's buffer ids, alloc_graph; where every
     // tensor went, the chunk sizes the gallocr allocated through the buffer types, and
-    // ggml_gallocr_get_buffer_size per buffer id. `source` is linked_version().source.
+    // ggml_gallocr_get_buffer_size per buffer id. `source` is plan_source().
     PlanRecord plan();
 
     // The same calls with nothing read back, for the speed comparison; what they returned.

@@ -558,9 +558,14 @@ GALLOCSIM_EXPORT bool ggml_gallocr_alloc_graph(ggml_gallocr_t galloc, ggml_cgrap
 // Only to learn an allocator's chunks: the buffers allocated inside its calls, in order.
 // The thread that runs an allocator's call holds the lock already; other threads' buffers
 // (weights, KV caches) are none of the capture's business.
+// A buffer type may allocate through another (its bytes in CPU buffers, say): only the
+// outermost allocation is the allocator's chunk.
 GALLOCSIM_EXPORT ggml_backend_buffer_t ggml_backend_buft_alloc_buffer(ggml_backend_buffer_type_t buft, size_t size) {
+    static thread_local int depth = 0;
+    ++depth;
     ggml_backend_buffer_t buffer = real().ggml_backend_buft_alloc_buffer(buft, size);
-    if (buffer != nullptr && gallocsim::capture::current_session != nullptr) {
+    --depth;
+    if (buffer != nullptr && depth == 0 && gallocsim::capture::current_session != nullptr) {
         capture().chunk_allocated(*gallocsim::capture::current_session, buft, buffer, size);
     }
     return buffer;

@@ -109,9 +109,12 @@ std::size_t name_offset(const GgmlApi& api) {
     return static_cast<std::size_t>(name - scratch);
 }
 
-// The layout whose ggml_tensor has the size the program's ggml reports (ggml_tensor_overhead)
-// and its name where ggml_get_name finds it: layouts that moved fields around without
-// changing the size (the 2024 grad pointer gone, eight bytes of padding added) differ there.
+// The layout that keeps the tensor's name where ggml_get_name finds it, and whose size fits
+// the one the program's ggml reports (ggml_tensor_overhead): layouts that moved fields
+// around without changing the size (the 2024 grad pointer gone, padding added) differ in
+// where the name is. GGML_MAX_NAME is a build option (stable-diffusion.cpp builds ggml with
+// 128 where the default is 64); only the fields after the name move with it, and the capture
+// reads none of them, so the name's length is what the size leaves for it.
 void choose_layout(GgmlApi& api) {
     const std::size_t tensor_size = api.ggml_tensor_overhead() - kObjectSize;
     const std::size_t name = name_offset(api);
@@ -119,10 +122,13 @@ void choose_layout(GgmlApi& api) {
     for (const gallocsim_ggml_layout* layout : ggml_layouts()) {
         known += (known.empty() ? "" : ", ") + std::string(layout->tree) + ": " + std::to_string(layout->tensor_size) +
                  " bytes, name at " + std::to_string(layout->name);
-        if (layout->tensor_size == tensor_size && layout->name == name) {
-            api.layout = layout;
-            return;
+        const std::size_t after_name = layout->tensor_size - layout->name - layout->max_name;
+        if (layout->name != name || tensor_size <= name + after_name) {
+            continue;
         }
+        api.layout = layout;
+        api.max_name = tensor_size - name - after_name;
+        return;
     }
     api.layout_problem = "the program's ggml_tensor has " + std::to_string(tensor_size) + " bytes and its name at " +
                          std::to_string(name) + ", a layout this capture library was not built for (" + known +

@@ -41,6 +41,7 @@ struct GgmlApi {
     // The layout of its ggml_tensor and ggml_cgraph, among those the library was built
     // for; nullptr when none fits (then `layout_problem` says why).
     const gallocsim_ggml_layout* layout = nullptr;
+    std::size_t max_name = 0;  // the program's GGML_MAX_NAME (a build option: 64 unless set)
     std::string layout_problem;
     // For each of reference/version_map.hpp's kMarkerFunctions, whether the library exports it.
     std::vector<bool> markers;

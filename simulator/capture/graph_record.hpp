@@ -43,7 +43,7 @@ public:
     const void* data(const ggml_tensor* t) const { return read<const void*>(t, layout_.data); }
     std::string name(const ggml_tensor* t) const {
         const char* text = reinterpret_cast<const char*>(t) + layout_.name;
-        return std::string(text, strnlen(text, layout_.max_name));
+        return std::string(text, strnlen(text, ggml_.max_name));
     }
 
     int n_nodes(const ggml_cgraph* g) const { return read<int>(g, layout_.graph_n_nodes); }

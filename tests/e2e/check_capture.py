@@ -5,10 +5,11 @@ llama.cpp's scheduler reserves its compute buffer on worst-case graphs before th
 (one with a full micro-batch of tokens, one with a single token) and then calls alloc_graph on
 every real graph (the prompt, then one graph per generated token but the last, whose logits are
 never needed, when graph reuse is off). So a capture of a run that generated N tokens after a
-prompt must contain: reserve calls on a graph with ubatch tokens and on one with 1 token, and at
-least N alloc_graph calls that returned true (the prompt and N - 1 decodes).
+prompt must contain: reserve calls on a graph with ubatch tokens and on one with 1 token (the
+2024 scheduler reserved the micro-batch only), and at least N alloc_graph calls that returned
+true (the prompt and N - 1 decodes).
 
-    check_capture.py DIR --ubatch U --generated N
+    check_capture.py DIR --reserved-tokens U[,1] --generated N
 """
 import argparse
 import json
@@ -27,7 +28,7 @@ def tokens_of(graph: dict) -> int | None:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("dir", type=pathlib.Path)
-    parser.add_argument("--ubatch", type=int, required=True)
+    parser.add_argument("--reserved-tokens", required=True, help="graph sizes that must have been reserved: 64,1")
     parser.add_argument("--generated", type=int, required=True)
     args = parser.parse_args()
 
@@ -46,7 +47,7 @@ def main() -> int:
             elif call["function"] == "ggml_gallocr_alloc_graph" and call["returned"]:
                 allocs += 1
     problems = []
-    for wanted in (args.ubatch, 1):
+    for wanted in (int(n) for n in args.reserved_tokens.split(",")):
         if wanted not in reserved_tokens:
             problems.append(f"no reserve on a {wanted}-token graph (reserved: {sorted(t for t in reserved_tokens if t)})")
     if allocs < args.generated:

@@ -4,8 +4,10 @@
 #include "simulator/cli/analysis_commands.hpp"
 #include "simulator/cli/commands.hpp"
 #include "simulator/cli/step_commands.hpp"
+#include "simulator/cli/versions_command.hpp"
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include <filesystem>
 #include <fstream>
@@ -138,4 +140,42 @@ TEST_F(ProfileCommands, DiffOfTwoVersionsAppliesBufferOptionsToBothAndNamesChunk
 }
 
 } // namespace
+// `gallocsim versions`: the states, the rules each has and the version map, as reference/
+// holds them; with a version, the state the map gives it (the expectations are the version
+// map's, worked out in version_map_test.cpp).
+TEST_F(ProfileCommands, VersionsListsTheStatesAndPlacesAVersion) {
+    std::ostringstream out, err;
+    EXPECT_EQ(cli::versions({}, out, err), 0) << err.str();
+    const std::string text = out.str();
+    EXPECT_NE(text.find("13 states of ggml's graph allocator, oldest first."), std::string::npos) << text;
+    // The tail choice: no chunks in the first five states, the first fitting tail in the next
+    // three (254ea3e5 to 9dea367c), the reuse factor from 058128a6 on.
+    EXPECT_NE(text.find("tail choice                 -        -        -        -        -        first    first    first"
+                        "    reuse    reuse    reuse    reuse    reuse\n"),
+              std::string::npos)
+        << text;
+    EXPECT_NE(text.find("                               also named ggml-d99724f2\n"), std::string::npos) << text;
+
+    std::ostringstream whisper;
+    EXPECT_EQ(cli::versions({.version = "0.13.1"}, whisper, err), 0);
+    EXPECT_EQ(whisper.str(), "ggml 0.13.1: ggml-0a2b6b20\n");
+    std::ostringstream tag;
+    EXPECT_EQ(cli::versions({.commit = std::string("72632094")}, tag, err), 0);
+    EXPECT_EQ(tag.str(), "ggml commit 72632094: ggml-254ea3e5\n");
+    std::ostringstream span;
+    EXPECT_EQ(cli::versions({.version = "0.9.4"}, span, err), 0);
+    EXPECT_EQ(span.str(), "ggml 0.9.4: ggml-254ea3e5 (inferred)\nggml 0.9.4 may be any allocator state from ggml-254ea3e5 "
+                          "to ggml-0a2b6b20: planned as the oldest, ggml-254ea3e5\n");
+    std::ostringstream none, none_err;
+    EXPECT_EQ(cli::versions({.version = "0.1.0"}, none, none_err), 2);
+    EXPECT_EQ(none_err.str(), "ggml 0.1.0: the version map cannot place it: ggml reports version 0.1.0, older than any "
+                              "ggml version there was\n");
+    std::ostringstream json;
+    EXPECT_EQ(cli::versions({.json = true}, json, err), 0);
+    const auto doc = nlohmann::json::parse(json.str());
+    ASSERT_EQ(doc["states"].size(), 13u);
+    EXPECT_EQ(doc["states"][0]["name"], "ggml-f54604ef");
+    EXPECT_EQ(doc["states"][12]["change"]["pr"], "llama.cpp #27644");
+}
+
 } // namespace gallocsim

@@ -8,6 +8,7 @@
 #include "simulator/cli/errors.hpp"
 #include "simulator/cli/step_commands.hpp"
 #include "simulator/cli/visible_output.hpp"
+#include "simulator/cli/versions_command.hpp"
 #include "simulator/cli/why_command.hpp"
 
 #include "simulator/analysis/planners.hpp"
@@ -51,8 +52,9 @@ void add_buffer_flags(CLI::App* command, BufferFlags& flags, const std::string& 
     command->add_option("--alloc-size", flags.alloc_size, "alloc size rule of every buffer type: nbytes or cuda")->group(group);
 }
 
-const std::string kVersionHelp = "plan by the rules of this ggml version (" +
-                                 std::string(known_profile_names()) + "; default: the newest)";
+const std::string kVersionHelp =
+    "plan by the rules of this ggml allocator state, or of the state a ggml version carries (gallocsim versions "
+    "lists them; default: the newest, " + std::string(newest_profile().name) + ")";
 
 void add_graph_input(CLI::App* command, GraphInput& input) {
     command->add_option("input", input.input, "graph file (- reads standard input), or example name (see `gallocsim examples`)")->required();
@@ -71,8 +73,11 @@ std::string command_names(const CLI::App& app) {
 }
 
 std::string version_text() {
-    return "gallocsim " GALLOCSIM_VERSION "\nggml allocator versions: " + std::string(known_profile_names()) +
-           " (the first is the default)";
+    const auto states = history_between(seed_era_profile(), newest_profile());
+    return "gallocsim " GALLOCSIM_VERSION "\nggml allocator versions: " + std::to_string(states.size()) + " states, " +
+           std::string(seed_era_profile().name) + " (" + std::string(seed_era_profile().date) + ") to " +
+           std::string(newest_profile().name) + " (" + std::string(newest_profile().date) +
+           ", the default); gallocsim versions lists them";
 }
 
 // Parses the command line; returns -1 to go on, else the exit code (help and --version: 0;
@@ -161,8 +166,8 @@ int run_command_line(int argc, const char* const* argv, const Console& console) 
     diff_cmd->add_option("a", diff.before.input, "graph file, or example name: plan A")->required();
     diff_cmd->add_option("b", diff.after, "graph file or example: plan B (default: A again, with the buffer options)");
     diff_cmd->add_option("--ggml-version", diff.ggml_versions,
-                         "ggml version of plan A; given twice, the second is plan B's (" +
-                             std::string(known_profile_names()) + "; default: the newest)");
+                         "ggml version of plan A; given twice, the second is plan B's (gallocsim versions lists them; "
+                         "default: the newest)");
     add_model_flags(diff_cmd, diff.before.model);
     add_buffer_flags(diff_cmd, diff.after_buffers, "Buffer options (plan B only; both plans when --ggml-version is given twice)");
     diff_cmd->add_flag("--json", diff.json, "one JSON object with `buffers` and `tensors` lists (docs/json-reports.md)");
@@ -219,6 +224,13 @@ int run_command_line(int argc, const char* const* argv, const Console& console) 
     add_graph_input(why_cmd, why.graph);
     why_cmd->add_flag("--json", why.json, "one JSON object with a `buffers` list");
 
+    VersionsOptions versions;
+    auto* versions_cmd = app.add_subcommand("versions", "the ggml allocator states gallocsim plans by, what changed in each, "
+                                                        "and which state a ggml version carries");
+    versions_cmd->add_option("version", versions.version, "a version as ggml_version() reports it: which state it ran");
+    versions_cmd->add_option("--commit", versions.commit, "what ggml_commit() reports");
+    versions_cmd->add_flag("--json", versions.json, "one JSON object (docs/json-reports.md)");
+
     CaptureOptions capture;
     auto* capture_cmd = app.add_subcommand("capture", "run a ggml program and record every graph its graph allocator plans "
                                                       "(usage: capture --out DIR -- PROGRAM [ARGS...])");
@@ -253,6 +265,7 @@ int run_command_line(int argc, const char* const* argv, const Console& console) 
         {import_mm_cmd, [&] { return cli::import_minimalloc(import_mm, out, err); }},
         {why_cmd, [&] { return cli::why(why, out, err); }},
         {capture_cmd, [&] { return cli::capture(capture, out, err); }},
+        {versions_cmd, [&] { return cli::versions(versions, out, err); }},
     };
     try {
         for (const auto& [command, run] : commands) {

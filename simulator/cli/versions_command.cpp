@@ -1,0 +1,218 @@
+#include "simulator/cli/versions_command.hpp"
+
+#include "reference/profile.hpp"
+#include "reference/version_map.hpp"
+#include "simulator/cli/errors.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <iomanip>
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace gallocsim::cli {
+
+namespace {
+
+// The ops a state runs in place beyond the seed era's, by name.
+std::string added_in_place_ops(const AllocatorProfile& profile) {
+    std::string names;
+    for (std::size_t i = 0; i < kOpCount; ++i) {
+        const auto op = static_cast<Op>(i);
+        if (profile.can_inplace(op) && !seed_era_profile().can_inplace(op)) {
+            names += (names.empty() ? "" : " ") + std::string(op_name(op));
+        }
+    }
+    return names;
+}
+
+// One row of the rule table: a rule's value in each state, in a word.
+struct RuleRow {
+    const char* rule;
+    std::string (*value)(const AllocatorProfile&);
+};
+
+std::string yes_no(bool value) { return value ? "yes" : "no"; }
+
+const RuleRow kRuleRows[] = {
+    {"in-place ops (count)",
+     [](const AllocatorProfile& p) {
+         int count = 0;
+         for (std::size_t i = 0; i < kOpCount; ++i) {
+             count += p.can_inplace(static_cast<Op>(i)) ? 1 : 0;
+         }
+         return std::to_string(count);
+     }},
+    {"chunks", [](const AllocatorProfile& p) { return yes_no(p.chunks); }},
+    {"tail choice",
+     [](const AllocatorProfile& p) -> std::string {
+         return !p.chunks ? "-" : p.tail_choice == TailChoice::reuse_factor ? "reuse" : "first";
+     }},
+    {"reallocation",
+     [](const AllocatorProfile& p) -> std::string {
+         return p.reallocation == Reallocation::when_a_chunk_grows ? "chunk" : "total";
+     }},
+    {"free_extra_space",
+     [](const AllocatorProfile& p) -> std::string {
+         return p.free_extra_space == ExtraSpace::kept ? "kept" : p.free_extra_space == ExtraSpace::freed ? "freed" : "aligned";
+     }},
+    {"external buffer = allocated", [](const AllocatorProfile& p) { return yes_no(p.external_buffer_is_allocated); }},
+    {"reserve_n_size", [](const AllocatorProfile& p) { return yes_no(p.has_reserve_n_size); }},
+    {"replans on dropped data", [](const AllocatorProfile& p) { return yes_no(p.replans_when_data_dropped); }},
+    {"0-byte buffers are dummies", [](const AllocatorProfile& p) { return yes_no(p.empty_buffers_are_dummies); }},
+};
+
+std::vector<const AllocatorProfile*> oldest_first() { return history_between(seed_era_profile(), newest_profile()); }
+
+std::string made_by(const AllocatorProfile& profile) {
+    const RuleChange* change = change_that_made(profile);
+    if (change == nullptr) {
+        return std::string(profile.upstream);
+    }
+    std::string text(change->commit);
+    if (change->commit != change->pr) {
+        text += " (" + std::string(change->pr) + ")";
+    }
+    return text + ": " + std::string(change->sentence);
+}
+
+// A state's column heading: its commit, or its PR where no commit is known.
+std::string short_id(const AllocatorProfile& profile) {
+    const std::string_view commit = profile.commit;
+    const auto hash = commit.find('#');
+    return std::string(hash == std::string_view::npos ? commit.substr(0, 8) : commit.substr(hash));
+}
+
+// A row of columns 9 wide after a label, without trailing blanks.
+std::string table_row(const std::string& label, const std::vector<std::string>& cells) {
+    std::string line = label;
+    line.resize(28, ' ');
+    for (std::size_t i = 0; i < cells.size(); ++i) {
+        line += cells[i];
+        if (i + 1 < cells.size()) {
+            line.resize(28 + 9 * (i + 1), ' ');
+        }
+    }
+    return line + "\n";
+}
+
+void print_history(std::ostream& out) {
+    const auto states = oldest_first();
+    out << states.size() << " states of ggml's graph allocator, oldest first. --ggml-version takes a state's name, an\n"
+        << "older name of it, or a ggml version the map below pins to one state.\n\n";
+    out << std::left << std::setw(19) << "state" << std::setw(12) << "date" << "made by\n";
+    for (const AllocatorProfile* p : states) {
+        out << std::left << std::setw(19) << p->name << std::setw(12) << p->date << made_by(*p) << "\n";
+        for (std::string_view alias : p->aliases) {
+            out << std::setw(31) << "" << "also named " << alias << "\n";
+        }
+    }
+    out << "\nrules by state (columns: the commit that made each state)\n";
+    std::vector<std::string> heads;
+    for (const AllocatorProfile* p : states) {
+        heads.push_back(short_id(*p));
+    }
+    out << table_row("", heads);
+    for (const RuleRow& row : kRuleRows) {
+        std::vector<std::string> cells;
+        for (const AllocatorProfile* p : states) {
+            cells.push_back(row.value(*p));
+        }
+        out << table_row(row.rule, cells);
+    }
+    out << "in place beyond the seed era's 15 ops: " << added_in_place_ops(newest_profile()) << "\n";
+}
+
+void print_map(std::ostream& out) {
+    out << "\nthe version map: what a program's ggml reports -> the state it ran\n";
+    const auto releases = known_releases();
+    std::vector<std::pair<std::string, std::string>> rows;
+    for (std::size_t i = 0; i < releases.size();) {
+        std::size_t j = i;
+        while (j + 1 < releases.size() && releases[j + 1].profile == releases[i].profile) {
+            ++j;
+        }
+        rows.emplace_back("ggml " + std::string(releases[i].version) + (j > i ? " to " + std::string(releases[j].version) : ""),
+                          std::string(releases[i].profile));
+        i = j + 1;
+    }
+    rows.emplace_back("ggml 0.0.N", "ggml-1e04f6ae or ggml-3b145175 (build numbers, 2025-07 to 2025-09)");
+    rows.emplace_back("any other version", "the state of the nearest known version below it, with a note");
+    rows.emplace_back("no ggml_version()", "told by which of these functions the library exports:");
+    for (const auto& [what, state] : rows) {
+        out << "  " << std::left << std::setw(22) << what << state << "\n";
+    }
+    for (const MarkerFunction& marker : kMarkerFunctions) {
+        out << "    " << std::left << std::setw(32) << marker.name << "(" << marker.appeared << ") present: "
+            << marker.at_least << " or newer; absent: " << marker.at_most_if_absent << " or older\n";
+    }
+}
+
+nlohmann::json history_json() {
+    nlohmann::json states = nlohmann::json::array();
+    for (const AllocatorProfile* p : oldest_first()) {
+        nlohmann::json rules = nlohmann::json::object();
+        for (const RuleRow& row : kRuleRows) {
+            rules[row.rule] = row.value(*p);
+        }
+        nlohmann::json state{{"name", p->name}, {"date", p->date}, {"commit", p->commit}, {"upstream", p->upstream},
+                             {"aliases", std::vector<std::string>(p->aliases.begin(), p->aliases.end())},
+                             {"sources", std::vector<std::string>(p->sources.begin(), p->sources.end())},
+                             {"rules", rules}};
+        if (const RuleChange* change = change_that_made(*p)) {
+            state["change"] = {{"commit", change->commit}, {"pr", change->pr}, {"date", change->date},
+                               {"title", change->title}, {"field", change->field}, {"sentence", change->sentence}};
+        }
+        states.push_back(std::move(state));
+    }
+    nlohmann::json releases = nlohmann::json::array();
+    for (const KnownRelease& release : known_releases()) {
+        releases.push_back({{"version", release.version}, {"commit", release.commit}, {"state", release.profile}});
+    }
+    nlohmann::json markers = nlohmann::json::array();
+    for (const MarkerFunction& marker : kMarkerFunctions) {
+        markers.push_back({{"function", marker.name}, {"appeared", marker.appeared}, {"present", marker.at_least},
+                           {"absent", marker.at_most_if_absent}});
+    }
+    return {{"states", states}, {"releases", releases}, {"markers", markers}};
+}
+
+} // namespace
+
+int versions(const VersionsOptions& options, std::ostream& out, std::ostream& err) {
+    return run_guarded(err, [&] {
+        if (options.version.empty() && !options.commit) {
+            if (options.json) {
+                out << history_json().dump(2, ' ', /*ensure_ascii=*/true) << "\n";
+            } else {
+                print_history(out);
+                print_map(out);
+            }
+            return kDone;
+        }
+        const ProgramGgml program{options.version.empty() ? std::nullopt : std::optional(options.version), options.commit, {}};
+        const VersionMatch match = match_ggml(program);
+        const std::string what = "ggml " + (options.version.empty() ? "commit " + *options.commit : options.version);
+        if (options.json) {
+            out << nlohmann::json{{"version", options.version},
+                                  {"commit", options.commit ? nlohmann::json(*options.commit) : nlohmann::json()},
+                                  {"state", match.profile ? nlohmann::json(match.profile->name) : nlohmann::json()},
+                                  {"exact", match.exact},
+                                  {"note", match.note}}
+                       .dump(2, ' ', /*ensure_ascii=*/true)
+                << "\n";
+        } else if (match.profile != nullptr) {
+            out << what << ": " << match.profile->name << (match.exact ? "" : " (inferred)") << "\n";
+            if (!match.note.empty()) {
+                out << match.note << "\n";
+            }
+        }
+        if (match.profile == nullptr) {
+            throw UsageError(what + ": the version map cannot place it" + (match.note.empty() ? "" : ": " + match.note));
+        }
+        return kDone;
+    });
+}
+
+} // namespace gallocsim::cli

@@ -16,6 +16,8 @@
 #
 # When anything else follows, the command is only run: that is how pictures are made
 # (<!-- gallocsim: render seed -o docs/images/seed-timeline.svg -->, then the image link).
+# A command quoted for its failure is marked <!-- gallocsim-fails: ... -->: it must exit
+# non-zero, and the block shows what it printed on both streams and its exit code.
 # Commands may only read and write files under docs/ (and name built-in examples).
 #
 # --check regenerates everything in a scratch copy of docs/ and fails, showing the
@@ -38,7 +40,7 @@ if [[ ! -x $gallocsim ]]; then
     exit 2
 fi
 
-marker='^<!-- gallocsim: (.*) -->$'
+marker='^<!-- gallocsim(-fails)?: (.*) -->$'
 fence='^```'
 
 # Rewrites one markdown file in place; its commands run in $2 (the folder holding docs/).
@@ -57,15 +59,21 @@ regenerate_file() {
         if $in_fence || [[ ! $line =~ $marker ]]; then
             continue
         fi
-        args=${BASH_REMATCH[1]}
+        fails=${BASH_REMATCH[1]}
+        args=${BASH_REMATCH[2]}
         status=0
         # eval so that quoted arguments ('j 4') stay whole, as a reader's shell would keep them.
-        output=$(cd "$root" && eval "\"\$gallocsim\" $args") || status=$?
-        if ((status != 0)); then
+        if [[ -n $fails ]]; then
+            output=$(cd "$root" && eval "\"\$gallocsim\" $args" 2>&1) || status=$?
+        else
+            output=$(cd "$root" && eval "\"\$gallocsim\" $args") || status=$?
+        fi
+        if [[ -z $fails && $status != 0 ]] || [[ -n $fails && $status == 0 ]]; then
             echo "${file#"$root"/}:$i: gallocsim $args exited with $status" >&2
             rm -f "$out"
             return 1
         fi
+        [[ -n $fails ]] && output+=$'\n'"(exit $status)"
         if ((i < ${#lines[@]})) && [[ ${lines[i]} =~ $fence ]]; then
             i=$((i + 1))
             while ((i < ${#lines[@]})) && [[ ${lines[i]} != '```' ]]; do

@@ -44,13 +44,17 @@ Outcome run(std::vector<std::string> args, const std::string& stdin_text = "") {
     return {code, out.str(), err.str()};
 }
 
-TEST(CommandLine, VersionNamesTheProjectVersionAndEveryAllocatorVersion) {
+TEST(CommandLine, VersionNamesTheProjectVersionAndTheRangeOfAllocatorVersions) {
     const Outcome r = run({"--version"});
     EXPECT_EQ(r.code, kDone);
     EXPECT_THAT(r.out, StartsWith(std::string("gallocsim ") + GALLOCSIM_VERSION + "\n"));  // CMake's project version
-    for (const AllocatorProfile& profile : allocator_profiles()) {
-        EXPECT_THAT(r.out, HasSubstr(std::string(profile.name)));
-    }
+    // Thirteen states are too many for one line: it gives their count, the oldest and the newest
+    // (the history's ends) and points at the command that lists them all.
+    const auto profiles = allocator_profiles();
+    EXPECT_THAT(r.out, HasSubstr(std::to_string(profiles.size()) + " states"));
+    EXPECT_THAT(r.out, HasSubstr(std::string(profiles.front().name)));
+    EXPECT_THAT(r.out, HasSubstr(std::string(profiles.back().name)));
+    EXPECT_THAT(r.out, HasSubstr("gallocsim versions"));
 }
 
 TEST(CommandLine, HelpIsSuccess) {

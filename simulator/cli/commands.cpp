@@ -170,8 +170,11 @@ int plan_after_reserve(const GraphFile& file, const PlanOptions& options, std::o
     } else {
         out << "needs_realloc says yes: " << result.realloc_reason << ".\n";
         if (file.buffer_count() == 1) {
-            out << "With one buffer id, alloc_graph re-plans by itself (reserve); a buffer is allocated anew only where "
-                   "a chunk grows, so now ";
+            const AllocatorProfile& profile = chosen_profile(options.graph.ggml_version);
+            out << "With one buffer id, alloc_graph re-plans by itself (reserve); a buffer is allocated anew only "
+                << (profile.reallocation == Reallocation::when_a_chunk_grows ? "where a chunk grows"
+                                                                             : "where the plan's total grows")
+                << ", so now ";
             print_reserved_sizes(file, run.plan.buffer_sizes, out);
             out << ".\n";
         } else {

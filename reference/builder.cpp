@@ -126,6 +126,10 @@ Tensor& GraphBuilder::view_tensor(Tensor& a, Op op) {
     return t;
 }
 
+Tensor& GraphBuilder::view_tensor(Tensor& a) {
+    return view_tensor(a, Op::NONE);
+}
+
 Tensor& GraphBuilder::unary_inplace(Tensor& a, UnaryOp kind) {
     Tensor& t = view_tensor(a, Op::UNARY);
     t.op_params[0] = static_cast<std::int32_t>(kind);

@@ -71,6 +71,7 @@ public:
     Tensor& transpose(Tensor& a);
     Tensor& cpy(Tensor& a, Tensor& b);                    // copy a into b: a view of b
     Tensor& set_rows(Tensor& a, Tensor& b, Tensor& rows);  // write rows of b into a: a view of a
+    Tensor& view_tensor(Tensor& a);  // ggml_view_tensor: op NONE, a's shape and strides, no source
 
 private:
     Tensor& make(DataType type, const Shape& ne, Op op, std::initializer_list<Tensor*> src, std::string name);

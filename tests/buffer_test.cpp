@@ -189,6 +189,21 @@ TEST(ConfigurableBufferType, InjectsFailures) {
     EXPECT_EQ(small.allocate(101), nullptr);
 }
 
+// ggml-vulkan's host buffer type adds 32 bytes to every buffer it allocates (its alloc_buffer:
+// size += 32, "behave like the CPU buffer type"): asked 128, the buffer is 160 bytes, and what
+// the buffer reports as its size, which ggml_gallocr_get_buffer_size sums, includes the 32.
+// A request the padding would wrap past SIZE_MAX fails like any failed allocation.
+TEST(ConfigurableBufferType, BufferExtraPadsEveryBuffer) {
+    BufferTypeSettings settings = test_support::dummy_backend(kSizeMax, 64);
+    settings.buffer_extra = 32;
+    ConfigurableBufferType type(settings);
+    auto buffer = type.allocate(128);
+    ASSERT_NE(buffer, nullptr);
+    EXPECT_EQ(buffer->size(), 160u);
+    EXPECT_EQ(type.allocate(kSizeMax - 31), nullptr);
+    EXPECT_NE(type.allocate(kSizeMax - 32), nullptr);  // a fake base: nothing is really allocated
+}
+
 // ggml-cuda pads quantized rows to a multiple of 512 elements (MATRIX_ROW_PADDING).
 TEST(AllocSizeRule, CudaPadsQuantizedRows) {
     Context context;

@@ -75,6 +75,38 @@ TEST(CaptureConform, SeedPassesCallByCall) {
     EXPECT_THAT(out.str(), ::testing::EndsWith("6 passed, 0 failed\n"));
 }
 
+// A split graph on two buffer types, worked by hand in tests/data/captures/two-backends/README.md:
+// a dependency view before its source, chunks on Vulkan0, and Vulkan_Host's 32 extra bytes.
+TEST(CaptureConform, TwoBackendsPassCallByCall) {
+    const fs::path folder = kCaptures / "two-backends";
+    std::ostringstream out, err;
+    EXPECT_EQ(cli::conform({.paths = {folder.string()}, .verbose = true}, out, err), 0) << out.str() << err.str();
+    EXPECT_THAT(out.str(), HasSubstr("PASS " + (folder / "session-0.jsonl").string() +
+                                     " call 1 (ggml_gallocr_alloc_graph, graphs/split.json)\n"));
+    EXPECT_THAT(out.str(), ::testing::EndsWith("2 passed, 0 failed\n"));
+}
+
+// Without the buffer type's extra bytes, replay's Vulkan_Host buffer is the plan's 128 bytes, not
+// the 160 ggml reported: the call fails on exactly that size.
+TEST(CaptureConform, TwoBackendsFailWithoutTheExtraBytes) {
+    const fs::path folder = fs::temp_directory_path() / "gallocsim-capture-two-backends-no-extra";
+    fs::remove_all(folder);
+    fs::copy(kCaptures / "two-backends", folder, fs::copy_options::recursive);
+    std::string text = test_support::read_text(folder / "session-0.jsonl");
+    for (auto at = text.find(", \"buffer_extra\": [0, 32]"); at != std::string::npos;
+         at = text.find(", \"buffer_extra\": [0, 32]")) {
+        text.erase(at, std::string(", \"buffer_extra\": [0, 32]").size());
+    }
+    write(folder / "session-0.jsonl", text);
+    std::ostringstream out, err;
+    EXPECT_EQ(cli::conform({.paths = {folder.string()}}, out, err), 1);
+    EXPECT_THAT(out.str(), HasSubstr("FAIL " + (folder / "session-0.jsonl").string() +
+                                     " call 1 (ggml_gallocr_alloc_graph, graphs/split.json)\n"
+                                     "  buffer_sizes: expected [80, 160], got [80, 128]\n"));
+    EXPECT_THAT(out.str(), ::testing::EndsWith("0 passed, 2 failed\n"));
+    fs::remove_all(folder);
+}
+
 TEST_F(BrokenSeed, OneWrongOffsetIsExactlyOneMismatch) {
     // Call 1 says b went to 64; the plan put it at 32.
     replace_in_session0(R"("b": {"buffer": 0, "chunk": 0, "offset": 32}, "mul": {"buffer": 0, "chunk": 0, "offset": 0}}}

@@ -361,6 +361,43 @@ TEST_F(GraphAllocatorTest, ViewsOfViewsPointAtTheRoot) {
     EXPECT_GT(freed_at(x0), allocated_at(y));
 }
 
+// ggml's scheduler keeps a split's input alive with a dependency: an op NONE view of the input
+// (here r, a reshape of v) whose src[0] is the input, placed at the start of the split that
+// reads it, which can come before the input's own node. The dependency reads r before r's node:
+// ggml counts that read like any other, and does not count the NONE view as a view of v.
+// Worked by hand: a at 0, b at 16, v at 32; a is freed after v. At dep, r has no consumer left
+// and gives v's one view back, but v keeps its memory: r, its consumer, has not run. u takes a's
+// slot; b is freed after u. At r, v has no consumer and no view left and is freed: 16..48 is one
+// block, where z (32 bytes) fits, so it takes b's and v's memory instead of growing the buffer.
+// dep and r sit at their root v's address.
+//
+//   0      16     32     48
+//   | a    | b    | v    |
+//   | u    | z           |
+TEST_F(GraphAllocatorTest, DependencyViewBeforeItsSourceCountsAsAConsumer) {
+    Tensor& a = vec("a");
+    Tensor& b = vec("b");
+    Tensor& v = named(ggml.cont(a), "v");
+    Tensor& r = named(ggml.reshape(v, {2, 2}), "r");
+    Tensor& dep = named(ggml.view_tensor(r), "dep");
+    dep.src[0] = &r;
+    Tensor& u = named(ggml.cont(b), "u");
+    Tensor& z = named(ggml.concat(u, u, 0), "z");  // 8 elements: 32 bytes
+    set_output(u);
+    set_output(z);
+    graph.leafs = {&a, &b};
+    graph.nodes = {&v, &dep, &u, &r, &z};
+    GraphAllocator allocator(type);
+    plan(allocator);
+
+    EXPECT_EQ(dep.view_src, &v);
+    EXPECT_EQ(places(allocator), (Places{{"a", {0, 0, 0}}, {"b", {0, 0, 16}}, {"v", {0, 0, 32}}, {"r", {0, 0, 32}},
+                                         {"dep", {0, 0, 32}}, {"u", {0, 0, 0}}, {"z", {0, 0, 16}}}));
+    EXPECT_GT(freed_at(v), allocated_at(u));
+    EXPECT_LT(freed_at(v), allocated_at(z));
+    EXPECT_EQ(allocator.buffer_size(0), 48u);
+}
+
 // --- Inputs and outputs -------------------------------------------------------------
 
 // The input data of p is written before the graph runs, so no node computed before p is

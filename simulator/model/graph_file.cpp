@@ -373,9 +373,11 @@ private:
         return order;
     }
 
-    // Every source of a node must exist by the time the node runs: a leaf, or a node
-    // earlier in execution order (or the node itself). So must a view's root when the root
-    // is a node: a view placed before it would get no memory (ggml's API cannot build it).
+    // Every source of a node is a leaf or a node of the graph. It may come later in execution
+    // order: ggml's scheduler places a view that keeps a split's input alive at the start of the
+    // split, before the input's own (view) node, and ggml gives such a source its memory early,
+    // as a parent. What ggml cannot plan is a view whose root is a node computed after it:
+    // alloc_graph reaches the view while its root has no buffer and leaves it without memory.
     void check_graph_order() {
         std::unordered_map<const Tensor*, std::size_t> position;
         for (std::size_t i = 0; i < file_.graph.nodes.size(); ++i) {
@@ -385,22 +387,15 @@ private:
         for (std::size_t i = 0; i < file_.graph.nodes.size(); ++i) {
             const Tensor* node = file_.graph.nodes[i];
             for (const Tensor* src : node->src) {
-                if (src == nullptr || src == node || leafs.contains(src)) {
-                    continue;
-                }
-                auto it = position.find(src);
-                if (it == position.end()) {
+                if (src != nullptr && src != node && !leafs.contains(src) && !position.contains(src)) {
                     r_.fail(at("$.nodes", i), "source " + in_quotes(src->name) + " is neither a leaf nor a node of the graph", node->name);
-                }
-                if (it->second > i) {
-                    r_.fail(at("$.nodes", i), "uses " + in_quotes(src->name) + " before it is computed (node " +
-                                                  std::to_string(it->second) + ")", node->name);
                 }
             }
             if (auto root = node->view_src ? position.find(node->view_src) : position.end();
                 root != position.end() && root->second > i) {
                 r_.fail(at("$.nodes", i), "views " + in_quotes(node->view_src->name) + " before it is computed (node " +
-                                              std::to_string(root->second) + ")", node->name);
+                                              std::to_string(root->second) + "): ggml would leave it without memory",
+                        node->name);
             }
         }
     }

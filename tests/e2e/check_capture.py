@@ -9,7 +9,14 @@ prompt must contain: reserve calls on a graph with ubatch tokens and on one with
 2024 scheduler reserved the micro-batch only), and at least N alloc_graph calls that returned
 true (the prompt and N - 1 decodes).
 
-    check_capture.py DIR --reserved-tokens U[,1] --generated N
+With a GPU backend (llama.cpp's Vulkan backend on Mesa's CPU driver) it also checks what makes
+that run worth replaying: --buffer-types the buffer types every graph names (Vulkan0 and the
+host buffer type the CPU backend then uses, Vulkan_Host), --chunked that the small max size the
+test forces split every buffer of some call into chunks, --split that the scheduler split a graph
+between the two backends and kept a split's input alive with a view placed before the input's
+own node (the case gallocsim's loader once refused).
+
+    check_capture.py DIR --reserved-tokens U[,1] --generated N [--buffer-types A,B] [--chunked] [--split]
 """
 import argparse
 import json
@@ -25,23 +32,53 @@ def tokens_of(graph: dict) -> int | None:
     return None
 
 
+def has_dependency_view_before_its_source(graph: dict) -> bool:
+    """A node that reads a node placed after it: the scheduler's view of a split's input."""
+    position = {name: i for i, name in enumerate(graph["nodes"])}
+    tensors = {tensor["name"]: tensor for tensor in graph["tensors"]}
+    return any(position.get(src, -1) > i for i, name in enumerate(graph["nodes"])
+               for src in tensors[name].get("src", []) if src is not None)
+
+
+def gpu_problems(calls: list[tuple[dict, dict]], args) -> list[str]:
+    problems = []
+    if args.buffer_types:
+        wanted = args.buffer_types.split(",")
+        for call, graph in calls:
+            names = [buffer_type["name"] for buffer_type in graph.get("buffer_types", [])]
+            if names != wanted:
+                problems.append(f"call {call['call']} plans for buffer types {names}, expected {wanted}")
+                break
+    if args.chunked and not any(call.get("chunk_sizes") and all(len(chunks) > 1 for chunks in call["chunk_sizes"])
+                                for call, _ in calls):
+        problems.append("no call has more than one chunk in every buffer")
+    if args.split and not any(len(set(graph.get("node_buffer_ids", []))) > 1 and has_dependency_view_before_its_source(graph)
+                              for _, graph in calls):
+        problems.append("no graph is split between the buffer types with a split input's view before its source")
+    return problems
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("dir", type=pathlib.Path)
     parser.add_argument("--reserved-tokens", required=True, help="graph sizes that must have been reserved: 64,1")
     parser.add_argument("--generated", type=int, required=True)
+    parser.add_argument("--buffer-types", help="the buffer types every graph must name, in order: Vulkan0,Vulkan_Host")
+    parser.add_argument("--chunked", action="store_true", help="some call must have more than one chunk in every buffer")
+    parser.add_argument("--split", action="store_true", help="some graph must be split between the buffer types")
     args = parser.parse_args()
 
     sessions = sorted(args.dir.glob("session-*.jsonl"))
     if not sessions:
         print(f"{args.dir}: no session was captured")
         return 1
-    reserved_tokens, allocs = set(), 0
+    reserved_tokens, allocs, calls = set(), 0, []
     for session in sessions:
         lines = session.read_text().splitlines()
         for line in lines[1:]:
             call = json.loads(line)
             graph = json.loads((args.dir / call["graph"]).read_text())
+            calls.append((call, graph))
             if call["function"].startswith("ggml_gallocr_reserve") and call["returned"] is not False:
                 reserved_tokens.add(tokens_of(graph))
             elif call["function"] == "ggml_gallocr_alloc_graph" and call["returned"]:
@@ -52,6 +89,7 @@ def main() -> int:
             problems.append(f"no reserve on a {wanted}-token graph (reserved: {sorted(t for t in reserved_tokens if t)})")
     if allocs < args.generated:
         problems.append(f"{allocs} alloc_graph calls returned true, expected at least {args.generated}")
+    problems += gpu_problems(calls, args)
     for problem in problems:
         print(f"{args.dir}: {problem}")
     if not problems:

@@ -3,20 +3,25 @@
 # tokens with llama-cpp-python under `gallocsim capture`, checks the capture holds the scheduler's
 # reserves and real alloc_graph calls, and requires `gallocsim conform` to reproduce every call.
 #
-#   llama_capture.sh GALLOCSIM UPSTREAM_DIR WORK_DIR ARCH [--venv NAME] [--reserved-tokens N,...] [CONFORM ARGS]
+#   llama_capture.sh GALLOCSIM UPSTREAM_DIR WORK_DIR ARCH [--venv NAME] [--reserved-tokens N,...]
+#                    [--gpu-layers N] [--expect CHECK_CAPTURE_ARGS] [CONFORM ARGS]
 # --venv: the venv under UPSTREAM_DIR whose llama-cpp-python runs (default venv: llama.cpp
-# 0c1e570; venv-seed: the 2024 llama.cpp of llama-cpp-python 0.2.80). --reserved-tokens: the
-# graph sizes the scheduler must have reserved (default: the micro-batch and one token; the
-# 2024 scheduler reserved the micro-batch only). Exit 77 (skipped) when the venv is missing or
-# capture was not built.
+# 0c1e570; venv-seed: the 2024 llama.cpp of llama-cpp-python 0.2.80; venv-vulkan: 0c1e570 with
+# its Vulkan backend). --reserved-tokens: the graph sizes the scheduler must have reserved
+# (default: the micro-batch and one token; the 2024 scheduler reserved the micro-batch only).
+# --gpu-layers: the layers llama.cpp offloads to the GPU backend (default 0). --expect: more that
+# check_capture.py must find (--buffer-types, --chunked, --split). Exit 77 (skipped) when the
+# venv is missing, capture was not built, or a GPU run finds no Vulkan driver.
 set -euo pipefail
 gallocsim=$1 upstream=$2 work=$3 arch=$4
 shift 4
-venv=venv reserved=64,1
+venv=venv reserved=64,1 gpu_layers=0 expect=()
 while [[ $# -gt 0 ]]; do
   case $1 in
     --venv) venv=$2; shift 2 ;;
     --reserved-tokens) reserved=$2; shift 2 ;;
+    --gpu-layers) gpu_layers=$2; shift 2 ;;
+    --expect) read -r -a expect <<< "$2"; shift 2 ;;
     *) break ;;
   esac
 done
@@ -29,6 +34,9 @@ lib=$(dirname "$gallocsim")/libgallocsim_capture.so
 if [[ ! -x $python ]] || ! "$python" -c "import llama_cpp" 2>/dev/null || ! "$writer" -c "import gguf" 2>/dev/null; then
   echo "skipped: no llama-cpp-python venv in $upstream (run .ci/install-upstream)"; exit 77
 fi
+if ((gpu_layers > 0)) && ! compgen -G "/usr/share/vulkan/icd.d/lvp_icd*.json" > /dev/null; then
+  echo "skipped: no Vulkan driver for the CPU (Mesa's lavapipe: apt install mesa-vulkan-drivers)"; exit 77
+fi
 if [[ ! -f $lib ]]; then
   echo "skipped: $lib was not built (CMake found no ggml tree: see GALLOCSIM_GGML_DIR)"; exit 77
 fi
@@ -39,6 +47,6 @@ rm -rf "$work" && mkdir -p "$work"
 # reuses an unchanged decode graph without calling alloc_graph again; LLAMA_GRAPH_REUSE_DISABLE
 # makes every token's graph go through the allocator, so the replay checks one call per token.
 LLAMA_GRAPH_REUSE_DISABLE=1 "$gallocsim" capture --out "$work/capture" -- "$python" "$here/generate.py" "$work/tiny-$arch.gguf" \
-  --tokens 4 --context 64
-"$writer" "$here/check_capture.py" "$work/capture" --reserved-tokens "$reserved" --generated 4
+  --tokens 4 --context 64 --gpu-layers "$gpu_layers"
+"$writer" "$here/check_capture.py" "$work/capture" --reserved-tokens "$reserved" --generated 4 "${expect[@]}"
 "$gallocsim" conform "$work/capture" "$@"

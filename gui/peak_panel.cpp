@@ -73,6 +73,9 @@ void PeakPanel::rebuild() {
     const GraphLifetimes lifetimes = compute_lifetimes(file);
     const Comparison& comparison = controller_.comparison();
     QString html;
+    if (!controller_.splits().empty()) {
+        html += tr("<p>ggml's scheduler cut this graph into %1.</p>").arg(qstr(splits_summary(trace, controller_.splits())).toHtmlEscaped());
+    }
     for (std::size_t i = 0; i < controller_.peaks().size(); ++i) {
         const BufferPeak& peak = controller_.peaks()[i];
         const TraceBuffer& buffer = trace.buffer(peak.buffer_id);
@@ -96,9 +99,12 @@ void PeakPanel::rebuild() {
                     .arg(qstr(counted(peak.live.size(), "tensor")), qstr(byte_count(peak.live_bytes())));
         for (const PeakTensor& live : peak.live) {
             const TraceTensor& tensor = trace.tensor(live.tensor);
-            html += QStringLiteral("<tr><td><span style=\"background:%1\">&nbsp;&nbsp;</span> %2</td><td>%3</td><td align=right>%4</td><td>%5</td></tr>")
+            // Where ggml's scheduler cut the graph, the split each tensor belongs to (#0 first, as ggml numbers them).
+            const auto split = controller_.splits().split_of(tensor);
+            html += QStringLiteral("<tr><td><span style=\"background:%1\">&nbsp;&nbsp;</span> %2</td><td>%3</td><td>%4</td><td align=right>%5</td><td>%6</td></tr>")
                         .arg(controller_.color(live.tensor).name(), qstr(tensor.name).toHtmlEscaped(),
-                             tensor.role == TensorRole::leaf ? tr("leaf") : qstr(op_name(tensor.op)), human_bytes(live.bytes),
+                             tensor.role == TensorRole::leaf ? tr("leaf") : qstr(op_name(tensor.op)),
+                             split ? tr("split #%1").arg(*split) : QString(), human_bytes(live.bytes),
                              kept_by(file, lifetimes, tensor.name));
         }
         html += tr("</table><p>Holes below the high-water mark then: %1, %2</p><ul>")

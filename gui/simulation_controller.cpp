@@ -59,7 +59,7 @@ QString flags_text(const TraceTensor& tensor) {
 SimulationController::Loaded::Loaded(GraphFile graph, Trace trace, QString from)
     : file(std::move(graph)), cursor(std::move(trace)), final_state(cursor.state_at(cursor.size())),
       timeline(cursor.trace()), explanations(explain_all(cursor.trace())), source(std::move(from)),
-      peaks(buffer_peaks(cursor.trace())) {
+      peaks(buffer_peaks(cursor.trace())), splits(scheduler_splits(cursor.trace())) {
     colors.reserve(cursor.trace().tensors.size());
     for (const TraceTensor& tensor : cursor.trace().tensors) {
         colors.push_back(tensor_color(tensor.name));
@@ -615,6 +615,16 @@ QString SimulationController::describe_tensor(TensorId id) const {
                  .arg(qstr(op_name(tensor.op)), qstr(type_name(tensor.type)), qstr(shape_text(tensor)), qstr(byte_count(tensor.bytes)));
     if (const QString flags = flags_text(tensor); !flags.isEmpty()) {
         lines << tr("flags: %1").arg(flags);
+    }
+    if (const auto split = splits().split_of(tensor)) {
+        const SchedulerSplit& of = splits().splits[static_cast<std::size_t>(*split)];
+        const QString backend = of.buffer_id ? qstr(trace().buffer(*of.buffer_id).type_name).toHtmlEscaped() : tr("nothing computed");
+        // Numbered from #0, as ggml's scheduler prints its splits.
+        lines << (is_split_input(tensor) ? tr("scheduler split #%1 of #0 to #%2, on %3: one of its inputs")
+                                         : tr("scheduler split #%1 of #0 to #%2, on %3"))
+                     .arg(*split)
+                     .arg(splits().splits.size() - 1)
+                     .arg(backend);
     }
     if (tensor.external) {
         lines << tr("external data: its memory is not the allocator's");

@@ -14,6 +14,7 @@
 #include "simulator/model/capture_session.hpp"
 #include "simulator/trace/cursor.hpp"
 #include "simulator/trace/peak.hpp"
+#include "simulator/trace/scheduler_splits.hpp"
 #include "simulator/model/examples.hpp"
 #include "simulator/model/graph_file.hpp"
 
@@ -147,6 +148,7 @@ public:
     // --- Peaks: why each buffer is as large as it is ----------------------------------------
     // Per allocator, where its high-water mark was set, what was live and the holes then.
     const std::vector<BufferPeak>& peaks() const { return loaded_->peaks; }
+    const SchedulerSplits& splits() const { return loaded_->splits; }
     // Jumps to just after the event that set the largest buffer's size (or `buffer_index`'s,
     // an index into peaks()) and shows that peak in the views until the cursor moves on.
     void go_to_peak(std::optional<std::size_t> buffer_index = std::nullopt);
@@ -190,6 +192,7 @@ private:
         QString source;
         std::optional<Comparison> comparison;
         std::vector<BufferPeak> peaks;
+        SchedulerSplits splits;  // ggml's scheduler splits, where the graph shows them
     };
 
     // Plans `file` and shows it at `start_at` (clamped); false, with the error emitted, when

@@ -42,6 +42,12 @@ std::optional<Op> parse_op(std::string_view name);
 std::string_view unary_op_name(UnaryOp op);
 std::optional<UnaryOp> parse_unary_op(std::string_view name);
 
+// ggml_op_is_empty: ops that compute nothing (NONE, and those that only describe a view of their
+// source: VIEW, RESHAPE, PERMUTE, TRANSPOSE). Backends skip them.
+constexpr bool op_is_empty(Op op) {
+    return op == Op::NONE || op == Op::VIEW || op == Op::RESHAPE || op == Op::PERMUTE || op == Op::TRANSPOSE;
+}
+
 // Which ops may run in place depends on the ggml version: see AllocatorProfile::can_inplace
 // (reference/profile.hpp).
 

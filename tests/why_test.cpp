@@ -89,5 +89,38 @@ TEST(WhyCommand, BadInputExitsWithTwo) {
     EXPECT_EQ(err.str(), "no-such.json: no such file\n");
 }
 
+// The two-backend graph of tests/data/captures/two-backends (its README works the plan by
+// hand). Its scheduler splits: nodes 1-2 (v, u) on Vulkan0, then split 1 from node 3, which
+// begins with one input (the dependency view of r and the copy) and computes w on Vulkan_Host.
+// Vulkan0 reaches 80 bytes in two chunks while v and u are live (node step 2), both of split 0;
+// Vulkan_Host reaches 128 when w is placed beside the copy, both of split 1.
+TEST(WhyCommand, TwoBackendsNameTheSchedulerSplitOfEachLiveTensor) {
+    const json report = why_json(std::string(GALLOCSIM_TEST_DATA_DIR) + "/captures/two-backends/graphs/split.json");
+    EXPECT_EQ(report["splits"], json::parse(R"([
+        {"first_node_step": 1, "last_node_step": 2, "inputs": 0, "buffer": 0},
+        {"first_node_step": 3, "last_node_step": 6, "inputs": 1, "buffer": 1}])"));
+    ASSERT_EQ(report["buffers"].size(), 2u);
+    const json& gpu = report["buffers"][0];
+    EXPECT_EQ(gpu["chunk_sizes"], json::parse("[32, 48]"));
+    EXPECT_EQ(gpu["peak"]["step"], 2);
+    ASSERT_EQ(gpu["live"].size(), 2u);
+    EXPECT_EQ(gpu["live"][0]["name"], "u");
+    EXPECT_EQ(gpu["live"][0]["split"], 0);
+    EXPECT_EQ(gpu["live"][1]["name"], "v");
+    EXPECT_EQ(gpu["live"][1]["split"], 0);
+    const json& host = report["buffers"][1];
+    EXPECT_EQ(host["size"], 128);
+    ASSERT_EQ(host["live"].size(), 2u);
+    EXPECT_EQ(host["live"][0]["split"], 1);
+    EXPECT_EQ(host["live"][1]["split"], 1);
+}
+
+// A graph the scheduler did not cut (no op NONE node) has no splits to show.
+TEST(WhyCommand, GraphWithoutSchedulerInputsHasNoSplits) {
+    const json report = why_json("seed");
+    EXPECT_EQ(report["splits"], json::array());
+    EXPECT_EQ(report["buffers"][0]["live"][0]["split"], nullptr);
+}
+
 } // namespace
 } // namespace gallocsim::cli

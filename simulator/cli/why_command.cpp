@@ -5,6 +5,7 @@
 #include "simulator/cli/errors.hpp"
 #include "simulator/trace/explain.hpp"
 #include "simulator/trace/peak.hpp"
+#include "simulator/trace/scheduler_splits.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -83,9 +84,19 @@ std::string event_text(const Trace& trace, std::size_t event) {
     return text + (e.node != kNoTensor ? " (" + trace.tensor(e.node).name + " running)" : " (before the first node)");
 }
 
+std::string split_label(const TraceTensor& tensor, const SchedulerSplits& splits) {
+    const auto split = splits.split_of(tensor);
+    return split ? "split #" + std::to_string(*split) : "";
+}
+
 void print_text(const GraphFile& file, const Trace& trace, const std::vector<BufferAnswer>& answers, std::ostream& out) {
     const GraphLifetimes lifetimes = compute_lifetimes(file);
-    out << trace.graph_name << ": " << counted(answers.size(), "buffer") << "\n";
+    const SchedulerSplits splits = scheduler_splits(trace);
+    out << trace.graph_name << ": " << counted(answers.size(), "buffer");
+    if (!splits.empty()) {
+        out << ", " << splits_summary(trace, splits);
+    }
+    out << "\n";
     for (const BufferAnswer& a : answers) {
         const BufferPeak& peak = *a.peak;
         out << "\nbuffer " << peak.buffer_id << " (" << a.type->name << ", alignment " << a.type->alignment
@@ -110,8 +121,11 @@ void print_text(const GraphFile& file, const Trace& trace, const std::vector<Buf
         for (const PeakTensor& t : peak.live) {
             const TraceTensor& tensor = trace.tensor(t.tensor);
             out << "    " << padded(tensor.name, width) << "  " << std::left << std::setw(10)
-                << (tensor.role == TensorRole::leaf ? std::string_view("leaf") : op_name(tensor.op)) << std::right << std::setw(12) << t.bytes << " bytes  "
-                << kept_by(file, lifetimes, tensor.name) << "\n";
+                << (tensor.role == TensorRole::leaf ? std::string_view("leaf") : op_name(tensor.op));
+            if (!splits.empty()) {
+                out << std::setw(10) << split_label(tensor, splits);
+            }
+            out << std::right << std::setw(12) << t.bytes << " bytes  " << kept_by(file, lifetimes, tensor.name) << "\n";
         }
         out << "  holes below the high-water mark then: " << counted(peak.holes.size(), "hole") << ", "
             << byte_count(peak.hole_bytes()) << "\n";
@@ -140,6 +154,7 @@ void print_text(const GraphFile& file, const Trace& trace, const std::vector<Buf
 
 json to_json(const GraphFile& file, const Trace& trace, const std::vector<BufferAnswer>& answers) {
     const GraphLifetimes lifetimes = compute_lifetimes(file);
+    const SchedulerSplits splits = scheduler_splits(trace);
     json buffers = json::array();
     for (const BufferAnswer& a : answers) {
         const BufferPeak& peak = *a.peak;
@@ -164,7 +179,8 @@ json to_json(const GraphFile& file, const Trace& trace, const std::vector<Buffer
                                       {"bytes", t.bytes},
                                       {"chunk", t.address.chunk},
                                       {"offset", t.address.offset},
-                                      {"kept_by", kept_by(file, lifetimes, tensor.name)}});
+                                      {"kept_by", kept_by(file, lifetimes, tensor.name)},
+                                      {"split", splits.split_of(tensor) ? json(*splits.split_of(tensor)) : json()}});
         }
         buffer["holes"] = json::array();
         for (const PeakHole& hole : peak.holes) {
@@ -175,7 +191,15 @@ json to_json(const GraphFile& file, const Trace& trace, const std::vector<Buffer
         }
         buffers.push_back(std::move(buffer));
     }
-    return {{"graph", trace.graph_name}, {"events", trace.size()}, {"node_steps", trace.node_count}, {"buffers", buffers}};
+    json split_list = json::array();
+    for (const SchedulerSplit& split : splits.splits) {
+        split_list.push_back({{"first_node_step", split.first_node + 1},
+                              {"last_node_step", split.end_node},
+                              {"inputs", split.inputs},
+                              {"buffer", split.buffer_id ? json(*split.buffer_id) : json()}});
+    }
+    return {{"graph", trace.graph_name}, {"events", trace.size()}, {"node_steps", trace.node_count},
+            {"splits", split_list}, {"buffers", buffers}};
 }
 
 } // namespace

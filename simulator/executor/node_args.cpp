@@ -283,7 +283,7 @@ void check_op(Checker& check, const Tensor& node, NodeArgs& args) {
 } // namespace
 
 bool computes(Op op) {
-    return op != Op::NONE && op != Op::VIEW && op != Op::RESHAPE && op != Op::PERMUTE && op != Op::TRANSPOSE;
+    return !op_is_empty(op);
 }
 
 bool readable_type(DataType type) {

@@ -219,22 +219,24 @@ TraceTensors describe_tensors(const GraphFile& file) {
                 .external = file.is_external(tensor),
                 .bytes = nbytes(tensor),
                 .role = TensorRole::other,
-                .position = -1};
+                .position = -1,
+                .buffer_id = 0};
     };
     std::vector<TraceTensor> tensors;
     tensors.reserve(context.size());
     for (const Tensor& tensor : context) {
         tensors.push_back(describe(tensor));
     }
-    auto mark = [&](const std::vector<Tensor*>& list, TensorRole role) {
+    auto mark = [&](const std::vector<Tensor*>& list, TensorRole role, const std::vector<int>& buffer_ids) {
         for (std::size_t i = 0; i < list.size(); ++i) {
             TraceTensor& traced = tensors[static_cast<std::size_t>(id_of(list[i]))];
             traced.role = role;
             traced.position = static_cast<int>(i);
+            traced.buffer_id = i < buffer_ids.size() ? buffer_ids[i] : 0;
         }
     };
-    mark(file.graph.leafs, TensorRole::leaf);
-    mark(file.graph.nodes, TensorRole::node);
+    mark(file.graph.leafs, TensorRole::leaf, file.leaf_buffer_ids);
+    mark(file.graph.nodes, TensorRole::node, file.node_buffer_ids);
     return TraceTensors(std::move(tensors));
 }
 

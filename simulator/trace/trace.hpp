@@ -59,6 +59,7 @@ struct TraceTensor {
     std::size_t bytes = 0;  // ggml_nbytes
     TensorRole role = TensorRole::other;
     int position = -1;  // index in graph.leafs or graph.nodes
+    int buffer_id = 0;  // the buffer id the graph assigns it (node_buffer_ids, leaf_buffer_ids; 0 without them)
 
     bool is_view() const { return view_src != kNoTensor; }
     bool has_flag(TensorFlag flag) const { return flags.has(flag); }

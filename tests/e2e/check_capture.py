@@ -16,11 +16,18 @@ test forces split every buffer of some call into chunks, --split that the schedu
 between the two backends and kept a split's input alive with a view placed before the input's
 own node (the case gallocsim's loader once refused).
 
+--llama-log with --gallocsim compares the scheduler splits `gallocsim why` finds in the reserved
+graphs with the count llama.cpp itself logged ("sched_reserve: ... splits = 24 / 2": the prompt-
+sized graph, then the one-token graph; one number when both are the same).
+
     check_capture.py DIR --reserved-tokens U[,1] --generated N [--buffer-types A,B] [--chunked] [--split]
+                     [--llama-log FILE --gallocsim PATH]
 """
 import argparse
 import json
 import pathlib
+import re
+import subprocess
 import sys
 
 
@@ -58,6 +65,27 @@ def gpu_problems(calls: list[tuple[dict, dict]], args) -> list[str]:
     return problems
 
 
+def split_problems(calls: list[tuple[dict, dict]], args) -> list[str]:
+    """llama.cpp's own count of scheduler splits against what `gallocsim why` reads off the graphs."""
+    found = re.search(r"splits = (\d+)(?: / (\d+))?", args.llama_log.read_text(errors="replace"))
+    if not found:
+        return [f"{args.llama_log}: llama.cpp logged no 'splits = ' line"]
+    logged = {int(args.reserved_tokens.split(",")[0]): int(found[1]), 1: int(found[2] or found[1])}
+    problems = []
+    for tokens, count in logged.items():
+        graph = next((call["graph"] for call, g in calls
+                      if call["function"].startswith("ggml_gallocr_reserve") and tokens_of(g) == tokens), None)
+        if graph is None:
+            problems.append(f"no reserved {tokens}-token graph to count splits in")
+            continue
+        why = json.loads(subprocess.run([args.gallocsim, "why", "--json", str(args.dir / graph)],
+                                        capture_output=True, text=True, check=True).stdout)
+        splits = len(why["splits"]) or 1  # a graph without the scheduler's inputs is one split
+        if splits != count:
+            problems.append(f"{graph} ({tokens} tokens): gallocsim finds {splits} scheduler splits, llama.cpp logged {count}")
+    return problems
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("dir", type=pathlib.Path)
@@ -66,6 +94,8 @@ def main() -> int:
     parser.add_argument("--buffer-types", help="the buffer types every graph must name, in order: Vulkan0,Vulkan_Host")
     parser.add_argument("--chunked", action="store_true", help="some call must have more than one chunk in every buffer")
     parser.add_argument("--split", action="store_true", help="some graph must be split between the buffer types")
+    parser.add_argument("--llama-log", type=pathlib.Path, help="llama.cpp's log of the run, with its count of splits")
+    parser.add_argument("--gallocsim", help="the gallocsim executable, to count splits with (with --llama-log)")
     args = parser.parse_args()
 
     sessions = sorted(args.dir.glob("session-*.jsonl"))
@@ -90,11 +120,13 @@ def main() -> int:
     if allocs < args.generated:
         problems.append(f"{allocs} alloc_graph calls returned true, expected at least {args.generated}")
     problems += gpu_problems(calls, args)
+    if args.llama_log:
+        problems += split_problems(calls, args)
     for problem in problems:
         print(f"{args.dir}: {problem}")
     if not problems:
         print(f"{args.dir}: {len(sessions)} sessions; reserves on {sorted(t for t in reserved_tokens if t)}-token graphs; "
-              f"{allocs} alloc_graph calls")
+              f"{allocs} alloc_graph calls" + ("; scheduler splits as llama.cpp logged them" if args.llama_log else ""))
     return 1 if problems else 0
 
 

@@ -4,7 +4,7 @@
 Run under `gallocsim capture` to record every graph llama.cpp plans: the scheduler's worst-case
 reserves (prompt-sized and one-token graphs) and the real prompt and decode graphs.
 
-    generate.py MODEL.gguf [--prompt TEXT] [--tokens N] [--context N] [--gpu-layers N]
+    generate.py MODEL.gguf [--prompt TEXT] [--tokens N] [--context N] [--gpu-layers N] [--verbose]
 """
 import argparse
 
@@ -18,10 +18,11 @@ def main() -> None:
     parser.add_argument("--tokens", type=int, default=4)
     parser.add_argument("--context", type=int, default=128)
     parser.add_argument("--gpu-layers", type=int, default=0, help="layers offloaded to a GPU backend, if built in")
+    parser.add_argument("--verbose", action="store_true", help="llama.cpp's own log on standard error")
     args = parser.parse_args()
 
     llm = llama_cpp.Llama(model_path=args.model, n_ctx=args.context, n_batch=args.context,
-                          n_threads=1, seed=1, verbose=False, n_gpu_layers=args.gpu_layers)
+                          n_threads=1, seed=1, verbose=args.verbose, n_gpu_layers=args.gpu_layers)
     out = llm(args.prompt, max_tokens=args.tokens, temperature=0.0)
     print(f"generated {out['usage']['completion_tokens']} tokens "
           f"after a prompt of {out['usage']['prompt_tokens']}")

@@ -46,7 +46,15 @@ rm -rf "$work" && mkdir -p "$work"
 # n_ctx = n_batch = 64 tokens: the scheduler's worst case is a 64-token micro-batch. llama.cpp
 # reuses an unchanged decode graph without calling alloc_graph again; LLAMA_GRAPH_REUSE_DISABLE
 # makes every token's graph go through the allocator, so the replay checks one call per token.
+# With a GPU backend, llama.cpp's own log says how many splits its scheduler made; the check
+# compares that with what gallocsim reads off the captured graphs.
+log=() verbose=()
+if ((gpu_layers > 0)); then
+  log=(--llama-log "$work/llama.log" --gallocsim "$gallocsim") verbose=(--verbose)
+fi
 LLAMA_GRAPH_REUSE_DISABLE=1 "$gallocsim" capture --out "$work/capture" -- "$python" "$here/generate.py" "$work/tiny-$arch.gguf" \
-  --tokens 4 --context 64 --gpu-layers "$gpu_layers"
-"$writer" "$here/check_capture.py" "$work/capture" --reserved-tokens "$reserved" --generated 4 "${expect[@]}"
+  --tokens 4 --context 64 --gpu-layers "$gpu_layers" "${verbose[@]}" 2> "$work/llama.log" || { tail -n 30 "$work/llama.log"; exit 1; }
+# The capture's summary, the program's output and the scheduler's count (the rest is in llama.log).
+grep -E "^(captured|calls:|graphs:|largest buffer|generated|sched_reserve: graph)|exited with" "$work/llama.log" >&2 || true
+"$writer" "$here/check_capture.py" "$work/capture" --reserved-tokens "$reserved" --generated 4 "${expect[@]}" "${log[@]}"
 "$gallocsim" conform "$work/capture" "$@"

@@ -9,6 +9,15 @@
 namespace gallocsim::fuzz {
 namespace {
 
+// The independent checks' in-place op set (written from ggml-alloc.c) and the newest
+// profile's (reference/profile.cpp, built up commit by commit) are the same set, op by op.
+TEST(Findings, IndependentInPlaceOpsAreTheNewestProfiles) {
+    for (std::size_t i = 0; i < kOpCount; ++i) {
+        const auto op = static_cast<Op>(i);
+        EXPECT_EQ(may_run_in_place(op), newest_profile().can_inplace(op)) << op_name(op);
+    }
+}
+
 // Found by fuzz_graph_file (a mutated golden file): a node that names itself as a source
 // (legal in graph files: ggml_cast's CPY does) and whose op may run in place was "reused
 // in place" over itself. It was marked allocated just before the in-place search, so it

@@ -34,7 +34,7 @@ std::string show(const PlacedBytes& p, const Lifetimes& lifetimes) {
 // `child` ran in place over `parent`: it reads the parent, its op may write over its
 // operands, it starts at the parent's address, and the parent's last step is the child's first.
 bool in_place_over(const PlacedBytes& child, const PlacedBytes& parent, const Lifetimes& lifetimes) {
-    return reads(*child.tensor, *parent.tensor) && newest_profile().can_inplace(child.tensor->op) && child.offset == parent.offset &&
+    return reads(*child.tensor, *parent.tensor) && may_run_in_place(child.tensor->op) && child.offset == parent.offset &&
            lifetimes.at(*parent.tensor).death == lifetimes.at(*child.tensor).birth;
 }
 
@@ -136,6 +136,19 @@ const Lifetime& Lifetimes::at(const Tensor& tensor) const {
 
 bool has_outside_memory(const Tensor& tensor) {
     return !tensor.is_view() && tensor.data != nullptr && tensor.buffer == nullptr;
+}
+
+bool may_run_in_place(Op op) {
+    // ggml-alloc.c's switch, in its order, and llama.cpp 0c1e570's CLAMP.
+    switch (op) {
+    case Op::FILL: case Op::SCALE: case Op::DIAG_MASK_ZERO: case Op::DIAG_MASK_INF: case Op::ADD:
+    case Op::ADD_ID: case Op::ADD1: case Op::SUB: case Op::MUL: case Op::DIV: case Op::SQR: case Op::SQRT:
+    case Op::LOG: case Op::UNARY: case Op::ROPE: case Op::ROPE_BACK: case Op::SILU_BACK: case Op::RMS_NORM:
+    case Op::RMS_NORM_BACK: case Op::SOFT_MAX: case Op::SOFT_MAX_BACK: case Op::CLAMP:
+        return true;
+    default:
+        return false;
+    }
 }
 
 bool placed_by_allocator(const Tensor& tensor) {

@@ -47,6 +47,11 @@ private:
 // of tensors of a graph being planned: a graph file's own tensors have no addresses.
 bool has_outside_memory(const Tensor& tensor);
 
+// ggml_op_can_inplace as the newest ggml gallocsim knows has it (llama.cpp 0c1e570's
+// ggml-alloc.c), written here apart from reference/profile.cpp: a wrong op set in the
+// product would otherwise pass these checks. A test holds the newest profile to it.
+bool may_run_in_place(Op op);
+
 // Does the allocator place this tensor itself (not a view, no memory from outside)?
 bool placed_by_allocator(const Tensor& tensor);
 

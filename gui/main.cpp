@@ -85,8 +85,8 @@ int main(int argc, char** argv) {
     if (parser.isSet(version_option)) {
         const gallocsim::AllocatorProfile* profile = gallocsim::profile_named(parser.value(version_option).toStdString());
         if (profile == nullptr) {
-            std::cerr << "gallocsim-gui: --ggml-version " << parser.value(version_option).toStdString()
-                      << ": unknown version; known: " << gallocsim::known_profile_names() << "\n";
+            std::cerr << "gallocsim-gui: --ggml-version " << parser.value(version_option).toStdString() << ": "
+                      << gallocsim::unknown_version_text() << "\n";
             return 2;
         }
         controller.set_profile(*profile);

@@ -11,29 +11,6 @@
 
 namespace gallocsim::gui {
 
-namespace {
-
-// What keeps a tensor alive past the peak, from its lifetime under ggml's release rule.
-QString kept_by(const GraphFile& file, const GraphLifetimes& lifetimes, const std::string& name) {
-    const Tensor* tensor = file.context.find(name);
-    const TensorLifetime* lifetime = tensor != nullptr ? lifetimes.find(*tensor) : nullptr;
-    if (lifetime == nullptr) {
-        return {};
-    }
-    switch (lifetime->end) {
-    case LifetimeEnd::last_consumer:
-        return PeakPanel::tr("until its last consumer %1 (node step %2)")
-            .arg(qstr(step_label(file, lifetime->last)).toHtmlEscaped())
-            .arg(lifetime->last);
-    case LifetimeEnd::last_view: return PeakPanel::tr("until its last view is done (node step %1)").arg(lifetime->last);
-    case LifetimeEnd::output: return PeakPanel::tr("a graph output: never freed");
-    case LifetimeEnd::never_released: return PeakPanel::tr("never released");
-    }
-    return {};
-}
-
-} // namespace
-
 PeakPanel::PeakPanel(SimulationController& controller, QWidget* parent)
     : QWidget(parent), controller_(controller), text_(new QTextBrowser) {
     auto* layout = new QVBoxLayout(this);
@@ -69,8 +46,7 @@ void PeakPanel::rebuild() {
         return;
     }
     const Trace& trace = controller_.trace();
-    const GraphFile& file = controller_.file();
-    const GraphLifetimes lifetimes = compute_lifetimes(file);
+    const GraphLifetimes& lifetimes = controller_.lifetimes();
     const Comparison& comparison = controller_.comparison();
     QString html;
     if (!controller_.splits().empty()) {
@@ -105,7 +81,7 @@ void PeakPanel::rebuild() {
                         .arg(controller_.color(live.tensor).name(), qstr(tensor.name).toHtmlEscaped(),
                              tensor.role == TensorRole::leaf ? tr("leaf") : qstr(op_name(tensor.op)),
                              split ? tr("split #%1").arg(*split) : QString(), human_bytes(live.bytes),
-                             kept_by(file, lifetimes, tensor.name));
+                             qstr(lifetime_end_text(trace, lifetimes, live.tensor)).toHtmlEscaped());
         }
         html += tr("</table><p>Holes below the high-water mark then: %1, %2</p><ul>")
                     .arg(qstr(counted(peak.holes.size(), "hole")), qstr(byte_count(peak.hole_bytes())));

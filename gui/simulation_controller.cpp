@@ -58,7 +58,8 @@ QString flags_text(const TraceTensor& tensor) {
 
 SimulationController::Loaded::Loaded(GraphFile graph, Trace trace, QString from)
     : file(std::move(graph)), cursor(std::move(trace)), final_state(cursor.state_at(cursor.size())),
-      timeline(cursor.trace()), explanations(explain_all(cursor.trace())), source(std::move(from)),
+      timeline(cursor.trace()), lifetimes(plan_lifetimes(file, cursor.trace(), timeline)),
+      explanations(explain_all(cursor.trace())), source(std::move(from)),
       peaks(buffer_peaks(cursor.trace())), splits(scheduler_splits(cursor.trace())) {
     colors.reserve(cursor.trace().tensors.size());
     for (const TraceTensor& tensor : cursor.trace().tensors) {
@@ -183,7 +184,7 @@ const Comparison& SimulationController::comparison() {
         ExactLimits limits;
         limits.time_limit = std::chrono::milliseconds(250);
         limits.node_limit = 2'000'000;
-        loaded_->comparison = compare_planners(loaded_->file, limits, *profile_);
+        loaded_->comparison = compare_planners(loaded_->file, run_ggml_plan(loaded_->file, trace().tensors, *profile_), limits);
     }
     return *loaded_->comparison;
 }

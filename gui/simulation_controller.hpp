@@ -54,6 +54,7 @@ public:
     const SimState& state_before() const { return before_; }
     const SimState& final_state() const { return loaded_->final_state; }
     const Timeline& timeline() const { return loaded_->timeline; }
+    const GraphLifetimes& lifetimes() const { return loaded_->lifetimes; }
     const std::string& explanation(std::size_t event) const { return loaded_->explanations.at(event); }
     // The tensor's colour in every view (tensor_color of its name, worked out once).
     const QColor& color(TensorId tensor) const { return loaded_->colors[static_cast<std::size_t>(tensor)]; }
@@ -187,6 +188,7 @@ private:
         Cursor cursor;
         SimState final_state;
         Timeline timeline;
+        GraphLifetimes lifetimes;  // read off the trace's timeline
         std::vector<std::string> explanations;
         std::vector<QColor> colors;
         QString source;

@@ -138,21 +138,25 @@ DynamicAllocator::Pick DynamicAllocator::find_tail(std::size_t size, std::vector
     return pick;
 }
 
-int DynamicAllocator::new_chunk(std::size_t min_size) {
+std::pair<int, ChunkSize> DynamicAllocator::new_chunk(std::size_t min_size) {
     if (chunk_count() >= kMaxChunks) {
-        return -1;
+        return {-1, ChunkSize::max_size};
     }
     // A chunk may exceed max_size when one tensor needs more, and the last chunk
     // possible is unbounded so that allocation cannot run out of chunks.
+    const bool bounded = max_chunk_size_ < kMaxChunkSize;
     std::size_t size = std::max(min_size, max_chunk_size_);
+    ChunkSize why = min_size > max_chunk_size_ ? ChunkSize::tensor_needs_more
+                                               : (bounded ? ChunkSize::max_size : ChunkSize::no_max_size);
     if (chunk_count() == kMaxChunks - 1) {
         size = kMaxChunkSize;
+        why = bounded ? ChunkSize::last_chunk : ChunkSize::no_max_size;
     }
     Chunk chunk;
     chunk.free_blocks.reserve(8);
     chunk.free_blocks.push_back({0, size});
     chunks_.push_back(std::move(chunk));
-    return chunk_count() - 1;
+    return {chunk_count() - 1, why};
 }
 
 AllocationDecision DynamicAllocator::allocate(std::size_t size, std::vector<BlockCandidate>* candidates) {
@@ -165,7 +169,9 @@ AllocationDecision DynamicAllocator::allocate(std::size_t size, std::vector<Bloc
         pick = find_tail(size, candidates);
     }
     if (pick.block < 0) {
-        pick = {new_chunk(size), 0, BlockChoice::new_chunk, 0};
+        const auto [chunk, why] = new_chunk(size);
+        pick = {chunk, 0, BlockChoice::new_chunk, 0};
+        decision.chunk_size = why;
         if (pick.chunk < 0) {
             throw AllocatorError("not enough space in the buffer to allocate " + std::to_string(size) +
                                  " bytes: all " + std::to_string(kMaxChunks) + " chunks are in use");

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace gallocsim {
@@ -46,6 +47,14 @@ enum class BlockChoice {
     best_fit,   // smallest non-tail block that fits (later chunks and later blocks win ties)
     tail,       // a chunk's last block, chosen by reuse factor (may grow the chunk)
     new_chunk,  // nothing fitted: a fresh chunk
+};
+
+// Why a new chunk is as large as it is.
+enum class ChunkSize {
+    max_size,           // the buffer type's max size
+    tensor_needs_more,  // the request alone is larger than the max size: one tensor may exceed it
+    no_max_size,        // the buffer type sets none: one free block with no end (SIZE_MAX/2 bytes)
+    last_chunk,         // the last chunk allowed has no end, so that allocation cannot run out of chunks
 };
 
 // A block the search looked at, for explanations.
@@ -89,6 +98,7 @@ struct AllocationDecision {
     FreeBlock block_before;      // that block before the take
     bool block_consumed = false; // the block was used up and removed from the list
     std::int64_t reuse_factor = 0;  // for tail choices
+    ChunkSize chunk_size = ChunkSize::max_size;  // for new_chunk: why the chunk is as large as it is
     std::size_t high_water_before = 0;
     std::size_t high_water_after = 0;
 };
@@ -156,7 +166,9 @@ private:
     };
     Pick find_best_fit(std::size_t size, std::vector<BlockCandidate>* candidates) const;
     Pick find_tail(std::size_t size, std::vector<BlockCandidate>* candidates) const;
-    int new_chunk(std::size_t min_size);
+    // A new chunk able to hold `min_size` bytes, and why it has its size; chunk -1 when all
+    // kMaxChunks are in use.
+    std::pair<int, ChunkSize> new_chunk(std::size_t min_size);
 
     std::size_t alignment_;
     std::size_t max_chunk_size_;

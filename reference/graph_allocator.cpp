@@ -302,7 +302,7 @@ void GraphAllocator::allocate_tensor(const Tensor* tensor, int buffer_id, Alloca
     record.alloc_size = size;
     if (decision.choice == BlockChoice::new_chunk) {
         emit<Observed<event::ChunkCreated>>(buffer_id, decision.address.chunk, decision.block_before.size, tensor,
-                                            decision.size);
+                                            decision.size, decision.chunk_size);
     }
     emit<Observed<event::TensorAllocated>>(tensor, buffer_id, phase, size,
                                            ObservedRefs::Taken{decision, candidates_});

@@ -104,6 +104,7 @@ struct ChunkCreated {
     std::size_t size = 0;
     TensorRef<R> tensor = R::kNone;
     std::size_t request = 0;  // aligned
+    ChunkSize why_this_size = ChunkSize::max_size;
 };
 
 template <class R>

@@ -5,7 +5,8 @@
 namespace gallocsim {
 namespace {
 
-constexpr std::array<std::string_view, 101> kOpNames{
+// Sized by its initialisers: a name missing or extra does not compile (the static_assert).
+constexpr auto kOpNames = std::to_array<std::string_view>({
     "NONE", "DUP", "ADD", "ADD_ID", "ADD1", "ACC",
     "SUB", "MUL", "DIV", "SQR", "SQRT", "LOG",
     "SIN", "COS", "SUM", "SUM_ROWS", "CUMSUM", "MEAN",
@@ -23,14 +24,16 @@ constexpr std::array<std::string_view, 101> kOpNames{
     "RWKV_WKV7", "SOLVE_TRI", "GATED_DELTA_NET", "LIGHTNING_INDEXER", "DSV4_HC_COMB", "DSV4_HC_PRE",
     "DSV4_HC_POST", "UNARY", "MAP_CUSTOM1", "MAP_CUSTOM2", "MAP_CUSTOM3", "CUSTOM",
     "CROSS_ENTROPY_LOSS", "CROSS_ENTROPY_LOSS_BACK", "OPT_STEP_ADAMW", "OPT_STEP_SGD", "GLU",
-};
+});
+static_assert(kOpNames.size() == kOpCount, "one name per Op, in ggml's order");
 
-constexpr std::array<std::string_view, 22> kUnaryNames{
+constexpr auto kUnaryNames = std::to_array<std::string_view>({
     "ABS", "SGN", "NEG", "STEP", "TANH", "ELU",
     "RELU", "SIGMOID", "GELU", "GELU_QUICK", "SILU", "HARDSWISH",
     "HARDSIGMOID", "EXP", "EXPM1", "SOFTPLUS", "GELU_ERF", "XIELU",
     "FLOOR", "CEIL", "ROUND", "TRUNC",
-};
+});
+static_assert(kUnaryNames.size() == kUnaryOpCount, "one name per UnaryOp, in ggml's order");
 
 template <typename Enum, std::size_t N>
 std::optional<Enum> find_name(const std::array<std::string_view, N>& names, std::string_view name) {

@@ -2,6 +2,7 @@
 // ggml's operations, by the names graph files use (GGML_OP_* without the prefix), and
 // their order. Whether an op may run in place is a property of the ggml version (profile.hpp).
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string_view>
@@ -28,6 +29,7 @@ enum class Op : std::uint8_t {
     DSV4_HC_POST, UNARY, MAP_CUSTOM1, MAP_CUSTOM2, MAP_CUSTOM3, CUSTOM,
     CROSS_ENTROPY_LOSS, CROSS_ENTROPY_LOSS_BACK, OPT_STEP_ADAMW, OPT_STEP_SGD, GLU,
 };
+inline constexpr std::size_t kOpCount = static_cast<std::size_t>(Op::GLU) + 1;
 
 // Same order as ggml's enum ggml_unary_op (the kind of a UNARY op).
 enum class UnaryOp : std::uint8_t {
@@ -36,6 +38,7 @@ enum class UnaryOp : std::uint8_t {
     HARDSIGMOID, EXP, EXPM1, SOFTPLUS, GELU_ERF, XIELU,
     FLOOR, CEIL, ROUND, TRUNC,
 };
+inline constexpr std::size_t kUnaryOpCount = static_cast<std::size_t>(UnaryOp::TRUNC) + 1;
 
 std::string_view op_name(Op op);
 std::optional<Op> parse_op(std::string_view name);

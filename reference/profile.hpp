@@ -17,8 +17,6 @@
 
 namespace gallocsim {
 
-inline constexpr std::size_t kOpCount = static_cast<std::size_t>(Op::GLU) + 1;
-
 // A set of ops (one bit each), buildable at compile time.
 class OpSet {
 public:

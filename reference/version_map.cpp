@@ -201,6 +201,11 @@ const AllocatorProfile* profile_named(std::string_view name_or_version) {
     return match.exact && match.note.empty() ? match.profile : nullptr;
 }
 
+std::string unknown_version_text() {
+    return "unknown version; known: " + std::string(known_profile_names()) +
+           ", or a ggml release that carries exactly one of them (0.9.1, 0.13.1, 0.25.3, ...)";
+}
+
 VersionMatch match_ggml(const ProgramGgml& program) {
     Bounds bounds;
     if (program.version) {

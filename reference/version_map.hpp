@@ -68,6 +68,9 @@ VersionMatch match_ggml(const ProgramGgml& program);
 // What --ggml-version (and the GUI's selector) takes: a profile's name or alias, or a ggml
 // version the map pins to one state ("0.13.1"); nullptr for anything else.
 const AllocatorProfile* profile_named(std::string_view name_or_version);
+// Why profile_named gave nothing, for every front end that takes a version from a user:
+// "unknown version; known: ggml-f54604ef, ..., or a ggml release that carries exactly one of them (0.9.1, ...)".
+std::string unknown_version_text();
 
 // A ggml release the map knows: the version, the tag's commit, the profile it carries.
 struct KnownRelease {

@@ -122,7 +122,7 @@ TEST(CompareCommand, ReportsChunksAndTakesExampleOptions) {
 
     // The lower bound's row: the peak of live blocks, ggml's in-place chains joined, and the
     // node step where it is first reached.
-    const std::vector<ArenaProblem> arenas = in_place_arena_problems(file, compute_lifetimes(file), plan.in_place);
+    const std::vector<ArenaProblem> arenas = in_place_arena_problems(file, plan.lifetimes, plan.in_place);
     ASSERT_EQ(arenas.size(), 1u);
     const PeakUsage peak = lower_bound(arenas[0].blocks);
     const auto bound = table_row(r.out, "lower bound");

@@ -1,5 +1,6 @@
-// Lifetimes under ggml's release rule, worked out from the graph alone, and the bounds
-// they give. Step 0 is the start (leafs and inputs); step i+1 is node i running.
+// Lifetimes as ggml's plan gives them (read off its trace), and the bounds they give. Each
+// expectation is worked out from ggml's release rule by hand, in the picture above it. Step 0
+// is the start (leafs and inputs); step i+1 is node i running.
 #include "simulator/analysis/analysis.hpp"
 #include "simulator/analysis/analysis_plans.hpp"
 #include "simulator/analysis/in_place_bound.hpp"
@@ -15,6 +16,10 @@
 namespace gallocsim {
 namespace {
 
+const std::string& name_of(const GraphFile& file, TensorId id) {
+    return file.context.tensors()[static_cast<std::size_t>(id)].name;
+}
+
 struct Span {
     int first;
     int last;
@@ -26,12 +31,20 @@ std::ostream& operator<<(std::ostream& out, const Span& s) {
     return out << "[" << s.first << ", " << s.last << "] end " << static_cast<int>(s.end);
 }
 
-std::map<std::string, Span> spans(const GraphLifetimes& lifetimes) {
+std::map<std::string, Span> spans(const GraphFile& file, const GraphLifetimes& lifetimes) {
     std::map<std::string, Span> out;
     for (const TensorLifetime& l : lifetimes.tensors) {
-        out[l.tensor->name] = {l.first, l.last, l.end};
+        out[name_of(file, l.tensor)] = {l.first, l.last, l.end};
     }
     return out;
+}
+
+GraphLifetimes lifetimes_of(const GraphFile& file) {
+    return run_ggml_plan(file).lifetimes;
+}
+
+TensorId id_of(const GraphFile& file, const std::string& name) {
+    return static_cast<TensorId>(file.context.find(name)->index);
 }
 
 GraphFile parse(const std::string& json) {
@@ -47,9 +60,9 @@ GraphFile parse(const std::string& json) {
 //   mul                 #########   output: kept to the end
 TEST(Lifetimes, SeedGraph) {
     const GraphFile file = seed_example();
-    const GraphLifetimes lifetimes = compute_lifetimes(file);
+    const GraphLifetimes lifetimes = lifetimes_of(file);
     EXPECT_EQ(lifetimes.step_count, 2);
-    EXPECT_EQ(spans(lifetimes), (std::map<std::string, Span>{{"a", {0, 1, LifetimeEnd::last_consumer}},
+    EXPECT_EQ(spans(file, lifetimes), (std::map<std::string, Span>{{"a", {0, 1, LifetimeEnd::last_consumer}},
                                                             {"b", {0, 1, LifetimeEnd::last_consumer}},
                                                             {"mul", {1, 1, LifetimeEnd::output}}}));
     const auto problems = arena_problems(file, lifetimes);
@@ -72,8 +85,8 @@ TEST(Lifetimes, SeedGraph) {
 //   result                 ###   never released
 TEST(Lifetimes, SchedIssueGraph) {
     const GraphFile file = sched_issue_example();
-    const GraphLifetimes lifetimes = compute_lifetimes(file);
-    EXPECT_EQ(spans(lifetimes), (std::map<std::string, Span>{{"c", {0, 2, LifetimeEnd::last_consumer}},
+    const GraphLifetimes lifetimes = lifetimes_of(file);
+    EXPECT_EQ(spans(file, lifetimes), (std::map<std::string, Span>{{"c", {0, 2, LifetimeEnd::last_consumer}},
                                                             {"a2", {0, 1, LifetimeEnd::last_consumer}},
                                                             {"b2", {0, 1, LifetimeEnd::last_consumer}},
                                                             {"ab", {1, 2, LifetimeEnd::last_consumer}},
@@ -81,7 +94,7 @@ TEST(Lifetimes, SchedIssueGraph) {
     // In the order ggml allocates: the leafs c, a2, b2, then the nodes.
     std::vector<std::string> order;
     for (const auto& l : lifetimes.tensors) {
-        order.push_back(l.tensor->name);
+        order.push_back(name_of(file, l.tensor));
     }
     EXPECT_EQ(order, (std::vector<std::string>{"c", "a2", "b2", "ab", "result"}));
     EXPECT_EQ(lower_bound(arena_problems(file, lifetimes)[0].blocks).bytes, 128u);  // step 1: c, a2, b2, ab
@@ -105,8 +118,8 @@ TEST(Lifetimes, AViewKeepsItsRootAlive) {
           {"name": "v", "ne": [4], "op": "VIEW", "src": ["r"], "view_src": "r", "view_offs": 16},
           {"name": "y", "ne": [4], "op": "SQR", "src": ["v"], "flags": ["output"]}],
         "leafs": ["x", "w"], "nodes": ["r", "v", "y"]})");
-    const GraphLifetimes lifetimes = compute_lifetimes(file);
-    EXPECT_EQ(spans(lifetimes), (std::map<std::string, Span>{{"x", {0, 1, LifetimeEnd::last_consumer}},
+    const GraphLifetimes lifetimes = lifetimes_of(file);
+    EXPECT_EQ(spans(file, lifetimes), (std::map<std::string, Span>{{"x", {0, 1, LifetimeEnd::last_consumer}},
                                                             {"r", {1, 3, LifetimeEnd::last_view}},
                                                             {"y", {3, 3, LifetimeEnd::output}}}));
 }
@@ -124,7 +137,7 @@ TEST(Lifetimes, ArenasFollowBufferTypes) {
           {"name": "z", "ne": [32], "op": "ADD", "src": ["y", "y"], "flags": ["output"]}],
         "leafs": ["q", "x"], "nodes": ["y", "z"],
         "leaf_buffer_ids": [2, 1], "node_buffer_ids": [1, 2]})");
-    const GraphLifetimes lifetimes = compute_lifetimes(file);
+    const GraphLifetimes lifetimes = lifetimes_of(file);
     const auto problems = arena_problems(file, lifetimes);
     ASSERT_EQ(problems.size(), 2u);
     EXPECT_EQ(problems[0].name, "CUDA0");
@@ -135,13 +148,14 @@ TEST(Lifetimes, ArenasFollowBufferTypes) {
     EXPECT_EQ(problems[0].blocks[1].name, "z");
     EXPECT_EQ(problems[1].name, "CPU");
     ASSERT_EQ(problems[1].blocks.size(), 2u);  // x and y
-    EXPECT_EQ(lifetimes.find(*file.context.find("q"))->size, 288u);
-    EXPECT_EQ(lifetimes.find(*file.context.find("q"))->arena, 0);
-    EXPECT_EQ(lifetimes.find(*file.context.find("q"))->buffer_id, 2);
+    EXPECT_EQ(lifetimes.find(id_of(file, "q"))->size, 288u);
+    EXPECT_EQ(lifetimes.find(id_of(file, "q"))->arena, 0);
+    EXPECT_EQ(lifetimes.find(id_of(file, "q"))->buffer_id, 2);
 }
 
 // Replays ggml's events into the step each tensor got memory and the step it gave it back,
-// so the lifetimes worked out from the graph can be held against the allocator's own.
+// with a bookkeeping of its own (node steps counted from the events, not the trace's
+// timeline), so that the lifetimes read off the timeline can be held against it.
 class StepRecorder final : public EventListener {
 public:
     explicit StepRecorder(const Graph& graph) {
@@ -207,14 +221,15 @@ TEST(GoldenLifetimes, MatchTheAllocatorsOwnEvents) {
         StepRecorder recorder(run.planned.graph);
         carry_out_plan(run, &recorder);
         ASSERT_TRUE(run.error.empty()) << run.error;
-        const GraphLifetimes lifetimes = compute_lifetimes(file);
+        const GraphLifetimes lifetimes = lifetimes_of(file);
         std::map<std::string, int> first;
         for (const TensorLifetime& l : lifetimes.tensors) {
-            first[l.tensor->name] = l.first;
-            const auto freed = recorder.released.find(l.tensor->name);
-            EXPECT_EQ(l.last, freed != recorder.released.end() ? freed->second : lifetimes.step_count - 1) << l.tensor->name;
+            const std::string& name = name_of(file, l.tensor);
+            first[name] = l.first;
+            const auto freed = recorder.released.find(name);
+            EXPECT_EQ(l.last, freed != recorder.released.end() ? freed->second : lifetimes.step_count - 1) << name;
             if (freed == recorder.released.end()) {
-                EXPECT_TRUE(l.end == LifetimeEnd::output || l.end == LifetimeEnd::never_released) << l.tensor->name;
+                EXPECT_TRUE(l.end == LifetimeEnd::output || l.end == LifetimeEnd::never_released) << name;
             }
         }
         EXPECT_EQ(first, recorder.allocated);
@@ -225,7 +240,7 @@ TEST(GoldenLifetimes, MatchTheAllocatorsOwnEvents) {
 // plan was made on a copy, no tensor of the file is left pointing into them.
 TEST(ComparePlanners, LeavesNoAddressInTheFile) {
     const GraphFile file = make_example("llama");
-    const Comparison comparison = compare_planners(file);
+    const Comparison comparison = compare_planners(file, run_ggml_plan(file));
     ASSERT_EQ(comparison.ggml_error, "");
     for (const Tensor& t : file.context.tensors()) {
         EXPECT_EQ(t.data, nullptr) << t.name;
@@ -242,8 +257,8 @@ TEST(ComparePlanners, LeavesNoAddressInTheFile) {
 // ggml's plan needs 64 bytes: below the plain bound, exactly the in-place-aware one.
 TEST(InPlaceBound, SeedChainsMulWithA) {
     GraphFile file = make_example("seed");
-    const GraphLifetimes lifetimes = compute_lifetimes(file);
     const GgmlPlan ggml = run_ggml_plan(file);
+    const GraphLifetimes& lifetimes = ggml.lifetimes;
     const auto plain = arena_problems(file, lifetimes);
     const auto merged = in_place_arena_problems(file, lifetimes, ggml.in_place);
     ASSERT_EQ(merged.size(), 1u);
@@ -266,7 +281,7 @@ TEST(InPlaceBound, GgmlIsNeverBelowItOnTheGoldenCorpus) {
         if (!ggml.run.error.empty()) {
             return;  // a file whose expected plan is a failure
         }
-        const auto merged = in_place_arena_problems(file, compute_lifetimes(file), ggml.in_place);
+        const auto merged = in_place_arena_problems(file, ggml.lifetimes, ggml.in_place);
         for (std::size_t type = 0; type < merged.size(); ++type) {
             std::size_t planned = 0;
             for (int id = 0; id < file.buffer_count(); ++id) {

@@ -141,7 +141,7 @@ TEST(Checker, ChunksRespectMaxSizeUnlessATensorNeedsMore) {
     EXPECT_EQ(kinds(check_plan(plan)), (std::vector{ViolationKind::too_many_chunks, ViolationKind::chunk_too_large}));
 }
 
-// ggml's plan for each golden file, with lifetimes from the graph alone and ggml's
+// ggml's plan for each golden file, with the lifetimes its trace gives and ggml's
 // in-place pairs as the only exemptions.
 // The checker is not a rubber stamp: put ffn_up-0 on top of ffn_gate-0, which is live at
 // the same time (silu(gate) * up reads both), and it says so.
@@ -152,7 +152,7 @@ TEST(GgmlPlan, AMovedTensorIsCaught) {
     }
     GraphFile file = load_graph_file(path);
     const GgmlPlan plan = run_ggml_plan(file);
-    PlanToCheck check = ggml_plan_to_check(file, compute_lifetimes(file), plan);
+    PlanToCheck check = ggml_plan_to_check(file, plan);
     ASSERT_TRUE(check_plan(check).empty());
     auto place = [&](const std::string& name) -> CheckedPlacement& {
         return *std::ranges::find(check.placements, name, &CheckedPlacement::name);
@@ -171,7 +171,7 @@ TEST(GoldenPlans, PassTheChecker) {
         GraphFile file = load_graph_file(path);
         const GgmlPlan plan = run_ggml_plan(file);
         ASSERT_TRUE(plan.run.error.empty()) << plan.run.error;
-        const PlanToCheck check = ggml_plan_to_check(file, compute_lifetimes(file), plan);
+        const PlanToCheck check = ggml_plan_to_check(file, plan);
         EXPECT_FALSE(check.tensors.empty());
         for (const Violation& v : check_plan(check)) {
             ADD_FAILURE() << v.message;

@@ -197,7 +197,7 @@ TEST(MlpExample, IsALinearChain) {
     EXPECT_EQ(tensor(file, "fc1").ne, (Shape{256, 8, 1, 1}));
     EXPECT_TRUE(tensor(file, "probs").has_flag(TensorFlag::output));
     GraphFile plannable = make_example("mlp");
-    const Comparison comparison = compare_planners(plannable);
+    const Comparison comparison = compare_planners(plannable, run_ggml_plan(plannable));
     ASSERT_EQ(comparison.arenas.size(), 1u);
     // Each 8 KiB activation lives from its node to the next: two at a time, 16 KiB.
     EXPECT_EQ(comparison.arenas[0].lower_bound.bytes, 16384u);
@@ -229,7 +229,7 @@ TEST(Gpt2Example, SplitsTheFusedProjectionIntoViews) {
     EXPECT_EQ(tensor(file, "ln_1_norm-0").op, Op::NORM);
     EXPECT_TRUE(tensor(file, "logits").has_flag(TensorFlag::output));
     GraphFile plannable = make_example("gpt2");
-    EXPECT_TRUE(compare_planners(plannable).ggml_violations.empty());
+    EXPECT_TRUE(compare_planners(plannable, run_ggml_plan(plannable)).ggml_violations.empty());
 }
 
 TEST(SplitBuffers, InputsAndEmbeddingLookupsGoToTheCpu) {

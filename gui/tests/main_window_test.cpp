@@ -270,7 +270,7 @@ private Q_SLOTS:
             const int row = exact_row();
             QVERIFY(row >= 0);
             GraphFile file = make_example(example, options);  // as `gallocsim compare EXAMPLE` makes it
-            const Comparison compared = compare_planners(file, ExactLimits{}, controller().profile());
+            const Comparison compared = compare_planners(file, run_ggml_plan(file, controller().profile()), ExactLimits{});
             QCOMPARE(table.columnCount(), static_cast<int>(compared.arenas.size()) + 1);
             for (std::size_t column = 0; column < compared.arenas.size(); ++column) {
                 const auto& alternatives = compared.arenas[column].alternatives;

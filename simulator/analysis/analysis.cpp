@@ -3,8 +3,6 @@
 #include "reference/dynamic_allocator.hpp"
 
 #include <algorithm>
-#include <unordered_map>
-#include <unordered_set>
 
 namespace gallocsim {
 
@@ -14,138 +12,36 @@ std::size_t aligned(const LiveBlock& block) {
     return align_up(block.size, std::max<std::size_t>(block.alignment, 1));
 }
 
-// Replays ggml's bookkeeping of consumers and views over the graph (the rule, not the
-// allocator): who gets memory at which step, and when the last use releases it.
-class LifetimeWalk {
-public:
-    explicit LifetimeWalk(const GraphFile& file) : file_(file) {
-        result_.step_count = static_cast<int>(file.graph.nodes.size()) + 1;
+// Why a span's tensor lost its memory (or kept it): the event that ended the span says.
+LifetimeEnd end_of(const Trace& trace, const MemorySpan& span) {
+    if (trace.tensor(span.tensor).has_flag(TensorFlag::output)) {
+        return LifetimeEnd::output;
     }
-
-    GraphLifetimes run() {
-        const Graph& graph = file_.graph;
-        for (std::size_t i = 0; i < graph.leafs.size(); ++i) {
-            allocate(graph.leafs[i], id_at(file_.leaf_buffer_ids, i), kStartStep);
-        }
-        count_consumers();
-        for (std::size_t i = 0; i < graph.nodes.size(); ++i) {
-            const Tensor* node = graph.nodes[i];
-            const int step = static_cast<int>(i) + 1;
-            const int buffer_id = id_at(file_.node_buffer_ids, i);
-            for_each_src(*node, [&](const Tensor* src) { allocate(src, buffer_id, step); });
-            allocate(node, buffer_id, step);
-            release_parents(*node, step);
-        }
-        for (TensorLifetime& lifetime : result_.tensors) {
-            if (lifetime.last < 0) {
-                lifetime.last = result_.step_count - 1;
-                if (lifetime.end != LifetimeEnd::output) {
-                    lifetime.end = LifetimeEnd::never_released;
-                }
-            }
-        }
-        return std::move(result_);
+    const auto ended_by = [&]() -> const RecordedEvent& { return trace.events.at(span.end - 1).data; };
+    switch (span.how_it_ends) {
+    case SpanEnd::freed:
+        return std::get<Recorded<event::TensorFreed>>(ended_by()).reason == FreeReason::last_view ? LifetimeEnd::last_view
+                                                                                                 : LifetimeEnd::last_consumer;
+    case SpanEnd::handed_over:
+        // A node took the memory over as the last consumer of its parent, or of the parent's
+        // one view (then the memory was the view's source's).
+        return std::get<Recorded<event::InPlaceReused>>(ended_by()).view_source == span.tensor ? LifetimeEnd::last_view
+                                                                                               : LifetimeEnd::last_consumer;
+    case SpanEnd::replanned:
+    case SpanEnd::kept:
+        break;
     }
+    return LifetimeEnd::never_released;
+}
 
-private:
-    struct Counts {
-        int children = 0;  // consumers that have not run yet
-        int views = 0;     // views not yet done
-        int lifetime = -1; // index into result_.tensors while the tensor holds memory
-    };
-
-    static int id_at(const std::vector<int>& ids, std::size_t i) { return ids.empty() ? 0 : ids[i]; }
-
-    template <typename F>
-    static void for_each_src(const Tensor& tensor, F&& f) {
-        for (const Tensor* src : tensor.src) {
-            if (src != nullptr) {
-                f(src);
-            }
-        }
+// The alloc size before alignment, as the event that gave the memory says it.
+std::size_t alloc_size_of(const Trace& trace, const MemorySpan& span) {
+    const RecordedEvent& placed = trace.events.at(span.first - 1).data;
+    if (const auto* allocated = std::get_if<Recorded<event::TensorAllocated>>(&placed)) {
+        return allocated->alloc_size;
     }
-
-    // Input tensors get memory before any node runs, so nothing can overwrite them early.
-    void count_consumers() {
-        const Graph& graph = file_.graph;
-        for (std::size_t i = 0; i < graph.nodes.size(); ++i) {
-            const Tensor* node = graph.nodes[i];
-            const int buffer_id = id_at(file_.node_buffer_ids, i);
-            // An op NONE view only adds a dependency; ggml does not count it as a view.
-            if (node->is_view() && node->op != Op::NONE) {
-                counts_[node->view_src].views += 1;
-            }
-            if (node->has_flag(TensorFlag::input)) {
-                allocate(node, buffer_id, kStartStep);
-            }
-            for_each_src(*node, [&](const Tensor* src) {
-                counts_[src].children += 1;
-                if (src->has_flag(TensorFlag::input)) {
-                    allocate(src, buffer_id, kStartStep);
-                }
-            });
-        }
-    }
-
-    void allocate(const Tensor* tensor, int buffer_id, int step) {
-        if (tensor->is_view() || file_.is_external(*tensor) || allocated_.contains(tensor)) {
-            return;
-        }
-        allocated_.insert(tensor);
-        const BufferTypeSpec& spec =
-            file_.buffer_types[static_cast<std::size_t>(file_.buffers[static_cast<std::size_t>(buffer_id)])];
-        TensorLifetime lifetime;
-        lifetime.tensor = tensor;
-        lifetime.buffer_id = buffer_id;
-        lifetime.arena = file_.buffers[static_cast<std::size_t>(buffer_id)];
-        lifetime.size = alloc_size_by_rule(spec.alloc_size, *tensor);
-        lifetime.aligned_size = align_up(lifetime.size, spec.alignment);
-        lifetime.first = step;
-        lifetime.last = -1;
-        lifetime.end = tensor->has_flag(TensorFlag::output) ? LifetimeEnd::output : LifetimeEnd::last_consumer;
-        counts_[tensor].lifetime = static_cast<int>(result_.tensors.size());
-        result_.tensors.push_back(lifetime);
-    }
-
-    // After a node runs each parent has one consumer fewer; one with none left and no
-    // views is done (a view passes that on to its root).
-    void release_parents(const Tensor& node, int step) {
-        for_each_src(node, [&](const Tensor* parent) {
-            Counts& counts = counts_[parent];
-            counts.children -= 1;
-            if (counts.children != 0 || counts.views != 0) {
-                return;
-            }
-            if (parent->is_view()) {
-                Counts& root = counts_[parent->view_src];
-                root.views -= 1;
-                if (root.views == 0 && root.children == 0) {
-                    release(root, step, LifetimeEnd::last_view);
-                }
-            } else {
-                release(counts, step, LifetimeEnd::last_consumer);
-            }
-        });
-    }
-
-    void release(Counts& counts, int step, LifetimeEnd why) {
-        if (counts.lifetime < 0) {
-            return;  // holds no memory of the allocator's (external, or already released)
-        }
-        TensorLifetime& lifetime = result_.tensors[static_cast<std::size_t>(counts.lifetime)];
-        counts.lifetime = -1;
-        if (lifetime.end == LifetimeEnd::output) {
-            return;  // outputs are never released
-        }
-        lifetime.last = step;
-        lifetime.end = why;
-    }
-
-    const GraphFile& file_;
-    GraphLifetimes result_;
-    std::unordered_map<const Tensor*, Counts> counts_;
-    std::unordered_set<const Tensor*> allocated_;  // ever given memory
-};
+    return std::get<Recorded<event::InPlaceReused>>(placed).alloc_size;
+}
 
 } // namespace
 
@@ -195,24 +91,62 @@ std::vector<std::size_t> live_bytes_per_step(std::span<const LiveBlock> blocks, 
     return live;
 }
 
-const TensorLifetime* GraphLifetimes::find(const Tensor& tensor) const {
-    if (tensor.index >= entry_of.size() || entry_of[tensor.index] == kNoEntry) {
+const TensorLifetime* GraphLifetimes::find(TensorId tensor) const {
+    const auto index = static_cast<std::size_t>(tensor);
+    if (tensor < 0 || index >= entry_of.size() || entry_of[index] == kNoEntry) {
         return nullptr;
     }
-    const TensorLifetime& entry = tensors[entry_of[tensor.index]];
-    return entry.tensor == &tensor ? &entry : nullptr;  // a tensor of another file has no lifetime here
+    return &tensors[entry_of[index]];
 }
 
-GraphLifetimes compute_lifetimes(const GraphFile& file) {
-    GraphLifetimes lifetimes = LifetimeWalk(file).run();
-    lifetimes.entry_of.assign(file.context.size(), GraphLifetimes::kNoEntry);
-    for (std::size_t i = 0; i < lifetimes.tensors.size(); ++i) {
-        const std::size_t index = lifetimes.tensors[i].tensor->index;
-        if (index < lifetimes.entry_of.size() && lifetimes.entry_of[index] == GraphLifetimes::kNoEntry) {
-            lifetimes.entry_of[index] = i;
+GraphLifetimes plan_lifetimes(const GraphFile& file, const Trace& trace, const Timeline& timeline) {
+    GraphLifetimes lifetimes;
+    lifetimes.step_count = static_cast<int>(trace.node_count) + 1;
+    lifetimes.entry_of.assign(trace.tensors.size(), GraphLifetimes::kNoEntry);
+    const std::size_t last_plan = timeline.plan_count() - 1;
+    for (const MemorySpan& span : timeline.spans()) {
+        if (span.plan != last_plan) {
+            continue;
         }
+        const int arena = file.buffers.at(static_cast<std::size_t>(span.buffer_id));
+        // A tensor given memory twice (an input node took its first memory in place while
+        // ggml was still counting consumers) is described by its final memory: the first
+        // lives on as the node's, whose lifetime starts at step 0 too.
+        std::size_t& entry = lifetimes.entry_of.at(static_cast<std::size_t>(span.tensor));
+        if (entry == GraphLifetimes::kNoEntry) {
+            entry = lifetimes.tensors.size();
+            lifetimes.tensors.emplace_back();
+        }
+        lifetimes.tensors[entry] = {.tensor = span.tensor,
+                                     .buffer_id = span.buffer_id,
+                                     .arena = arena,
+                                     .size = alloc_size_of(trace, span),
+                                     .aligned_size = span.size,
+                                     .first = static_cast<int>(timeline.step_in_plan(span.first_step)),
+                                     .last = static_cast<int>(timeline.step_in_plan(span.last_step)),
+                                     .end = end_of(trace, span)};
     }
     return lifetimes;
+}
+
+std::string lifetime_end_text(const Trace& trace, const GraphLifetimes& lifetimes, TensorId tensor) {
+    const TensorLifetime* lifetime = lifetimes.find(tensor);
+    if (lifetime == nullptr) {
+        return "";
+    }
+    const std::string step = "node step " + std::to_string(lifetime->last);
+    switch (lifetime->end) {
+    case LifetimeEnd::last_consumer: {
+        const auto& nodes = trace.tensors.nodes();
+        const auto position = static_cast<std::size_t>(lifetime->last - 1);
+        const std::string consumer = lifetime->last > 0 && position < nodes.size() ? trace.tensor(nodes[position]).name : "";
+        return "until its last consumer " + consumer + " (" + step + ")";
+    }
+    case LifetimeEnd::last_view: return "until its last view is done (" + step + ")";
+    case LifetimeEnd::output: return "a graph output: never freed";
+    case LifetimeEnd::never_released: return "never released (nothing reads it after)";
+    }
+    return "";
 }
 
 std::string step_label(const GraphFile& file, int step) {
@@ -230,7 +164,8 @@ std::vector<ArenaProblem> arena_problems(const GraphFile& file, const GraphLifet
     for (const TensorLifetime& lifetime : lifetimes.tensors) {
         const BufferTypeSpec& spec = file.buffer_types[static_cast<std::size_t>(lifetime.arena)];
         problems[static_cast<std::size_t>(lifetime.arena)].blocks.push_back(
-            {lifetime.tensor->name, lifetime.first, lifetime.last, lifetime.aligned_size, spec.alignment});
+            {file.context.tensors()[static_cast<std::size_t>(lifetime.tensor)].name, lifetime.first, lifetime.last,
+             lifetime.aligned_size, spec.alignment});
     }
     return problems;
 }

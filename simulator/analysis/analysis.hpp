@@ -1,16 +1,19 @@
 #pragma once
-// Lifetimes of a graph's tensors under ggml's release rule, worked out from the graph
-// alone (never from the allocator), and what they bound: the peak of live bytes (no plan
-// without in-place reuse can do better) and the total when nothing is reused.
+// Lifetimes of a graph's tensors as ggml's plan gave them, read off the plan's trace (the
+// allocator's own allocations, hand-overs and frees: never worked out again from the graph),
+// and what they bound: the peak of live bytes (no plan without in-place reuse can do better)
+// and the total when nothing is reused.
 //
 // Steps: step 0 is the start, where leafs and graph inputs get memory; step i + 1 is
 // nodes[i] running. A node's output is live at its own step together with its parents,
 // which are released after it runs; a view keeps its root alive; outputs, and tensors
-// nobody releases, stay to the last step. In-place reuse is not assumed: lifetimes are
-// those of logical tensors. Tensors with external data (`data: true`) and views need no
-// memory of their own and get no lifetime.
+// nobody releases, stay to the last step. In-place reuse is not assumed: each tensor is
+// live from its own allocation (or the step it took a parent's memory over) to its own
+// release (or the step a node took its memory over). Tensors with external data (`data:
+// true`) and views need no memory of their own and get no lifetime.
 
 #include "simulator/model/graph_file.hpp"
+#include "simulator/trace/timeline.hpp"
 
 #include <cstddef>
 #include <cstdint>
@@ -67,8 +70,8 @@ enum class LifetimeEnd {
 };
 
 struct TensorLifetime {
-    const Tensor* tensor = nullptr;
-    int buffer_id = 0;  // the buffer id it is allocated for
+    TensorId tensor = kNoTensor;
+    int buffer_id = 0;  // the buffer id it got memory in
     int arena = 0;      // its buffer type (index into buffer_types): ids of one type share an arena
     std::size_t size = 0;          // the buffer type's alloc size
     std::size_t aligned_size = 0;  // rounded up to the buffer type's alignment
@@ -80,13 +83,21 @@ struct TensorLifetime {
 struct GraphLifetimes {
     int step_count = 0;                   // 1 + number of nodes
     std::vector<TensorLifetime> tensors;  // in the order ggml allocates them
-    std::vector<std::size_t> entry_of;    // per Tensor::index, its index in `tensors` (or none)
+    std::vector<std::size_t> entry_of;    // per tensor id, its index in `tensors` (or none)
 
     static constexpr std::size_t kNoEntry = SIZE_MAX;
-    const TensorLifetime* find(const Tensor& tensor) const;
+    const TensorLifetime* find(TensorId tensor) const;
 };
 
-GraphLifetimes compute_lifetimes(const GraphFile& file);
+// The lifetimes of the last plan a trace holds (a trace of a file holds one), from its
+// timeline. `file` is the graph the trace was recorded on (for each buffer id's type).
+GraphLifetimes plan_lifetimes(const GraphFile& file, const Trace& trace, const Timeline& timeline);
+
+// What holds a tensor's memory to the end of its lifetime, in words, as every report says it:
+// "until its last consumer mul (node step 1)", "until its last view is done (node step 3)",
+// "a graph output: never freed", "never released (nothing reads it after)". Empty for a tensor
+// without a lifetime (a view, external data).
+std::string lifetime_end_text(const Trace& trace, const GraphLifetimes& lifetimes, TensorId tensor);
 
 // "start" for step 0, else the name of the node that runs at the step.
 std::string step_label(const GraphFile& file, int step);

@@ -7,63 +7,48 @@
 
 namespace gallocsim {
 
-namespace {
-
-// Collects which nodes took over a parent's memory.
-class InPlaceRecorder final : public EventListener {
-public:
-    void on_event(const ObservedEvent& event) override {
-        if (const auto* reused = std::get_if<Observed<event::InPlaceReused>>(&event)) {
-            pairs.emplace_back(reused->node->name, reused->parent->name);
-        } else if (const auto* extra = std::get_if<Observed<event::ExtraSpaceFreed>>(&event)) {
-            extra_space += extra->freed.size;
-        }
-    }
-    std::vector<std::pair<std::string, std::string>> pairs;
-    std::size_t extra_space = 0;
-};
-
-const BufferTypeSpec& spec_of_buffer(const GraphFile& file, int buffer_id) {
-    return file.buffer_types[static_cast<std::size_t>(file.buffers[static_cast<std::size_t>(buffer_id)])];
+GgmlPlan run_ggml_plan(const GraphFile& file, const AllocatorProfile& profile) {
+    return run_ggml_plan(file, describe_tensors(file), profile);
 }
 
-} // namespace
-
-GgmlPlan run_ggml_plan(const GraphFile& file, const AllocatorProfile& profile) {
-    InPlaceRecorder recorder;
-    GgmlPlan plan;
-    plan.run = run_plan(file, &recorder, profile);  // detaches the recorder when done
-    plan.in_place = std::move(recorder.pairs);
-    plan.extra_space_freed = recorder.extra_space;
+GgmlPlan run_ggml_plan(const GraphFile& file, TraceTensors tensors, const AllocatorProfile& profile) {
+    TracedPlan traced = trace_plan(file, std::move(tensors), profile);
+    GgmlPlan plan{std::move(traced.run), std::move(traced.trace), {}, {}, {}, 0};
+    plan.timeline = Timeline(plan.trace);
+    plan.lifetimes = plan_lifetimes(file, plan.trace, plan.timeline);
+    for (const TraceEvent& event : plan.trace.events) {
+        if (const auto* reused = std::get_if<Recorded<event::InPlaceReused>>(&event.data)) {
+            plan.in_place.push_back({reused->node, reused->parent});
+        } else if (const auto* allocated = std::get_if<Recorded<event::TensorAllocated>>(&event.data)) {
+            // A parent that gets memory again (an input node took its first memory in place
+            // while ggml was still counting consumers) no longer shares bytes with that node.
+            std::erase_if(plan.in_place, [&](const InPlacePair& pair) { return pair.parent == allocated->tensor; });
+        } else if (const auto* extra = std::get_if<Recorded<event::ExtraSpaceFreed>>(&event.data)) {
+            plan.extra_space_freed += plan.trace.freed(*extra).size;
+        }
+    }
     return plan;
 }
 
-PlanToCheck ggml_plan_to_check(const GraphFile& file, const GraphLifetimes& lifetimes, const GgmlPlan& plan) {
+PlanToCheck ggml_plan_to_check(const GraphFile& file, const GgmlPlan& plan) {
+    const auto name_of = [&](TensorId id) -> const std::string& { return plan.trace.tensor(id).name; };
     PlanToCheck check;
-    std::unordered_map<std::string, const Placement*> placed;
     for (const auto& [name, place] : plan.run.plan.tensors) {
         const Tensor* tensor = file.context.find(name);
         if (tensor != nullptr && tensor->is_view()) {
             continue;  // a view lives in its root's bytes and has no lifetime of its own
         }
-        placed.emplace(name, &place);
         check.placements.push_back({name, place.buffer_id, place.chunk, place.offset});
     }
-    for (const TensorLifetime& lifetime : lifetimes.tensors) {
-        // Sized as the buffer type it ended up in (an in-place node takes its parent's).
-        const auto it = placed.find(lifetime.tensor->name);
-        const int buffer_id = it != placed.end() ? it->second->buffer_id : lifetime.buffer_id;
-        const std::size_t size = alloc_size_by_rule(spec_of_buffer(file, buffer_id).alloc_size, *lifetime.tensor);
-        check.tensors.push_back({lifetime.tensor->name, lifetime.first, lifetime.last, size, 0});
+    for (const TensorLifetime& lifetime : plan.lifetimes.tensors) {
+        check.tensors.push_back({name_of(lifetime.tensor), lifetime.first, lifetime.last, lifetime.size, 0});
     }
     for (int id = 0; id < file.buffer_count(); ++id) {
-        const BufferTypeSpec& spec = spec_of_buffer(file, id);
+        const TraceBuffer& traced = plan.trace.buffer(id);
         CheckedBuffer buffer;
-        buffer.name = spec.name;
-        buffer.alignment = spec.alignment;
-        // ggml clamps it so; before chunks it played no part in planning.
-        buffer.max_size = plan.run.allocator->profile().chunks ? std::min(spec.max_size.value_or(SIZE_MAX), kMaxChunkSize)
-                                                               : kMaxChunkSize;
+        buffer.name = traced.type_name;
+        buffer.alignment = traced.alignment;
+        buffer.max_size = std::min(traced.max_size, kMaxChunkSize);  // as planning saw it: ggml clamps it so
         if (static_cast<std::size_t>(id) < plan.run.plan.chunk_sizes.size()) {
             buffer.chunk_sizes = plan.run.plan.chunk_sizes[static_cast<std::size_t>(id)];
         }
@@ -72,19 +57,11 @@ PlanToCheck ggml_plan_to_check(const GraphFile& file, const GraphLifetimes& life
     // A node may share its parent's bytes because it overwrites them only when it runs, as
     // the parent's last consumer. Should the parent outlive that step, the pair is checked
     // like any other.
-    std::unordered_map<std::string, int> node_step;
-    for (std::size_t i = 0; i < file.graph.nodes.size(); ++i) {
-        node_step[file.graph.nodes[i]->name] = static_cast<int>(i) + 1;
-    }
-    std::unordered_map<std::string, int> last_step;
-    for (const TensorLifetime& lifetime : lifetimes.tensors) {
-        last_step[lifetime.tensor->name] = lifetime.last;
-    }
-    for (const auto& [node, parent] : plan.in_place) {
-        const auto step = node_step.find(node);
-        const auto last = last_step.find(parent);
-        if (step != node_step.end() && last != last_step.end() && last->second <= step->second) {
-            check.may_share.emplace_back(node, parent);
+    for (const InPlacePair& pair : plan.in_place) {
+        const TraceTensor& node = plan.trace.tensor(pair.node);
+        const TensorLifetime* parent = plan.lifetimes.find(pair.parent);
+        if (node.role == TensorRole::node && parent != nullptr && parent->last <= node.position + 1) {
+            check.may_share.emplace_back(node.name, name_of(pair.parent));
         }
     }
     return check;
@@ -94,16 +71,12 @@ const AlternativePlan& ArenaComparison::best_alternative() const {
     return *std::ranges::min_element(alternatives, {}, [](const AlternativePlan& a) { return a.outcome.plan.size; });
 }
 
-Comparison compare_planners(const GraphFile& file, const ExactLimits& limits, const AllocatorProfile& profile) {
-    return compare_planners(file, run_ggml_plan(file, profile), limits);
-}
-
 Comparison compare_planners(const GraphFile& file, const GgmlPlan& ggml, const ExactLimits& limits) {
     Comparison comparison;
-    const GraphLifetimes lifetimes = compute_lifetimes(file);
+    const GraphLifetimes& lifetimes = ggml.lifetimes;
     comparison.ggml_error = ggml.run.error;
     if (comparison.ggml_error.empty()) {
-        comparison.ggml_violations = check_plan(ggml_plan_to_check(file, lifetimes, ggml));
+        comparison.ggml_violations = check_plan(ggml_plan_to_check(file, ggml));
     }
     const std::vector<ArenaProblem> tensors = arena_problems(file, lifetimes);
     const std::vector<ArenaProblem> joined = in_place_arena_problems(file, lifetimes, ggml.in_place);
@@ -182,9 +155,9 @@ std::string names_text(const std::vector<std::string>& names) {
 // In-place pairs of `with` that `without` lacks, as "X takes Y's memory".
 std::vector<std::string> in_place_gained(const GgmlPlan& with, const GgmlPlan& without) {
     std::vector<std::string> gained;
-    for (const auto& pair : with.in_place) {
+    for (const InPlacePair& pair : with.in_place) {
         if (std::ranges::find(without.in_place, pair) == without.in_place.end()) {
-            gained.push_back(pair.first + " takes " + pair.second + "'s memory");
+            gained.push_back(with.trace.tensor(pair.node).name + " takes " + with.trace.tensor(pair.parent).name + "'s memory");
         }
     }
     return gained;

@@ -1,7 +1,8 @@
 #pragma once
-// ggml's plan next to the alternatives: runs the reference allocator on a graph file,
-// hands its plan to the checker, lays the same lifetimes out with the other planners and
-// the bounds, and tells what changed between two plans of one graph.
+// ggml's plan next to the alternatives: plans a graph file once with the reference allocator,
+// recording the trace, and reads everything else off that one plan: the lifetimes, the
+// in-place pairs, what the checker checks, the blocks the other planners and the bounds lay
+// out; and tells what changed between two plans of one graph.
 
 #include "simulator/analysis/analysis.hpp"
 #include "simulator/analysis/checker.hpp"
@@ -9,6 +10,8 @@
 #include "simulator/model/buffer_settings.hpp"
 #include "simulator/model/plan.hpp"
 #include "simulator/analysis/planners.hpp"
+#include "simulator/trace/timeline.hpp"
+#include "simulator/trace/trace.hpp"
 
 #include <optional>
 #include <string>
@@ -17,18 +20,25 @@
 
 namespace gallocsim {
 
+// ggml's plan of a file and everything read off it. Made once per command; every report
+// (compare, why, render, stats) takes it instead of planning again.
 struct GgmlPlan {
-    PlanRun run;
-    std::vector<std::pair<std::string, std::string>> in_place;  // (node, parent whose memory it took)
+    PlanRun run;        // the places and buffers (run.plan: the record `plan` prints)
+    Trace trace;        // every decision that made them
+    Timeline timeline;  // the trace's memory spans
+    GraphLifetimes lifetimes;
+    std::vector<InPlacePair> in_place;  // (node, parent whose memory it took), in the order ggml decided them
     std::size_t extra_space_freed = 0;  // bytes in-place nodes gave back past their end (free_extra_space)
 };
 
 GgmlPlan run_ggml_plan(const GraphFile& file, const AllocatorProfile& profile = newest_profile());
+// The same, reusing the description of the file's tensors from an earlier trace of it.
+GgmlPlan run_ggml_plan(const GraphFile& file, TraceTensors tensors, const AllocatorProfile& profile);
 
 // ggml's placements of the tensors that have lifetimes, their alloc sizes in the buffer
 // they ended up in, each buffer's alignment, max size and chunks, and the in-place pairs
 // as the pairs allowed to share bytes.
-PlanToCheck ggml_plan_to_check(const GraphFile& file, const GraphLifetimes& lifetimes, const GgmlPlan& plan);
+PlanToCheck ggml_plan_to_check(const GraphFile& file, const GgmlPlan& plan);
 
 // One planner of the registry on one buffer type.
 struct AlternativePlan {
@@ -62,10 +72,7 @@ struct Comparison {
     std::string ggml_error;  // when reserve or alloc_graph failed
 };
 
-// Plans the file with ggml (under the profile) and compares.
-Comparison compare_planners(const GraphFile& file, const ExactLimits& limits = {},
-                            const AllocatorProfile& profile = newest_profile());
-// Compares a plan already made; its in-place pairs decide the blocks.
+// Compares ggml's plan of the file with the alternatives; its in-place pairs decide the blocks.
 Comparison compare_planners(const GraphFile& file, const GgmlPlan& ggml, const ExactLimits& limits = {});
 
 struct TensorMove {

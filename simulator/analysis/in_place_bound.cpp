@@ -35,15 +35,12 @@ private:
 std::vector<ArenaProblem> in_place_arena_problems(const GraphFile& file, const GraphLifetimes& lifetimes,
                                                   InPlacePairs in_place) {
     const auto& tensors = lifetimes.tensors;
-    std::unordered_map<std::string, std::size_t> index;
-    for (std::size_t i = 0; i < tensors.size(); ++i) {
-        index.emplace(tensors[i].tensor->name, i);
-    }
     Chains chains(tensors.size());
-    for (const auto& [node, parent] : in_place) {
-        const auto n = index.find(node), p = index.find(parent);
-        if (n != index.end() && p != index.end()) {
-            chains.join(n->second, p->second);
+    for (const InPlacePair& pair : in_place) {
+        const TensorLifetime* node = lifetimes.find(pair.node);
+        const TensorLifetime* parent = lifetimes.find(pair.parent);
+        if (node != nullptr && parent != nullptr) {
+            chains.join(static_cast<std::size_t>(node - tensors.data()), static_cast<std::size_t>(parent - tensors.data()));
         }
     }
 
@@ -58,14 +55,14 @@ std::vector<ArenaProblem> in_place_arena_problems(const GraphFile& file, const G
         const auto arena = static_cast<std::size_t>(tensors[root].arena);
         auto& blocks = problems[arena].blocks;
         const auto [it, first_member] = block_of_root.emplace(root, blocks.size());
+        const std::string& name = file.context.tensors()[static_cast<std::size_t>(member.tensor)].name;
         if (first_member) {
-            blocks.push_back({member.tensor->name, member.first, member.last, member.aligned_size,
-                              file.buffer_types[arena].alignment});
-            problems[arena].placed_as.push_back(member.tensor->name);
+            blocks.push_back({name, member.first, member.last, member.aligned_size, file.buffer_types[arena].alignment});
+            problems[arena].placed_as.push_back(name);
             continue;
         }
         LiveBlock& chain = blocks[it->second];
-        chain.name += "+" + member.tensor->name;
+        chain.name += "+" + name;
         chain.first = std::min(chain.first, member.first);
         chain.last = std::max(chain.last, member.last);
         chain.size = std::min(chain.size, member.aligned_size);

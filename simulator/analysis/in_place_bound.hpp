@@ -10,13 +10,17 @@
 
 #include <span>
 #include <string>
-#include <utility>
 #include <vector>
 
 namespace gallocsim {
 
-// (node, parent whose memory it took), as GgmlPlan::in_place lists them.
-using InPlacePairs = std::span<const std::pair<std::string, std::string>>;
+// A node that took over its parent's memory in place, and that parent.
+struct InPlacePair {
+    TensorId node = kNoTensor;
+    TensorId parent = kNoTensor;
+    bool operator==(const InPlacePair&) const = default;
+};
+using InPlacePairs = std::span<const InPlacePair>;
 
 // One problem per buffer type, as arena_problems, with each in-place chain merged into one
 // block named "first+second+..." (its members in allocation order). A chain is as large as

@@ -227,10 +227,11 @@ std::string step_name(const PlanPicture& picture, int step) {
 
 } // namespace
 
-PlanPicture ggml_plan_picture(const GraphFile& file, const Trace& trace, const GgmlPlan& plan) {
+PlanPicture ggml_plan_picture(const GraphFile& file, const GgmlPlan& plan) {
     PlanPicture picture;
     picture.title = (file.name.empty() ? std::string("graph") : file.name) + ": ggml's plan";
-    const Timeline timeline(trace);
+    const Trace& trace = plan.trace;
+    const Timeline& timeline = plan.timeline;
     for (std::size_t step = 0; step < timeline.steps_per_plan(); ++step) {
         picture.step_labels.push_back(step_label(file, static_cast<int>(step)));
     }

@@ -40,7 +40,7 @@ struct PlanPicture {
 // plan's chunks), each stretch of a tensor's memory drawn from the trace's Timeline (the
 // model the GUI's timeline draws too): where ggml put it, at its aligned alloc size, over the
 // node steps it held the memory. A trace of several plans draws its last.
-PlanPicture ggml_plan_picture(const GraphFile& file, const Trace& trace, const GgmlPlan& plan);
+PlanPicture ggml_plan_picture(const GraphFile& file, const GgmlPlan& plan);
 // Another planner's layout of one arena (one band), with the graph's step labels if any.
 PlanPicture arena_plan_picture(std::string title, const ArenaProblem& problem, const ArenaPlan& plan,
                                std::vector<std::string> step_labels);

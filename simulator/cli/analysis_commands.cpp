@@ -130,8 +130,7 @@ std::vector<std::string> step_labels(const GraphFile& file, const GraphLifetimes
 }
 
 // The node step an event (counted from 1) of the plan's trace belongs to.
-std::size_t node_step_of_event(const GraphFile& file, const AllocatorProfile& profile, std::size_t event) {
-    const Trace trace = record_trace(file, profile);
+std::size_t node_step_of_event(const Trace& trace, std::size_t event) {
     if (event == 0 || event > trace.size()) {
         throw UsageError("--at-event " + std::to_string(event) + ": the trace has events 1 to " + std::to_string(trace.size()));
     }
@@ -189,7 +188,7 @@ int compare(const CompareOptions& options, std::ostream& out, std::ostream& err)
     return run_guarded(err, [&] {
         GraphFile file = load_graph_input(options.graph);
         const Comparison comparison =
-            compare_planners(file, limits_for(options.time_limit), chosen_profile(options.graph.ggml_version));
+            compare_planners(file, run_ggml_plan(file, chosen_profile(options.graph.ggml_version)), limits_for(options.time_limit));
         const bool planners_ok = std::ranges::all_of(comparison.arenas, [](const auto& a) { return a.planner_violations.empty(); });
         const int code = comparison.ggml_error.empty() && comparison.ggml_violations.empty() && planners_ok ? 0 : 1;
         if (options.json) {
@@ -415,14 +414,14 @@ int render(const RenderOptions& options, std::ostream& out, std::ostream& err) {
     return run_guarded(err, [&]() -> int {
         GraphFile file = load_graph_input(options.graph);
         const GgmlPlan ggml = run_ggml_plan(file, chosen_profile(options.graph.ggml_version));
-        const GraphLifetimes lifetimes = compute_lifetimes(file);
+        const GraphLifetimes& lifetimes = ggml.lifetimes;
         PlanPicture picture;
         if (options.planner == "ggml") {
             if (!ggml.run.error.empty()) {
                 err << options.graph.input << ": ggml's plan failed: " << ggml.run.error << "\n";
                 return 1;
             }
-            picture = ggml_plan_picture(file, record_trace(file, chosen_profile(options.graph.ggml_version)), ggml);
+            picture = ggml_plan_picture(file, ggml);
         } else {
             const Planner* planner = find_planner(options.planner);
             if (planner == nullptr) {
@@ -443,7 +442,7 @@ int render(const RenderOptions& options, std::ostream& out, std::ostream& err) {
         std::string svg;
         std::optional<int> at_step = options.memory_map_at;
         if (options.at_event) {
-            at_step = static_cast<int>(node_step_of_event(file, chosen_profile(options.graph.ggml_version), *options.at_event));
+            at_step = static_cast<int>(node_step_of_event(ggml.trace, *options.at_event));
         }
         if (at_step) {
             if (*at_step < 0 || *at_step >= lifetimes.step_count) {
@@ -461,11 +460,10 @@ int render(const RenderOptions& options, std::ostream& out, std::ostream& err) {
 int export_minimalloc(const ExportMiniMallocOptions& options, std::ostream& out, std::ostream& err) {
     return run_guarded(err, [&]() -> int {
         GraphFile file = load_graph_input(options.graph);
-        const GraphLifetimes lifetimes = compute_lifetimes(file);
         // The blocks compare gives the planners: each of ggml's in-place chains is one buffer,
         // since a node and the parent whose bytes it took share them by design.
         const GgmlPlan ggml = run_ggml_plan(file, chosen_profile(options.graph.ggml_version));
-        const std::vector<ArenaProblem> problems = in_place_arena_problems(file, lifetimes, ggml.in_place);
+        const std::vector<ArenaProblem> problems = in_place_arena_problems(file, ggml.lifetimes, ggml.in_place);
         std::vector<std::size_t> used;
         for (std::size_t t = 0; t < problems.size(); ++t) {
             if (!problems[t].blocks.empty()) {

@@ -54,8 +54,7 @@ const AllocatorProfile& chosen_profile(const std::string& ggml_version) {
     if (const AllocatorProfile* profile = profile_named(ggml_version)) {
         return *profile;
     }
-    throw UsageError("--ggml-version " + ggml_version + ": unknown version; known: " + std::string(known_profile_names()) +
-                     ", or a ggml release that carries exactly one of them (0.9.1, 0.13.1, 0.25.3, ...)");
+    throw UsageError("--ggml-version " + ggml_version + ": " + unknown_version_text());
 }
 
 GraphFile load_input(const std::string& input) {

@@ -31,26 +31,7 @@ struct BufferAnswer {
     std::string best_planner;
 };
 
-// What keeps a live tensor alive past the peak: how its lifetime ends.
-std::string kept_by(const GraphFile& file, const GraphLifetimes& lifetimes, const std::string& name) {
-    const Tensor* tensor = file.context.find(name);
-    const TensorLifetime* lifetime = tensor != nullptr ? lifetimes.find(*tensor) : nullptr;
-    if (lifetime == nullptr) {
-        return "";
-    }
-    const auto node_at = [&](int step) { return step > 0 ? file.graph.nodes[static_cast<std::size_t>(step - 1)]->name : ""; };
-    switch (lifetime->end) {
-    case LifetimeEnd::last_consumer:
-        return "until its last consumer " + node_at(lifetime->last) + " (node step " + std::to_string(lifetime->last) + ")";
-    case LifetimeEnd::last_view:
-        return "until its last view is done (node step " + std::to_string(lifetime->last) + ")";
-    case LifetimeEnd::output: return "a graph output: never freed";
-    case LifetimeEnd::never_released: return "never released (nothing reads it after)";
-    }
-    return "";
-}
-
-// The comparison plans the graph again (the same plan: the allocator is deterministic).
+// Each buffer's peak with the bound and the best other planner of its buffer type.
 std::vector<BufferAnswer> answer(const GraphFile& file, const Comparison& comparison, const std::vector<BufferPeak>& peaks) {
     std::vector<BufferAnswer> answers;
     for (const BufferPeak& peak : peaks) {
@@ -89,8 +70,7 @@ std::string split_label(const TraceTensor& tensor, const SchedulerSplits& splits
     return split ? "split #" + std::to_string(*split) : "";
 }
 
-void print_text(const GraphFile& file, const Trace& trace, const std::vector<BufferAnswer>& answers, std::ostream& out) {
-    const GraphLifetimes lifetimes = compute_lifetimes(file);
+void print_text(const Trace& trace, const GraphLifetimes& lifetimes, const std::vector<BufferAnswer>& answers, std::ostream& out) {
     const SchedulerSplits splits = scheduler_splits(trace);
     out << trace.graph_name << ": " << counted(answers.size(), "buffer");
     if (!splits.empty()) {
@@ -125,7 +105,7 @@ void print_text(const GraphFile& file, const Trace& trace, const std::vector<Buf
             if (!splits.empty()) {
                 out << std::setw(10) << split_label(tensor, splits);
             }
-            out << std::right << std::setw(12) << t.bytes << " bytes  " << kept_by(file, lifetimes, tensor.name) << "\n";
+            out << std::right << std::setw(12) << t.bytes << " bytes  " << lifetime_end_text(trace, lifetimes, t.tensor) << "\n";
         }
         out << "  holes below the high-water mark then: " << counted(peak.holes.size(), "hole") << ", "
             << byte_count(peak.hole_bytes()) << "\n";
@@ -152,8 +132,7 @@ void print_text(const GraphFile& file, const Trace& trace, const std::vector<Buf
     }
 }
 
-json to_json(const GraphFile& file, const Trace& trace, const std::vector<BufferAnswer>& answers) {
-    const GraphLifetimes lifetimes = compute_lifetimes(file);
+json to_json(const Trace& trace, const GraphLifetimes& lifetimes, const std::vector<BufferAnswer>& answers) {
     const SchedulerSplits splits = scheduler_splits(trace);
     json buffers = json::array();
     for (const BufferAnswer& a : answers) {
@@ -179,7 +158,7 @@ json to_json(const GraphFile& file, const Trace& trace, const std::vector<Buffer
                                       {"bytes", t.bytes},
                                       {"chunk", t.address.chunk},
                                       {"offset", t.address.offset},
-                                      {"kept_by", kept_by(file, lifetimes, tensor.name)},
+                                      {"kept_by", lifetime_end_text(trace, lifetimes, t.tensor)},
                                       {"split", splits.split_of(tensor) ? json(*splits.split_of(tensor)) : json()}});
         }
         buffer["holes"] = json::array();
@@ -208,14 +187,16 @@ int why(const WhyOptions& options, std::ostream& out, std::ostream& err) {
     return run_guarded(err, [&] {
         GraphFile file = load_graph_input(options.graph);
         const AllocatorProfile& profile = chosen_profile(options.graph.ggml_version);
-        const Trace trace = record_trace(file, profile);
+        // One plan: the peaks, the lifetimes and the comparison are all read off it.
+        const GgmlPlan ggml = run_ggml_plan(file, profile);
+        const Trace& trace = ggml.trace;
         const std::vector<BufferPeak> peaks = buffer_peaks(trace);
-        const Comparison comparison = compare_planners(file, ExactLimits{}, profile);
+        const Comparison comparison = compare_planners(file, ggml, ExactLimits{});
         const std::vector<BufferAnswer> answers = answer(file, comparison, peaks);
         if (options.json) {
-            out << to_json(file, trace, answers).dump(2, ' ', /*ensure_ascii=*/true) << "\n";
+            out << to_json(trace, ggml.lifetimes, answers).dump(2, ' ', /*ensure_ascii=*/true) << "\n";
         } else {
-            print_text(file, trace, answers, out);
+            print_text(trace, ggml.lifetimes, answers, out);
         }
         if (!trace.error.empty()) {
             err << options.graph.input << ": " << trace.error << "\n";

@@ -103,14 +103,14 @@ public:
             text = "No free block in " + where + " can hold " + name(e.tensor) + "'s " + byte_count(e.request) +
                    ", so chunk " + std::to_string(e.chunk) + " is created";
         }
-        const std::size_t limit = std::min(buffer.max_size, kUnbounded);
         const std::string endless = ": one free block from offset 0 with no end (SIZE_MAX/2 bytes), as ";
-        if (e.size == kUnbounded) {
-            return text + endless + (limit == kUnbounded ? "the buffer type sets no max size." : "it is the last chunk allowed.");
-        }
-        if (e.size > limit) {
-            return text + ": one free block of " + byte_count(e.size) + ", more than the max size of " + byte_count(limit) +
-                   ", because " + name(e.tensor) + " alone needs that much.";
+        switch (e.why_this_size) {
+        case ChunkSize::no_max_size: return text + endless + "the buffer type sets no max size.";
+        case ChunkSize::last_chunk: return text + endless + "it is the last chunk allowed.";
+        case ChunkSize::tensor_needs_more:
+            return text + ": one free block of " + byte_count(e.size) + ", more than the max size of " +
+                   byte_count(std::min(buffer.max_size, kUnbounded)) + ", because " + name(e.tensor) + " alone needs that much.";
+        case ChunkSize::max_size: break;
         }
         return text + ": one free block of " + byte_count(e.size) + ", the buffer type's max size.";
     }

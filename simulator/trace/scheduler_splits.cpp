@@ -24,12 +24,9 @@ std::optional<int> SchedulerSplits::split_of(const TraceTensor& tensor) const {
 }
 
 SchedulerSplits scheduler_splits(const Trace& trace) {
-    std::vector<const TraceTensor*> nodes(trace.node_count, nullptr);
-    for (std::size_t id = 0; id < trace.tensors.size(); ++id) {
-        const TraceTensor& tensor = trace.tensor(static_cast<TensorId>(id));
-        if (tensor.role == TensorRole::node && tensor.position >= 0 && static_cast<std::size_t>(tensor.position) < nodes.size()) {
-            nodes[static_cast<std::size_t>(tensor.position)] = &tensor;
-        }
+    std::vector<const TraceTensor*> nodes;
+    for (TensorId id : trace.tensors.nodes()) {
+        nodes.push_back(id == kNoTensor ? nullptr : &trace.tensor(id));
     }
     const auto input_at = [&](std::size_t i) { return nodes[i] != nullptr && is_split_input(*nodes[i]); };
     SchedulerSplits result;

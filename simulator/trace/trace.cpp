@@ -180,15 +180,28 @@ std::optional<TensorId> Trace::find(std::string_view name) const {
 }
 
 TraceTensors::TraceTensors(std::vector<TraceTensor> tensors) {
-    for (const TraceTensor& tensor : tensors) {
-        source_count_ += static_cast<std::size_t>(std::ranges::count_if(tensor.src, [](TensorId id) { return id != kNoTensor; }));
+    std::vector<TensorId> nodes;
+    for (std::size_t id = 0; id < tensors.size(); ++id) {
+        const TraceTensor& tensor = tensors[id];
+        source_count_ += static_cast<std::size_t>(std::ranges::count_if(tensor.src, [](TensorId src) { return src != kNoTensor; }));
+        if (tensor.role == TensorRole::node && tensor.position >= 0) {
+            const auto position = static_cast<std::size_t>(tensor.position);
+            nodes.resize(std::max(nodes.size(), position + 1), kNoTensor);
+            nodes[position] = static_cast<TensorId>(id);
+        }
     }
     tensors_ = std::make_shared<const std::vector<TraceTensor>>(std::move(tensors));
+    nodes_ = std::make_shared<const std::vector<TensorId>>(std::move(nodes));
 }
 
 const std::vector<TraceTensor>& TraceTensors::all() const {
     static const std::vector<TraceTensor> none;
     return tensors_ ? *tensors_ : none;
+}
+
+const std::vector<TensorId>& TraceTensors::nodes() const {
+    static const std::vector<TensorId> none;
+    return nodes_ ? *nodes_ : none;
 }
 
 TraceTensors describe_tensors(const GraphFile& file) {
@@ -335,7 +348,7 @@ void TraceRecorder::on(const Observed<event::ViewCounted>& e) {
 }
 
 void TraceRecorder::on(const Observed<event::ChunkCreated>& e) {
-    add(Recorded<event::ChunkCreated>{e.buffer_id, e.chunk, e.size, id_of(e.tensor), e.request});
+    add(Recorded<event::ChunkCreated>{e.buffer_id, e.chunk, e.size, id_of(e.tensor), e.request, e.why_this_size});
 }
 
 void TraceRecorder::on(const Observed<event::TensorAllocated>& e) {
@@ -394,22 +407,30 @@ void TraceRecorder::on(const Observed<event::TensorInitialised>& e) {
                                   static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(e.data))});
 }
 
-Trace record_trace(const GraphFile& file, const AllocatorProfile& profile) {
-    return record_trace(file, describe_tensors(file), profile);
+TracedPlan trace_plan(const GraphFile& file, const AllocatorProfile& profile) {
+    return trace_plan(file, describe_tensors(file), profile);
 }
 
-Trace record_trace(const GraphFile& file, TraceTensors tensors, const AllocatorProfile& profile) {
-    PlanRun run = prepare_plan(file, profile);
-    TraceRecorder recorder(file, run.planned, std::move(tensors));
-    carry_out_plan(run, &recorder);
-    Trace trace = recorder.take(run.error);
-    trace.profile = &profile;
+TracedPlan trace_plan(const GraphFile& file, TraceTensors tensors, const AllocatorProfile& profile) {
+    TracedPlan traced{prepare_plan(file, profile), {}};
+    TraceRecorder recorder(file, traced.run.planned, std::move(tensors));
+    carry_out_plan(traced.run, &recorder);
+    traced.trace = recorder.take(traced.run.error);
+    traced.trace.profile = &profile;
     if (!profile.chunks) {
-        for (TraceBuffer& buffer : trace.buffers) {
+        for (TraceBuffer& buffer : traced.trace.buffers) {
             buffer.max_size = kSizeMax;  // before chunks, planning ignored it
         }
     }
-    return trace;
+    return traced;
+}
+
+Trace record_trace(const GraphFile& file, const AllocatorProfile& profile) {
+    return trace_plan(file, describe_tensors(file), profile).trace;
+}
+
+Trace record_trace(const GraphFile& file, TraceTensors tensors, const AllocatorProfile& profile) {
+    return trace_plan(file, std::move(tensors), profile).trace;
 }
 
 } // namespace gallocsim

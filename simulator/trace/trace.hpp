@@ -14,6 +14,7 @@
 #include "reference/profile.hpp"
 #include "reference/tensor.hpp"
 #include "simulator/model/graph_file.hpp"
+#include "simulator/model/plan.hpp"
 #include "simulator/model/working_graph.hpp"
 
 #include <array>
@@ -82,11 +83,14 @@ public:
     auto end() const { return all().end(); }
     // (tensor, source) pairs over all tensors: how many consumers a run counts.
     std::size_t source_count() const { return source_count_; }
+    // The graph's nodes in execution order: node(i) is graph.nodes[i], run at node step i + 1.
+    const std::vector<TensorId>& nodes() const;
 
 private:
     const std::vector<TraceTensor>& all() const;
 
     std::shared_ptr<const std::vector<TraceTensor>> tensors_;
+    std::shared_ptr<const std::vector<TensorId>> nodes_;
     std::size_t source_count_ = 0;
 };
 
@@ -266,7 +270,17 @@ private:
     TensorId node_ = kNoTensor;
 };
 
-// Runs the file as run_plan does (reserve_n, alloc_graph) and returns what happened.
+// A plan and its trace, from one run: the run keeps the places and buffers (its record is
+// what `plan` prints and `conform` compares), the trace every decision that made them.
+struct TracedPlan {
+    PlanRun run;
+    Trace trace;
+};
+// Runs the file as run_plan does (reserve_n, alloc_graph), recording every event.
+TracedPlan trace_plan(const GraphFile& file, const AllocatorProfile& profile = newest_profile());
+TracedPlan trace_plan(const GraphFile& file, TraceTensors tensors, const AllocatorProfile& profile = newest_profile());
+
+// The same, when only the trace is wanted.
 Trace record_trace(const GraphFile& file, const AllocatorProfile& profile = newest_profile());
 // The same, reusing the description of the file's tensors from an earlier trace of it.
 Trace record_trace(const GraphFile& file, TraceTensors tensors, const AllocatorProfile& profile = newest_profile());

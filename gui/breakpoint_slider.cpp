@@ -1,6 +1,6 @@
 #include "gui/breakpoint_slider.hpp"
 
-#include "gui/tensor_colors.hpp"
+#include "gui/tensor_color.hpp"
 
 #include <QPainter>
 #include <QStyle>

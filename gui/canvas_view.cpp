@@ -1,6 +1,6 @@
 #include "gui/canvas_view.hpp"
 
-#include "gui/tensor_colors.hpp"
+#include "gui/tensor_color.hpp"
 
 #include <QFile>
 #include <QImage>

@@ -1,6 +1,6 @@
 #include "gui/simulation_controller.hpp"
 
-#include "gui/tensor_colors.hpp"
+#include "gui/tensor_color.hpp"
 #include "gui/text.hpp"
 #include "simulator/trace/capture_replay.hpp"
 #include "simulator/trace/explain.hpp"

@@ -1,7 +1,7 @@
 #include "gui/timeline_view.hpp"
 
 #include "gui/simulation_controller.hpp"
-#include "gui/tensor_colors.hpp"
+#include "gui/tensor_color.hpp"
 #include "gui/text.hpp"
 #include "simulator/trace/explain.hpp"
 

@@ -12,7 +12,7 @@ std::size_t align_up(std::size_t size, std::size_t alignment) {
 
 DynamicAllocator::DynamicAllocator(std::size_t alignment, std::size_t max_buffer_size, TailChoice tail_choice)
     : alignment_(alignment), max_chunk_size_(std::min(max_buffer_size, kMaxChunkSize)), tail_choice_(tail_choice) {
-    if (alignment == 0 || (alignment & (alignment - 1)) != 0) {
+    if (!is_valid_alignment(alignment)) {
         throw std::invalid_argument("alignment must be a power of two");
     }
     chunks_.reserve(kMaxChunks);

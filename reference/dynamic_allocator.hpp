@@ -7,6 +7,7 @@
 
 #include "reference/profile.hpp"
 
+#include <bit>
 #include <compare>
 #include <cstddef>
 #include <cstdint>
@@ -129,6 +130,10 @@ public:
 };
 
 std::size_t align_up(std::size_t size, std::size_t alignment);
+
+// An alignment the allocator takes: a power of two, as every ggml buffer type's is. Every
+// place that accepts one (a graph file, buffer settings, the command line) asks this.
+constexpr bool is_valid_alignment(std::size_t alignment) { return std::has_single_bit(alignment); }
 
 // Upstream's cap on a chunk's size, and the size of a free block "with no end": SIZE_MAX/2,
 // so that an offset plus a size never wraps.

@@ -86,9 +86,7 @@ GraphAllocator::GraphAllocator(std::span<BufferType* const> types, const Allocat
             slots_.push_back(slots_[static_cast<std::size_t>(earlier - types_.begin())]);
         } else {
             slots_.push_back({static_cast<int>(allocators_.size())});
-            // Before chunks, the one block of a buffer type's plan was as large as a measure
-            // allocator's (SIZE_MAX/2): the max size played no part in planning.
-            allocators_.emplace_back(type->alignment(), profile.chunks ? type->max_size() : kSizeMax, profile.tail_choice);
+            allocators_.emplace_back(type->alignment(), profile.planning_max_size(type->max_size()), profile.tail_choice);
             buffers_.emplace_back();
         }
         types_.push_back(type);

@@ -103,6 +103,12 @@ struct AllocatorProfile {
     bool empty_buffers_are_dummies = true;
 
     constexpr bool can_inplace(Op op) const { return inplace_ops.contains(op); }
+    // The largest chunk planning makes in a buffer type with this max size: the max size
+    // itself with chunks; before chunks, no limit (the max size played no part in planning,
+    // and the one block of a plan was as large as a measure allocator's).
+    constexpr std::size_t planning_max_size(std::size_t buffer_type_max) const {
+        return chunks ? buffer_type_max : SIZE_MAX;
+    }
 };
 
 // One upstream change that moved a plan-relevant rule: the step from one profile to the

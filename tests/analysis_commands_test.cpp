@@ -4,6 +4,7 @@
 #include "simulator/analysis/analysis_plans.hpp"
 #include "simulator/model/buffer_settings.hpp"
 #include "simulator/model/examples.hpp"
+#include "tests/cli_run.hpp"
 #include "tests/golden_files.hpp"
 
 #include <gtest/gtest.h>
@@ -18,18 +19,8 @@
 namespace gallocsim::cli {
 namespace {
 
-struct Result {
-    int code;
-    std::string out;
-    std::string err;
-};
-
-template <typename Command, typename Options>
-Result run(Command command, const Options& options) {
-    std::ostringstream out, err;
-    const int code = command(options, out, err);
-    return {code, out.str(), err.str()};
-}
+using test_support::Result;
+using test_support::run;
 
 GraphInput input(std::string name) {
     GraphInput in;
@@ -228,7 +219,7 @@ TEST(MiniMallocCommands, ExportThenImport) {
 TEST(MiniMallocCommands, GgmlsPlanValidatesAfterTheRoundTripOnEveryGoldenFile) {
     const auto csv = std::filesystem::temp_directory_path() / "gallocsim-round-trip.csv";
     std::size_t checked = 0;
-    testing::for_each_golden_file("", [&](const std::filesystem::path& path) {
+    test_support::for_each_golden_file("", [&](const std::filesystem::path& path) {
         GraphFile file = load_graph_file(path.string());
         if (!run_ggml_plan(file).run.error.empty()) {
             return;

@@ -215,7 +215,7 @@ private:
 // ends where ggml freed it (or where a node took its memory in place); tensors ggml never
 // frees last to the final step.
 TEST(GoldenLifetimes, MatchTheAllocatorsOwnEvents) {
-    testing::for_each_golden_file("", [](const std::filesystem::path& path) {
+    test_support::for_each_golden_file("", [](const std::filesystem::path& path) {
         const GraphFile file = load_graph_file(path);
         PlanRun run = prepare_plan(file);
         StepRecorder recorder(run.planned.graph);
@@ -275,7 +275,7 @@ TEST(InPlaceBound, SeedChainsMulWithA) {
 // ggml's plan never needs less than the in-place-aware bound, on every golden file and
 // every buffer type (ids of one type share an allocator: their chunks together).
 TEST(InPlaceBound, GgmlIsNeverBelowItOnTheGoldenCorpus) {
-    testing::for_each_golden_file("", [](const std::filesystem::path& path) {
+    test_support::for_each_golden_file("", [](const std::filesystem::path& path) {
         GraphFile file = load_graph_file(path);
         const GgmlPlan ggml = run_ggml_plan(file);
         if (!ggml.run.error.empty()) {

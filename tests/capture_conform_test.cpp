@@ -200,7 +200,7 @@ TEST(CaptureConform, ClampInPlaceMakesTheVersionMatter) {
 }
 
 TEST(CaptureConform, GoldenCorpusAndCaptureTogether) {
-    const fs::path golden = fs::path(GALLOCSIM_SHARED_DIR) / "golden";
+    const fs::path golden = test_support::golden_dir();
     if (!fs::is_directory(golden)) {
         GTEST_SKIP() << golden << " not found";
     }

@@ -166,6 +166,25 @@ TEST(CaptureReplay, KeptPlanOfAnotherGraphIsSaidSo) {
     EXPECT_EQ(traced.file.name, "seed-mul");
 }
 
+// A call's trace carries the rules it was replayed with. The chunked Vulkan capture's two
+// buffer types say max_size 65536 (GGML_VK_FORCE_MAX_ALLOCATION_SIZE in its README): under
+// the newest rules that is each chunk's limit; the seed era had no chunks, so there its
+// trace has no limit (and its explanations read that era's in-place set).
+TEST(CaptureReplay, ATracedCallCarriesTheProfileItWasReplayedWith) {
+    const Capture capture = load_capture(kCaptures / "vulkan-llama-chunked");
+    const CallTrace newest = trace_call(capture.sessions[0], 0, newest_profile());
+    EXPECT_EQ(newest.trace.profile, &newest_profile());
+    ASSERT_FALSE(newest.trace.buffers.empty());
+    for (const TraceBuffer& buffer : newest.trace.buffers) {
+        EXPECT_EQ(buffer.max_size, 65536u) << buffer.type_name;
+    }
+    const CallTrace seed_era = trace_call(capture.sessions[0], 0, seed_era_profile());
+    EXPECT_EQ(seed_era.trace.profile, &seed_era_profile());
+    for (const TraceBuffer& buffer : seed_era.trace.buffers) {
+        EXPECT_EQ(buffer.max_size, SIZE_MAX) << buffer.type_name;
+    }
+}
+
 TEST(CaptureReplay, ProgramVersionPicksTheProfile) {
     // The seed capture says ggml 0.21.0, the last ggml release, whose ggml-alloc.c is
     // d99724f2's (0a2b6b20's state); a llama.cpp build reporting it may already have CLAMP in

@@ -146,7 +146,7 @@ TEST(Checker, ChunksRespectMaxSizeUnlessATensorNeedsMore) {
 // The checker is not a rubber stamp: put ffn_up-0 on top of ffn_gate-0, which is live at
 // the same time (silu(gate) * up reads both), and it says so.
 TEST(GgmlPlan, AMovedTensorIsCaught) {
-    const auto path = testing::golden_dir() / "llama-tiny-t1.json";
+    const auto path = test_support::golden_dir() / "llama-tiny-t1.json";
     if (!std::filesystem::exists(path)) {
         GTEST_SKIP() << path << " not found";
     }
@@ -167,7 +167,7 @@ TEST(GgmlPlan, AMovedTensorIsCaught) {
 }
 
 TEST(GoldenPlans, PassTheChecker) {
-    testing::for_each_golden_file("", [](const std::filesystem::path& path) {
+    test_support::for_each_golden_file("", [](const std::filesystem::path& path) {
         GraphFile file = load_graph_file(path);
         const GgmlPlan plan = run_ggml_plan(file);
         ASSERT_TRUE(plan.run.error.empty()) << plan.run.error;

@@ -8,37 +8,21 @@
 #include "simulator/model/graph_file.hpp"
 #include "simulator/model/plan.hpp"
 
+#include "cli_run.hpp"
 #include "explained_steps.hpp"
 
 #include <gtest/gtest.h>
 
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 
 namespace gallocsim::cli {
 namespace {
 
-struct Result {
-    int code = 0;
-    std::string out;
-    std::string err;
-};
-
-template <typename Command, typename Options>
-Result run(Command command, const Options& options) {
-    std::ostringstream out, err;
-    const int code = command(options, out, err);
-    return {code, out.str(), err.str()};
-}
-
-Result run_walk(const WalkOptions& options, const std::string& stdin_text = "") {
-    std::istringstream in(stdin_text);
-    std::ostringstream out, err;
-    const auto reader = stream_line_reader(in, out, /*show_prompt=*/false);
-    const int code = walk(options, *reader, out, err);
-    return {code, out.str(), err.str()};
-}
+using test_support::Result;
+using test_support::run;
+using test_support::run_walk;
+using test_support::step_column;
 
 std::string first_line(const std::string& text) {
     return text.substr(0, text.find('\n'));
@@ -88,9 +72,10 @@ TEST(GraphInputFlags, BufferFlagsOverrideTheBufferTypes) {
     GraphFile seed_aligned_to_64 = make_example("seed");
     seed_aligned_to_64.buffer_types.at(0).alignment = 64;
     const test_support::ExplainedSteps aligned_steps(std::move(seed_aligned_to_64));
-    EXPECT_EQ(run(trace, TraceOptions{.graph = seed, .from = 4, .to = 4}).out,
-              "seed-mul: 17 events, 1 node step\n"
-              "     4  leaf-allocated     " + aligned_steps[4] + "\n");
+    const std::size_t b_placed = aligned_steps.step_of(EventKind::leaf_allocated, "b");
+    EXPECT_EQ(run(trace, TraceOptions{.graph = seed, .from = b_placed, .to = b_placed}).out,
+              "seed-mul: 17 events, 1 node step\n" + step_column(b_placed) + "  leaf-allocated     " +
+                  aligned_steps[b_placed] + "\n");
 
     // max_size 32: b does not fit next to a, so it opens a second chunk (one more step).
     GraphInput chunked{.input = "seed"};
@@ -165,13 +150,16 @@ TEST(WalkCommands, EndOfInputEndsTheWalkCleanly) {
     EXPECT_EQ(result.err, "");
 }
 
+// k node-started goes to the first node's start: ab = a2 * b2, which has not run yet.
 TEST(WalkCommands, StateCountsConsumersInWords) {
     const Result result = run_walk({.graph = {.input = "sched-issue"}, .commands = {"k node-started", "s"}});
     const std::string state = result.out.substr(result.out.find("> s\n"));
+    const std::size_t ab_starts =
+        test_support::find_step(record_trace(make_example("sched-issue")), EventKind::node_started, "ab");
     EXPECT_EQ(state,
               "> s\n"
-              "After event 11: 96 bytes live, high-water mark 96 bytes, 0 bytes free below it (largest block 0), "
-              "fragmentation 0.00.\n"
+              "After event " + std::to_string(ab_starts) + ": 96 bytes live, high-water mark 96 bytes, 0 bytes free "
+              "below it (largest block 0), fragmentation 0.00.\n"
               "Buffer 0 (CPU), chunk 0: high-water mark 96, free blocks: [96, unbounded)\n"
               "Live tensors (3):\n"
               "  a2: chunk 0, offset 32, 4 bytes, 1 consumer and 0 views left\n"

@@ -3,10 +3,13 @@
 //
 // The sentences themselves are explain_test's: here the commands are checked to print, for
 // each step, what explain() says of it (ExplainedSteps), next to the step and event kind.
+// Steps are found by their event (seed_steps().step_of(kind, tensors...)), so that the
+// checks do not depend on how many events come before.
 #include "simulator/cli/commands.hpp"
 #include "simulator/cli/errors.hpp"
 #include "simulator/cli/step_commands.hpp"
 #include "simulator/model/examples.hpp"
+#include "tests/cli_run.hpp"
 #include "tests/golden_files.hpp"
 
 #include "explained_steps.hpp"
@@ -20,24 +23,13 @@
 namespace gallocsim {
 namespace {
 
-struct Output {
-    int code = 0;
-    std::string out;
-    std::string err;
-};
+using test_support::Result;
+using test_support::run;
+using test_support::run_walk;
+using test_support::step_column;
 
-Output run_trace(cli::TraceOptions options) {
-    std::ostringstream out, err;
-    const int code = cli::trace(options, out, err);
-    return {code, out.str(), err.str()};
-}
-
-Output run_walk(const std::string& script) {
-    std::istringstream in(script);
-    std::ostringstream out, err;
-    const auto reader = cli::stream_line_reader(in, out, /*show_prompt=*/false);
-    const int code = cli::walk({.graph = {.input = "seed"}}, *reader, out, err);
-    return {code, out.str(), err.str()};
+Result run_trace(const cli::TraceOptions& options) {
+    return run(cli::trace, options);
 }
 
 const test_support::ExplainedSteps& seed_steps() {
@@ -55,41 +47,53 @@ std::vector<std::string> lines(const std::string& text) {
 }
 
 TEST(TraceCommand, NumbersEveryEventFromOneWithItsExplanation) {
-    const Output result = run_trace({.graph = {.input = "seed"}});
+    const Result result = run_trace({.graph = {.input = "seed"}});
     EXPECT_EQ(result.code, 0);
     EXPECT_EQ(result.err, "");
     const auto text = lines(result.out);
     ASSERT_EQ(text.size(), 18u);
     EXPECT_EQ(text[0], "seed-mul: 17 events, 1 node step");
-    // The step, right-aligned in 6 columns, the event kind in 19, then the explanation.
-    EXPECT_EQ(text[1], "     1  plan-started       " + seed_steps()[1]);
-    EXPECT_EQ(text[9], "     9  in-place-reused    " + seed_steps()[9]);
-    EXPECT_EQ(text[17], "    17  tensor-initialised " + seed_steps()[17]);
+    // The step, right-aligned in 6 columns, the event kind in 19, then the explanation: the
+    // first event, mul's in-place reuse (line n is step n) and the last.
+    const auto& steps = seed_steps();
+    EXPECT_EQ(text[1], "     1  plan-started       " + steps[1]);
+    const std::size_t reused = steps.step_of(EventKind::in_place_reused, "mul", "a");
+    EXPECT_EQ(text[reused], step_column(reused) + "  in-place-reused    " + steps[reused]);
+    EXPECT_EQ(text[17], "    17  tensor-initialised " + steps[17]);
 }
 
 TEST(TraceCommand, ShowsARangeOfSteps) {
-    const Output result = run_trace({.graph = {.input = "seed"}, .from = 11, .to = 12});
+    // mul releasing b, then b freed: two events in a row.
+    const auto& steps = seed_steps();
+    const std::size_t released = steps.step_of(EventKind::parent_released, "b", "mul");
+    const std::size_t freed = steps.step_of(EventKind::tensor_freed, "b");
+    const Result result = run_trace({.graph = {.input = "seed"}, .from = released, .to = freed});
     EXPECT_EQ(result.code, 0);
-    EXPECT_EQ(result.out, "seed-mul: 17 events, 1 node step\n"
-                          "    11  parent-released    " + seed_steps()[11] + "\n"
-                          "    12  tensor-freed       " + seed_steps()[12] + "\n");
+    EXPECT_EQ(result.out, "seed-mul: 17 events, 1 node step\n" +
+                              step_column(released) + "  parent-released    " + steps[released] + "\n" +
+                              step_column(freed) + "  tensor-freed       " + steps[freed] + "\n");
 }
 
 TEST(TraceCommand, WritesJsonForTools) {
-    const Output result = run_trace({.graph = {.input = "seed"}, .json = true});
+    const Result result = run_trace({.graph = {.input = "seed"}, .json = true});
     ASSERT_EQ(result.code, 0);
     const auto doc = nlohmann::json::parse(result.out);
-    EXPECT_EQ(doc["trace"]["format"], "gallocsim-trace/1");
+    EXPECT_EQ(doc["trace"]["format"], "gallocsim-trace/2");
     EXPECT_EQ(doc["trace"]["graph"], "seed-mul");
     EXPECT_EQ(doc["trace"]["events"], 17);
-    EXPECT_EQ(doc["trace"]["steps"], 17);  // the same count, kept from before events had their name
+    EXPECT_FALSE(doc["trace"].contains("steps"));  // format 1's second name for the count
+    // The seed's one buffer type sets no max size: null, as in a graph file.
+    EXPECT_TRUE(doc["trace"]["buffers"][0]["max_size"].is_null());
     EXPECT_TRUE(doc["trace"]["error"].is_null());
     const auto& events = doc["events"];
     ASSERT_EQ(events.size(), 17u);
+    const auto& steps = seed_steps();
+    auto event = [&](std::size_t step) -> const nlohmann::json& { return events[step - 1]; };  // steps count from 1
 
-    const auto& b = events[3];
-    EXPECT_EQ(b["event"], 4);
-    EXPECT_EQ(b["step"], 4);
+    const std::size_t b_placed = steps.step_of(EventKind::leaf_allocated, "b");
+    const auto& b = event(b_placed);
+    EXPECT_EQ(b["event"], b_placed);
+    EXPECT_FALSE(b.contains("step"));  // format 1's second name for the event number
     EXPECT_EQ(b["kind"], "leaf-allocated");
     EXPECT_EQ(b["stage"], "leafs");
     EXPECT_TRUE(b["node"].is_null());
@@ -102,23 +106,24 @@ TEST(TraceCommand, WritesJsonForTools) {
     ASSERT_EQ(b["candidates"].size(), 1u);
     EXPECT_EQ(b["candidates"][0]["tail"], true);
 
-    const auto& reused = events[8];
+    const auto& reused = event(steps.step_of(EventKind::in_place_reused, "mul", "a"));
     EXPECT_EQ(reused["kind"], "in-place-reused");
     EXPECT_EQ(reused["node"], "mul");
     EXPECT_EQ(reused["tensors"], (nlohmann::json{"mul", "a"}));
     EXPECT_EQ(reused["parent"], "a");
     EXPECT_TRUE(reused["view_source"].is_null());
 
-    const auto& freed = events[11];
+    const std::size_t b_freed = steps.step_of(EventKind::tensor_freed, "b");
+    const auto& freed = event(b_freed);
     EXPECT_EQ(freed["reason"], "last-consumer");
     EXPECT_EQ(freed["free"]["merge"], "next");
     EXPECT_EQ(freed["free"]["result"]["offset"], 32);
-    EXPECT_EQ(freed["explanation"], seed_steps()[12]);
-    EXPECT_EQ(events[16]["address"], 0x10000000);
+    EXPECT_EQ(freed["explanation"], steps[b_freed]);
+    EXPECT_EQ(event(steps.step_of(EventKind::tensor_initialised, "mul"))["address"], 0x10000000);
 }
 
 TEST(TraceCommand, RejectsAStepRangeOutsideTheTrace) {
-    const Output result = run_trace({.graph = {.input = "seed"}, .from = 5, .to = 18});
+    const Result result = run_trace({.graph = {.input = "seed"}, .from = 5, .to = 18});
     EXPECT_EQ(result.code, 2);
     EXPECT_EQ(result.out, "");
     EXPECT_EQ(result.err, "seed: --from 5 --to 18 is not a range of events from 1 to 17\n");
@@ -126,15 +131,22 @@ TEST(TraceCommand, RejectsAStepRangeOutsideTheTrace) {
 }
 
 TEST(TraceCommand, ReportsAMissingFile) {
-    const Output result = run_trace({.graph = {.input = "no/such/graph.json"}});
+    const Result result = run_trace({.graph = {.input = "no/such/graph.json"}});
     EXPECT_EQ(result.code, 2);
     EXPECT_EQ(result.err, "no/such/graph.json: no such file\n");
 }
 
 TEST(WalkCommand, StepsJumpsAndShowsTheState) {
-    const Output result = run_walk("n\nj 12\ns\nb b\nbb a\np\nq\nn\n");
-    EXPECT_EQ(result.code, 0);
     const auto& step = seed_steps();
+    // j jumps to b's free; b b goes on to the next event that touches b, alloc_graph placing
+    // it, and bb a back to alloc_graph placing a (it places a, b, mul in that order); p goes
+    // to the event before that.
+    const std::size_t freed = step.step_of(EventKind::tensor_freed, "b");
+    const std::size_t b_placed = step.step_of(EventKind::tensor_initialised, "b");
+    const std::size_t a_placed = step.step_of(EventKind::tensor_initialised, "a");
+    auto n = [](std::size_t number) { return std::to_string(number); };
+    const Result result = run_walk({.graph = {.input = "seed"}}, "n\nj " + n(freed) + "\ns\nb b\nbb a\np\nq\nn\n");
+    EXPECT_EQ(result.code, 0);
     EXPECT_EQ(result.out,
               "Walking seed-mul: 17 events, 1 node step. Type h for help.\n"
               "At the start, before event 1 of 17.\n"
@@ -142,29 +154,29 @@ TEST(WalkCommand, StepsJumpsAndShowsTheState) {
               // n
               "Event 1 of 17 (leafs): " + step[1] + "\n"
               "Next, event 2: " + step[2] + "\n"
-              // j 12
-              "Event 12 of 17 (node step 1 of 1, mul): " + step[12] + "\n"
-              "Next, event 13: " + step[13] + "\n"
-              // s: a took slot [0, 32) and b [32, 64); b is freed at step 12 and mul holds a's slot
-              "After event 12: 32 bytes live, high-water mark 64 bytes, 32 bytes free below it (largest block 32), "
-              "fragmentation 0.00.\n"
+              // j (b freed)
+              "Event " + n(freed) + " of 17 (node step 1 of 1, mul): " + step[freed] + "\n"
+              "Next, event " + n(freed + 1) + ": " + step[freed + 1] + "\n"
+              // s: a took slot [0, 32) and b [32, 64); b is freed and mul holds a's slot
+              "After event " + n(freed) + ": 32 bytes live, high-water mark 64 bytes, 32 bytes free below it "
+              "(largest block 32), fragmentation 0.00.\n"
               "Buffer 0 (CPU), chunk 0: high-water mark 64, free blocks: [32, unbounded)\n"
               "Live tensors (1):\n"
               "  mul: chunk 0, offset 0, 4 bytes, 0 consumers and 0 views left, in place of a\n"
-              // b b: b is next touched when alloc_graph places it (steps 15-17 place a, b, mul)
-              "Event 16 of 17 (addresses): " + step[16] + "\n"
-              "Next, event 17: " + step[17] + "\n"
+              // b b
+              "Event " + n(b_placed) + " of 17 (addresses): " + step[b_placed] + "\n"
+              "Next, event " + n(b_placed + 1) + ": " + step[b_placed + 1] + "\n"
               // bb a
-              "Event 15 of 17 (addresses): " + step[15] + "\n"
-              "Next, event 16: " + step[16] + "\n"
+              "Event " + n(a_placed) + " of 17 (addresses): " + step[a_placed] + "\n"
+              "Next, event " + n(a_placed + 1) + ": " + step[a_placed + 1] + "\n"
               // p
-              "Event 14 of 17 (buffers): " + step[14] + "\n"
-              "Next, event 15: " + step[15] + "\n");
+              "Event " + n(a_placed - 1) + " of 17 (buffers): " + step[a_placed - 1] + "\n"
+              "Next, event " + n(a_placed) + ": " + step[a_placed] + "\n");
     // q ends the walk: the last n is never read.
 }
 
 TEST(WalkCommand, ExplainsWhatItCannotDo) {
-    const Output result = run_walk("p\nj 99\nb nobody\nk bogus\nm 100\nzz\nl\nn\n");
+    const Result result = run_walk({.graph = {.input = "seed"}}, "p\nj 99\nb nobody\nk bogus\nm 100\nzz\nl\nn\n");
     const auto text = lines(result.out);
     ASSERT_EQ(text.size(), 12u);
     EXPECT_EQ(text[3], "Already at the start.");
@@ -181,7 +193,7 @@ TEST(WalkCommand, ExplainsWhatItCannotDo) {
 }
 
 // The seed's trace (tutorial): a and b allocated at events 3 and 4 before any node runs (node
-// step 0); mul runs at node step 1 in a's bytes, and a is freed at event 12, leaving 32 bytes
+// step 0); mul runs at node step 1 in a's bytes, and b is freed at event 12, leaving 32 bytes
 // live below a high-water mark of 64.
 TEST(StatsCommand, PerStepAndWholePlanFigures) {
     std::ostringstream out, err;
@@ -190,10 +202,17 @@ TEST(StatsCommand, PerStepAndWholePlanFigures) {
     ASSERT_EQ(text.size(), 25u);
     EXPECT_EQ(text[0], "seed-mul: 17 events, 1 node step");
     EXPECT_EQ(text[1], " event  kind                node step          live    high-water          free  largest free   frag");
-    EXPECT_EQ(text[4], "     3  leaf-allocated              0            32            32             0             0   0.00");
-    EXPECT_EQ(text[13], "    12  tensor-freed                1            32            64            32            32   0.00");
+    // Event e's row is line e + 1, after the title and the column heads.
+    const auto& steps = seed_steps();
+    const std::size_t a_placed = steps.step_of(EventKind::leaf_allocated, "a");
+    const std::size_t b_placed = steps.step_of(EventKind::leaf_allocated, "b");
+    const std::size_t b_freed = steps.step_of(EventKind::tensor_freed, "b");
+    EXPECT_EQ(text[a_placed + 1], step_column(a_placed) +
+                                      "  leaf-allocated              0            32            32             0             0   0.00");
+    EXPECT_EQ(text[b_freed + 1], step_column(b_freed) +
+                                     "  tensor-freed                1            32            64            32            32   0.00");
     EXPECT_EQ(text[19], "Whole plan (17 events, 1 node step):");
-    EXPECT_EQ(text[20], "  peak live bytes: 64 at event 4 (node step 0, leaf-allocated b)");
+    EXPECT_EQ(text[20], "  peak live bytes: 64 at event " + std::to_string(b_placed) + " (node step 0, leaf-allocated b)");
     EXPECT_EQ(text[21], "  high-water mark: 64 bytes, 1.00 times the peak live bytes");
     EXPECT_EQ(text[24], "  allocations: 2 (0 best fit, 1 from a tail, 1 in a new chunk); in-place reuses: 1 (0 "
                         "candidates rejected); frees: 1 (+0 extra-space frees); outputs kept: 0");
@@ -217,16 +236,19 @@ nlohmann::json json_of(const std::string& text) {
 }
 
 // The same seed figures as PerStepAndWholePlanFigures, as one JSON document: the peak of 64
-// live bytes is first reached at event 4 (b allocated, node step 0); a is freed at event 12,
+// live bytes is first reached at event 4 (b allocated, node step 0); b is freed at event 12,
 // so 32 bytes stay live and 32 free at the end; two allocations (a in a new chunk, b from
 // the tail) and one in-place reuse.
 TEST(StatsCommand, JsonCarriesTheSameFigures) {
     std::ostringstream out, err;
     ASSERT_EQ(cli::stats({.graph = {.input = "seed"}, .summary_only = true, .json = true}, out, err), 0);
     const nlohmann::json report = json_of(out.str());
+    const auto& steps = seed_steps();
+    const std::size_t b_placed = steps.step_of(EventKind::leaf_allocated, "b");
+    const std::size_t b_freed = steps.step_of(EventKind::tensor_freed, "b");
     EXPECT_EQ(report["events"], 17);
     EXPECT_EQ(report["node_steps"], 1);
-    EXPECT_EQ(report["peak_live"], (nlohmann::json{{"bytes", 64}, {"event", 4}, {"node_step", 0}}));
+    EXPECT_EQ(report["peak_live"], (nlohmann::json{{"bytes", 64}, {"event", b_placed}, {"node_step", 0}}));
     EXPECT_EQ(report["high_water"], 64);
     EXPECT_EQ(report["at_end"]["live"], 32);
     EXPECT_EQ(report["at_end"]["free"], 32);
@@ -239,20 +261,21 @@ TEST(StatsCommand, JsonCarriesTheSameFigures) {
     ASSERT_EQ(cli::stats({.graph = {.input = "seed"}, .json = true}, all, all_err), 0);
     const nlohmann::json rows = json_of(all.str())["rows"];
     ASSERT_EQ(rows.size(), 17u);
-    EXPECT_EQ(rows[11]["event"], 12);
-    EXPECT_EQ(rows[11]["kind"], "tensor-freed");
-    EXPECT_EQ(rows[11]["node_step"], 1);
-    EXPECT_EQ(rows[11]["live"], 32);
+    const nlohmann::json& freed = rows[b_freed - 1];  // rows count from 0, steps from 1
+    EXPECT_EQ(freed["event"], b_freed);
+    EXPECT_EQ(freed["kind"], "tensor-freed");
+    EXPECT_EQ(freed["node_step"], 1);
+    EXPECT_EQ(freed["live"], 32);
 }
 
 // Every golden file passes, so conform's JSON counts 200 passes and lists each as one verdict.
 TEST(ConformCommand, JsonListsEveryVerdict) {
-    if (!std::filesystem::is_directory(testing::golden_dir())) {
-        GTEST_SKIP() << "no golden corpus at " << testing::golden_dir();
+    if (!std::filesystem::is_directory(test_support::golden_dir())) {
+        GTEST_SKIP() << "no golden corpus at " << test_support::golden_dir();
     }
     std::ostringstream out, err;
     cli::ConformOptions options;
-    options.paths = {testing::golden_dir().string()};
+    options.paths = {test_support::golden_dir().string()};
     options.json = true;
     ASSERT_EQ(cli::conform(options, out, err), 0) << err.str();
     const nlohmann::json report = json_of(out.str());

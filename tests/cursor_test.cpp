@@ -2,6 +2,7 @@
 // value. Going back must give exactly the state that going forward gave, on every golden
 // file, and no move may replay more than one checkpoint interval.
 #include "golden_traces.hpp"
+#include "trace_steps.hpp"
 #include "simulator/trace/cow_vector.hpp"
 #include "simulator/trace/cursor.hpp"
 #include "simulator/model/examples.hpp"
@@ -12,6 +13,8 @@ namespace gallocsim {
 namespace {
 
 constexpr TensorId kA = 0, kB = 1, kMul = 2;
+
+using test_support::find_step;
 
 Cursor seed_cursor(std::size_t interval = kDefaultCheckpointInterval) {
     GraphFile file = seed_example();
@@ -62,8 +65,9 @@ TEST(Cursor, StepsForwardAndBackToTheSameStates) {
 
 TEST(Cursor, JumpsFirstAndLast) {
     Cursor cursor = seed_cursor(4);
-    cursor.jump(12);
-    EXPECT_EQ(cursor.position(), 12u);
+    const std::size_t b_freed = find_step(cursor.trace(), EventKind::tensor_freed, "b");
+    cursor.jump(b_freed);
+    EXPECT_EQ(cursor.position(), b_freed);
     EXPECT_EQ(kind_of(*cursor.last_event()), EventKind::tensor_freed);
     EXPECT_EQ(cursor.state().tensor(kB).life, TensorLife::freed);
     cursor.last();
@@ -71,41 +75,50 @@ TEST(Cursor, JumpsFirstAndLast) {
     cursor.first();
     EXPECT_TRUE(cursor.at_start());
     EXPECT_THROW(cursor.jump(18), std::out_of_range);
-    EXPECT_EQ(cursor.state_at(12), replay(cursor.trace(), 12));
+    EXPECT_EQ(cursor.state_at(b_freed), replay(cursor.trace(), b_freed));
 }
 
 TEST(Cursor, RunsToTensorBreakpoints) {
     Cursor cursor = seed_cursor();
     // b is touched at steps 4 (allocated), 7 (counted), 11 (released), 12 (freed) and 16
     // (initialised).
+    const Trace& trace = cursor.trace();
+    const std::size_t b_freed = find_step(trace, EventKind::tensor_freed, "b");
+    const std::size_t b_initialised = find_step(trace, EventKind::tensor_initialised, "b");
+    const std::vector<std::size_t> touching_b{
+        find_step(trace, EventKind::leaf_allocated, "b"), find_step(trace, EventKind::consumer_counted, "b", "mul"),
+        find_step(trace, EventKind::parent_released, "b", "mul"), b_freed, b_initialised};
     std::vector<std::size_t> stops;
     while (cursor.run_forward(OnTensor{kB})) {
         stops.push_back(cursor.position());
     }
-    EXPECT_EQ(stops, (std::vector<std::size_t>{4, 7, 11, 12, 16}));
-    EXPECT_EQ(cursor.position(), 16u);  // no later hit: the cursor stays
+    EXPECT_EQ(stops, touching_b);
+    EXPECT_EQ(cursor.position(), b_initialised);  // no later hit: the cursor stays
     ASSERT_TRUE(cursor.run_back(OnTensor{kB}));
-    EXPECT_EQ(cursor.position(), 12u);
+    EXPECT_EQ(cursor.position(), b_freed);
     cursor.first();
     EXPECT_FALSE(cursor.run_back(OnTensor{kB}));
 }
 
 TEST(Cursor, RunsToKindAndLiveBytesBreakpoints) {
     Cursor cursor = seed_cursor();
+    const Trace& trace = cursor.trace();
     ASSERT_TRUE(cursor.run_forward(OnKind{EventKind::in_place_reused}));
-    EXPECT_EQ(cursor.position(), 9u);
+    EXPECT_EQ(cursor.position(), find_step(trace, EventKind::in_place_reused, "mul", "a"));
     EXPECT_FALSE(cursor.run_forward(OnKind{EventKind::in_place_reused}));
 
     // Live bytes: 32 after a (step 3), 64 after b (step 4), 32 after b is freed (step 12).
-    EXPECT_EQ(cursor.live_bytes()[3], 32u);
-    EXPECT_EQ(cursor.live_bytes()[4], 64u);
-    EXPECT_EQ(cursor.live_bytes()[12], 32u);
+    const std::size_t a_placed = find_step(trace, EventKind::leaf_allocated, "a");
+    const std::size_t b_placed = find_step(trace, EventKind::leaf_allocated, "b");
+    EXPECT_EQ(cursor.live_bytes()[a_placed], 32u);
+    EXPECT_EQ(cursor.live_bytes()[b_placed], 64u);
+    EXPECT_EQ(cursor.live_bytes()[find_step(trace, EventKind::tensor_freed, "b")], 32u);
     cursor.first();
     ASSERT_TRUE(cursor.run_forward(LiveBytesAbove{32}));
-    EXPECT_EQ(cursor.position(), 4u);
+    EXPECT_EQ(cursor.position(), b_placed);
     EXPECT_FALSE(cursor.run_forward(LiveBytesAbove{32}));  // it never rises above 32 again
     ASSERT_TRUE(cursor.run_back(LiveBytesAbove{0}));
-    EXPECT_EQ(cursor.position(), 3u);
+    EXPECT_EQ(cursor.position(), a_placed);
 }
 
 TEST(Cursor, KeepsACheckpointEveryIntervalAndReplaysNoMore) {
@@ -142,9 +155,9 @@ TEST(Cursor, ChecksPointsFartherApartAsTheGraphGrows) {
 // On every golden file: walking to the end and back gives the same state at every
 // position; jumping anywhere gives the state that stepping gave, within K replays.
 TEST(Cursor, ForwardBackAndJumpAgreeOnEveryGoldenFile) {
-    const auto& goldens = testing::golden_traces();
+    const auto& goldens = test_support::golden_traces();
     if (goldens.empty()) {
-        GTEST_SKIP() << "no golden corpus at " << testing::golden_dir();
+        GTEST_SKIP() << "no golden corpus at " << test_support::golden_dir();
     }
     constexpr std::size_t kInterval = 16;
     for (const auto& golden : goldens) {

@@ -68,7 +68,7 @@ const Tensor& tensor(const GraphFile& file, const std::string& name) {
 }
 
 std::filesystem::path golden(const std::string& name) {
-    return testing::golden_dir() / name;
+    return test_support::golden_dir() / name;
 }
 
 TEST(SchedIssueExample, IsTheGoldenGraphAndGetsItsPlan) {
@@ -122,7 +122,7 @@ GoldenLlama parse_description(const GraphFile& file) {
 }
 
 TEST(GoldenLlamaFiles, AreRebuiltExactlyByTheLlamaExample) {
-    testing::for_each_golden_file("llama-", [](const std::filesystem::path& path) {
+    test_support::for_each_golden_file("llama-", [](const std::filesystem::path& path) {
         const GraphFile reference = load_graph_file(path);
         const GoldenLlama g = parse_description(reference);
         GraphFile example = llama_example(g.params);

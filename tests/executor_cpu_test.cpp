@@ -9,6 +9,7 @@
 #include "simulator/executor/graph_tensors.hpp"
 #include "simulator/executor/oracle.hpp"
 #include "simulator/executor/planned_run.hpp"
+#include "tests/test_support.hpp"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -222,9 +223,7 @@ TEST_F(WrongPlan, AnOverlapThatWritesOtherValuesIsCaughtEitherWay) {
 
 // --- Graph files ----------------------------------------------------------------------------
 
-std::filesystem::path golden_dir() {
-    return std::filesystem::path(GALLOCSIM_SHARED_DIR) / "golden";
-}
+using test_support::golden_dir;
 
 class GoldenLlamaTiny : public ::testing::TestWithParam<const char*> {};
 

@@ -15,7 +15,7 @@
 namespace gallocsim {
 namespace {
 
-using Steps = test_support::ExplainedSteps;  // explanations by step, counted from 1
+using Steps = test_support::ExplainedSteps;  // steps.of(kind, tensors...): what explain() says of that event
 
 TEST(Explain, TheSeedGraphStepByStep) {
     const Steps steps(seed_example());
@@ -62,12 +62,16 @@ TEST(Explain, InPlaceNeedsAnOwnedParentWithOneConsumerLeft) {
             {"name": "y", "ne": [8], "op": "ADD", "src": ["w", "x"]},
             {"name": "z", "ne": [8], "op": "MUL", "src": ["x", "y"], "flags": ["output"]}],
         "leafs": ["w", "x"], "nodes": ["y", "z"]})");
-    EXPECT_EQ(steps[10], "y cannot reuse w's memory in place: w lives in memory the allocator does not own.");
-    EXPECT_EQ(steps[11], "y cannot reuse x's memory in place: x still has 2 consumers, so y is not the last to read it.");
-    EXPECT_EQ(steps[13], "y has run: w has no consumers or views left, and its memory is not the allocator's to free.");
-    EXPECT_EQ(steps[14], "y has run: x has 1 consumer left.");
-    EXPECT_EQ(steps[16], "z reuses x's memory at offset 0: MUL can run in place, and x has one consumer left (z itself), "
-                         "no views, the same layout and no output flag.");
+    EXPECT_EQ(steps.of(EventKind::in_place_rejected, "y", "w"),
+              "y cannot reuse w's memory in place: w lives in memory the allocator does not own.");
+    EXPECT_EQ(steps.of(EventKind::in_place_rejected, "y", "x"),
+              "y cannot reuse x's memory in place: x still has 2 consumers, so y is not the last to read it.");
+    EXPECT_EQ(steps.of(EventKind::parent_released, "w", "y"),
+              "y has run: w has no consumers or views left, and its memory is not the allocator's to free.");
+    EXPECT_EQ(steps.of(EventKind::parent_released, "x", "y"), "y has run: x has 1 consumer left.");
+    EXPECT_EQ(steps.of(EventKind::in_place_reused, "z", "x"),
+              "z reuses x's memory at offset 0: MUL can run in place, and x has one consumer left (z itself), "
+              "no views, the same layout and no output flag.");
 }
 
 // s = scale(a) with a an output; c = h + g tries h (f16) before g; d has another shape.
@@ -88,20 +92,29 @@ TEST(Explain, OutputsAndLayoutsBlockInPlaceReuse) {
             {"name": "c", "ne": [8], "op": "ADD", "src": ["h", "g"]},
             {"name": "d", "ne": [8, 2], "op": "ADD", "src": ["s", "c"]}],
         "leafs": ["a", "h", "g"], "nodes": ["s", "c", "d"]})");
-    EXPECT_EQ(steps[13], "s cannot reuse a's memory in place: a is a graph output, and outputs are never overwritten.");
-    EXPECT_EQ(steps[15], "s has run: a has no consumers or views left, but it is a graph output, so it is kept.");
-    EXPECT_EQ(steps[16], "a is no longer needed by the graph, but it is a graph output, so its memory is kept: outputs "
-                         "are never freed.");
-    EXPECT_EQ(steps[18], "c cannot reuse h's memory in place: h is f16 and c is f32.");
-    EXPECT_EQ(steps[19], "c reuses g's memory at offset 64: ADD can run in place, and g has one consumer left (c itself), "
-                         "no views, the same layout and no output flag.");
-    EXPECT_EQ(steps[21], "h is freed: its last consumer, c, has run. Its 32 bytes at offset 32 become a new free block, "
-                         "touching no other.");
-    EXPECT_EQ(steps[24], "d cannot reuse s's memory in place: s has shape [8] and d has [8, 2].");
-    EXPECT_EQ(steps[26], "d needs 64 bytes and goes at offset 128: the one free block before the tail is too small, so d "
-                         "takes the start of the tail, and the chunk grows from 128 to 192 bytes.");
-    EXPECT_EQ(steps[30], "c is freed: its last consumer, d, has run. Its 32 bytes at offset 64 join the free blocks on "
-                         "both sides into one free block of 96 bytes at offset 32.");
+    EXPECT_EQ(steps.of(EventKind::in_place_rejected, "s", "a"),
+              "s cannot reuse a's memory in place: a is a graph output, and outputs are never overwritten.");
+    EXPECT_EQ(steps.of(EventKind::parent_released, "a", "s"),
+              "s has run: a has no consumers or views left, but it is a graph output, so it is kept.");
+    EXPECT_EQ(steps.of(EventKind::output_kept, "a"),
+              "a is no longer needed by the graph, but it is a graph output, so its memory is kept: outputs "
+              "are never freed.");
+    EXPECT_EQ(steps.of(EventKind::in_place_rejected, "c", "h"),
+              "c cannot reuse h's memory in place: h is f16 and c is f32.");
+    EXPECT_EQ(steps.of(EventKind::in_place_reused, "c", "g"),
+              "c reuses g's memory at offset 64: ADD can run in place, and g has one consumer left (c itself), "
+              "no views, the same layout and no output flag.");
+    EXPECT_EQ(steps.of(EventKind::tensor_freed, "h"),
+              "h is freed: its last consumer, c, has run. Its 32 bytes at offset 32 become a new free block, "
+              "touching no other.");
+    EXPECT_EQ(steps.of(EventKind::in_place_rejected, "d", "s"),
+              "d cannot reuse s's memory in place: s has shape [8] and d has [8, 2].");
+    EXPECT_EQ(steps.of(EventKind::node_allocated, "d"),
+              "d needs 64 bytes and goes at offset 128: the one free block before the tail is too small, so d "
+              "takes the start of the tail, and the chunk grows from 128 to 192 bytes.");
+    EXPECT_EQ(steps.of(EventKind::tensor_freed, "c"),
+              "c is freed: its last consumer, d, has run. Its 32 bytes at offset 64 join the free blocks on "
+              "both sides into one free block of 96 bytes at offset 32.");
 }
 
 // v views a from byte 16; s = scale(v). A view owns nothing, and a lives until v is done.
@@ -112,15 +125,22 @@ TEST(Explain, ViewsKeepTheirSourceAlive) {
             {"name": "v", "ne": [4], "op": "VIEW", "src": ["a"], "view_src": "a", "view_offs": 16},
             {"name": "s", "ne": [4], "op": "SCALE", "src": ["v"], "flags": ["output"]}],
         "leafs": ["a"], "nodes": ["v", "s"]})");
-    EXPECT_EQ(steps[5], "v is a view of a: a now has 1 view, and keeps its memory until they are released.");
-    EXPECT_EQ(steps[8], "Node 1 of 2: v = VIEW(a). It is a view of a, so it gets no memory of its own.");
-    EXPECT_EQ(steps[9], "v has run: a has no consumers left and 1 view.");
-    EXPECT_EQ(steps[11], "s cannot reuse v's memory in place: v is a view of a and owns no memory.");
-    EXPECT_EQ(steps[13], "s has run: v has no consumers or views left, and as a view it gives its source a one view back.");
-    EXPECT_EQ(steps[14], "v is done: its source a now has no consumers or views left, so it is freed next.");
-    EXPECT_EQ(steps[15], "a is freed: its last view, v, is done and nothing else reads it. Its 32 bytes at offset 0 "
-                         "become a new free block, touching no other.");
-    EXPECT_EQ(steps[19], "alloc_graph sets up view v inside a: a's address + 16 = 0x10000010.");
+    EXPECT_EQ(steps.of(EventKind::view_counted, "a", "v"),
+              "v is a view of a: a now has 1 view, and keeps its memory until they are released.");
+    EXPECT_EQ(steps.of(EventKind::node_started, "v"),
+              "Node 1 of 2: v = VIEW(a). It is a view of a, so it gets no memory of its own.");
+    EXPECT_EQ(steps.of(EventKind::parent_released, "a", "v"), "v has run: a has no consumers left and 1 view.");
+    EXPECT_EQ(steps.of(EventKind::in_place_rejected, "s", "v"),
+              "s cannot reuse v's memory in place: v is a view of a and owns no memory.");
+    EXPECT_EQ(steps.of(EventKind::parent_released, "v", "s"),
+              "s has run: v has no consumers or views left, and as a view it gives its source a one view back.");
+    EXPECT_EQ(steps.of(EventKind::view_released, "a", "v"),
+              "v is done: its source a now has no consumers or views left, so it is freed next.");
+    EXPECT_EQ(steps.of(EventKind::tensor_freed, "a"),
+              "a is freed: its last view, v, is done and nothing else reads it. Its 32 bytes at offset 0 "
+              "become a new free block, touching no other.");
+    EXPECT_EQ(steps.of(EventKind::tensor_initialised, "v"),
+              "alloc_graph sets up view v inside a: a's address + 16 = 0x10000010.");
 }
 
 // Three leafs, then copies that leave holes:
@@ -144,15 +164,20 @@ TEST(Explain, BestFitNamesTheBlockAndTheTieBreak) {
             {"name": "out", "ne": [8], "op": "MUL_MAT", "src": ["n1", "n2"]},
             {"name": "out2", "ne": [8], "op": "MUL_MAT", "src": ["out", "n3"], "flags": ["output"]}],
         "leafs": ["A", "B", "C"], "nodes": ["n1", "n2", "n3", "out", "out2"]})");
-    EXPECT_EQ(steps[14], "Node 1 of 5: n1 = CONT(B). CONT cannot run in place, so n1 needs a free block of its own.");
-    EXPECT_EQ(steps[19], "n2 needs 32 bytes and goes at offset 32: the only free block before the tail that fits has 64 "
-                         "bytes there, so 32 bytes stay free at offset 64.");
-    EXPECT_EQ(steps[23], "n3 needs 32 bytes and goes at offset 64: the best fit among 2 free blocks that fit has 32 bytes "
-                         "there, all used (of 2 blocks of that size, the last one wins).");
-    EXPECT_EQ(steps[29], "n1 is freed: its last consumer, out, has run. Its 32 bytes at offset 128 join the free block "
-                         "after them, and the tail now starts at offset 128.");
-    EXPECT_EQ(steps[31], "n2 is freed: its last consumer, out, has run. Its 32 bytes at offset 32 join the free block "
-                         "before them into one free block of 64 bytes at offset 0.");
+    EXPECT_EQ(steps.of(EventKind::node_started, "n1"),
+              "Node 1 of 5: n1 = CONT(B). CONT cannot run in place, so n1 needs a free block of its own.");
+    EXPECT_EQ(steps.of(EventKind::node_allocated, "n2"),
+              "n2 needs 32 bytes and goes at offset 32: the only free block before the tail that fits has 64 "
+              "bytes there, so 32 bytes stay free at offset 64.");
+    EXPECT_EQ(steps.of(EventKind::node_allocated, "n3"),
+              "n3 needs 32 bytes and goes at offset 64: the best fit among 2 free blocks that fit has 32 bytes "
+              "there, all used (of 2 blocks of that size, the last one wins).");
+    EXPECT_EQ(steps.of(EventKind::tensor_freed, "n1"),
+              "n1 is freed: its last consumer, out, has run. Its 32 bytes at offset 128 join the free block "
+              "after them, and the tail now starts at offset 128.");
+    EXPECT_EQ(steps.of(EventKind::tensor_freed, "n2"),
+              "n2 is freed: its last consumer, out, has run. Its 32 bytes at offset 32 join the free block "
+              "before them into one free block of 64 bytes at offset 0.");
 }
 
 // Chunks of at most 96 bytes: q (128 bytes) gets a chunk of its own; later two tails fit
@@ -166,23 +191,30 @@ TEST(Explain, ChunksAndReuseFactors) {
             {"name": "r", "ne": [8], "op": "CONT", "src": ["q"]},
             {"name": "s", "ne": [8], "op": "CONT", "src": ["r"], "flags": ["output"]}],
         "leafs": ["in"], "nodes": ["p", "q", "r", "s"]})");
-    EXPECT_EQ(steps[1], "reserve_n starts planning where 1 leaf and 4 nodes go in buffer 0 (test, 32-byte alignment, "
-                        "chunks of at most 96 bytes).");
-    EXPECT_EQ(steps[2], "Buffer 0 has no chunk yet, so chunk 0 is created for in: one free block of 96 bytes, the buffer "
-                        "type's max size.");
-    EXPECT_EQ(steps[10], "p needs 64 bytes and goes at offset 32: there is no free block but the tail, so p takes all of "
-                         "the tail, and the chunk grows from 32 to 96 bytes.");
-    EXPECT_EQ(steps[14], "No free block in chunk 0 can hold q's 128 bytes, so chunk 1 is created: one free block of 128 "
-                         "bytes, more than the max size of 96 bytes, because q alone needs that much.");
-    EXPECT_EQ(steps[15], "q needs 128 bytes and goes at offset 0 of chunk 1, the start of the new chunk 1, which grows to "
-                         "128 bytes.");
-    EXPECT_EQ(steps[23], "s needs 32 bytes and goes at offset 32 of chunk 0: no chunk has a free block before its tail, so "
-                         "s takes the start of chunk 0's tail, chosen among 2 tails that fit by its reuse factor 32 (it "
-                         "fits below the high-water mark and leaves the least unused), and the chunk does not grow: it "
-                         "stays 96 bytes.");
-    EXPECT_EQ(steps[26], "Buffer 0 (test) is allocated as 2 chunks of 96 and 128 bytes.");
-    EXPECT_EQ(steps[27], "reserve_n is done: buffer 0 needs 224 bytes in 2 chunks (96, 128).");
-    EXPECT_EQ(steps[30], "alloc_graph places q at the base of chunk 1 + offset 0 = 0x10000000.");
+    EXPECT_EQ(steps.of(EventKind::plan_started),
+              "reserve_n starts planning where 1 leaf and 4 nodes go in buffer 0 (test, 32-byte alignment, "
+              "chunks of at most 96 bytes).");
+    EXPECT_EQ(steps.of(EventKind::chunk_created, "in"),
+              "Buffer 0 has no chunk yet, so chunk 0 is created for in: one free block of 96 bytes, the buffer "
+              "type's max size.");
+    EXPECT_EQ(steps.of(EventKind::node_allocated, "p"),
+              "p needs 64 bytes and goes at offset 32: there is no free block but the tail, so p takes all of "
+              "the tail, and the chunk grows from 32 to 96 bytes.");
+    EXPECT_EQ(steps.of(EventKind::chunk_created, "q"),
+              "No free block in chunk 0 can hold q's 128 bytes, so chunk 1 is created: one free block of 128 "
+              "bytes, more than the max size of 96 bytes, because q alone needs that much.");
+    EXPECT_EQ(steps.of(EventKind::node_allocated, "q"),
+              "q needs 128 bytes and goes at offset 0 of chunk 1, the start of the new chunk 1, which grows to "
+              "128 bytes.");
+    EXPECT_EQ(steps.of(EventKind::node_allocated, "s"),
+              "s needs 32 bytes and goes at offset 32 of chunk 0: no chunk has a free block before its tail, so "
+              "s takes the start of chunk 0's tail, chosen among 2 tails that fit by its reuse factor 32 (it "
+              "fits below the high-water mark and leaves the least unused), and the chunk does not grow: it "
+              "stays 96 bytes.");
+    EXPECT_EQ(steps.of(EventKind::buffer_allocated), "Buffer 0 (test) is allocated as 2 chunks of 96 and 128 bytes.");
+    EXPECT_EQ(steps.of(EventKind::plan_finished), "reserve_n is done: buffer 0 needs 224 bytes in 2 chunks (96, 128).");
+    EXPECT_EQ(steps.of(EventKind::tensor_initialised, "q"),
+              "alloc_graph places q at the base of chunk 1 + offset 0 = 0x10000000.");
 }
 
 // Nodes flagged input are allocated during the counting pass, when consumers are only
@@ -199,18 +231,24 @@ TEST(Explain, InputsAllocatedWhileCounting) {
             {"name": "w", "ne": [8], "op": "SCALE", "src": ["x"], "flags": ["input"]},
             {"name": "o", "ne": [8], "op": "ADD", "src": ["z", "u"], "flags": ["output"]}],
         "leafs": ["x", "k"], "nodes": ["y", "z", "u", "w", "o"]})");
-    EXPECT_EQ(steps[7], "z cannot reuse y's memory in place: y has no memory from the allocator yet.");
-    EXPECT_EQ(steps[8], "Input z needs 32 bytes and goes at offset 64: there is no free block but the tail, so z takes "
-                        "the start of the tail, and the chunk grows from 64 to 96 bytes. Inputs get memory while "
-                        "counting, before any node runs, so nothing planned later can take it.");
-    EXPECT_EQ(steps[10], "u cannot reuse k's memory in place: k's consumers are not counted yet.");
-    EXPECT_EQ(steps[13], "w reuses x's memory at offset 0: SCALE can run in place, and x has exactly one consumer counted "
-                         "so far, no views, the same layout and no output flag (the counting pass has not finished, so "
-                         "this count is not the final one).");
-    EXPECT_EQ(steps[18], "x, a parent of y whose memory went to w in place, needs 32 bytes and goes at offset 128: there "
-                         "is no free block but the tail, so x takes the start of the tail, and the chunk grows from 128 "
-                         "to 160 bytes.");
-    EXPECT_EQ(steps[22], "Node 2 of 5: z = SCALE(y). It already has memory: it was allocated early, as a graph input.");
+    EXPECT_EQ(steps.of(EventKind::in_place_rejected, "z", "y"),
+              "z cannot reuse y's memory in place: y has no memory from the allocator yet.");
+    EXPECT_EQ(steps.of(EventKind::input_allocated, "z"),
+              "Input z needs 32 bytes and goes at offset 64: there is no free block but the tail, so z takes "
+              "the start of the tail, and the chunk grows from 64 to 96 bytes. Inputs get memory while "
+              "counting, before any node runs, so nothing planned later can take it.");
+    EXPECT_EQ(steps.of(EventKind::in_place_rejected, "u", "k"),
+              "u cannot reuse k's memory in place: k's consumers are not counted yet.");
+    EXPECT_EQ(steps.of(EventKind::in_place_reused, "w", "x"),
+              "w reuses x's memory at offset 0: SCALE can run in place, and x has exactly one consumer counted "
+              "so far, no views, the same layout and no output flag (the counting pass has not finished, so "
+              "this count is not the final one).");
+    EXPECT_EQ(steps.of(EventKind::parent_allocated, "x"),
+              "x, a parent of y whose memory went to w in place, needs 32 bytes and goes at offset 128: there "
+              "is no free block but the tail, so x takes the start of the tail, and the chunk grows from 128 "
+              "to 160 bytes.");
+    EXPECT_EQ(steps.of(EventKind::node_started, "z"),
+              "Node 2 of 5: z = SCALE(y). It already has memory: it was allocated early, as a graph input.");
 }
 
 // The reference frees the part of a larger parent that an in-place node does not need;

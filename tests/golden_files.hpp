@@ -1,24 +1,24 @@
 #pragma once
-// The golden corpus (../shared/golden) for tests that check every file.
+// The golden corpus (../shared/golden, test_support::golden_dir()) for tests that check
+// every file.
+#include "test_support.hpp"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <cctype>
 #include <filesystem>
 #include <string>
 #include <string_view>
+#include <system_error>
 #include <vector>
 
-namespace gallocsim::testing {
-
-inline std::filesystem::path golden_dir() {
-    return std::filesystem::path(GALLOCSIM_SHARED_DIR) / "golden";
-}
+namespace gallocsim::test_support {
 
 // Empty when the corpus is not there (the suites then have no instances).
 inline std::vector<std::filesystem::path> golden_files() {
     std::vector<std::filesystem::path> files;
-    if (std::filesystem::is_directory(golden_dir())) {
+    std::error_code ec;
+    if (std::filesystem::is_directory(golden_dir(), ec)) {
         for (const auto& entry : std::filesystem::directory_iterator(golden_dir())) {
             if (entry.path().extension() == ".json") {
                 files.push_back(entry.path());
@@ -46,4 +46,4 @@ void for_each_golden_file(std::string_view prefix, Check&& check) {
     }
 }
 
-} // namespace gallocsim::testing
+} // namespace gallocsim::test_support

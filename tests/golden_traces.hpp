@@ -6,12 +6,15 @@
 #include "simulator/model/plan.hpp"
 #include "simulator/trace/trace.hpp"
 
+#include "golden_files.hpp"
+
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
-namespace gallocsim::testing {
+namespace gallocsim::test_support {
 
 struct GoldenTrace {
     std::string name;
@@ -22,10 +25,6 @@ struct GoldenTrace {
     std::vector<std::vector<Chunk>> chunks;            // per allocator
     std::vector<std::vector<std::size_t>> buffer_chunks;  // per allocator: the backend buffer's chunk sizes
 };
-
-inline std::filesystem::path golden_dir() {
-    return std::filesystem::path(GALLOCSIM_SHARED_DIR) / "golden";
-}
 
 inline GoldenTrace record_golden(const std::filesystem::path& path) {
     const GraphFile file = load_graph_file(path);
@@ -51,18 +50,7 @@ inline GoldenTrace record_golden(const std::filesystem::path& path) {
 inline const std::vector<GoldenTrace>& golden_traces() {
     static const std::vector<GoldenTrace> traces = [] {
         std::vector<GoldenTrace> all;
-        std::error_code ec;
-        if (!std::filesystem::is_directory(golden_dir(), ec)) {
-            return all;
-        }
-        std::vector<std::filesystem::path> paths;
-        for (const auto& entry : std::filesystem::directory_iterator(golden_dir())) {
-            if (entry.path().extension() == ".json") {
-                paths.push_back(entry.path());
-            }
-        }
-        std::ranges::sort(paths);
-        for (const auto& path : paths) {
+        for (const auto& path : golden_files()) {
             all.push_back(record_golden(path));
         }
         return all;
@@ -70,4 +58,4 @@ inline const std::vector<GoldenTrace>& golden_traces() {
     return traces;
 }
 
-} // namespace gallocsim::testing
+} // namespace gallocsim::test_support

@@ -4,6 +4,7 @@
 #include "simulator/model/graph_file.hpp"
 #include "simulator/model/buffer_settings.hpp"
 #include "simulator/model/plan.hpp"
+#include "tests/golden_files.hpp"
 #include "tests/test_support.hpp"
 
 #include <gtest/gtest.h>
@@ -362,18 +363,7 @@ TEST(GraphFileDefaults, NonDefaultBuffersAndIdsAreKept) {
 
 // --- Golden round trip ----------------------------------------------------------------
 
-std::vector<std::filesystem::path> golden_files() {
-    std::vector<std::filesystem::path> files;
-    if (std::filesystem::is_directory(test_support::golden_dir())) {
-        for (const auto& entry : std::filesystem::directory_iterator(test_support::golden_dir())) {
-            if (entry.path().extension() == ".json") {
-                files.push_back(entry.path());
-            }
-        }
-    }
-    std::ranges::sort(files);
-    return files;
-}
+using test_support::golden_files;
 
 std::string name_of(const Tensor* t) { return t ? t->name : "(none)"; }
 

@@ -505,7 +505,7 @@ TEST(Profiles, ZeroByteTensorsArePlacedInAZeroByteBufferOnlyInTheSeedEra) {
 
 // The golden corpus came from ggml d99724f2 and names it as its source.
 TEST(Profiles, GoldenCorpusPassesUnderItsSourceProfile) {
-    testing::for_each_golden_file("", [](const std::filesystem::path& path) {
+    test_support::for_each_golden_file("", [](const std::filesystem::path& path) {
         GraphFile file = load_graph_file(path);
         ASSERT_TRUE(file.expected.has_value());
         EXPECT_EQ(profile_for_source(file.expected->source), &baseline());
@@ -519,7 +519,7 @@ TEST(Profiles, GoldenCorpusPassesUnderItsSourceProfile) {
 // docs/versions.md are all there are on these graphs.
 TEST(Profiles, SeedEraPlansLikeTheBaselineWhereNoDifferingRuleApplies) {
     int compared = 0;
-    testing::for_each_golden_file("", [&](const std::filesystem::path& path) {
+    test_support::for_each_golden_file("", [&](const std::filesystem::path& path) {
         GraphFile file = load_graph_file(path);
         const bool bounded = std::ranges::any_of(file.buffer_types, [](const BufferTypeSpec& s) {
             return s.max_size && *s.max_size < SIZE_MAX / 2;
@@ -540,7 +540,7 @@ TEST(Profiles, SeedEraPlansLikeTheBaselineWhereNoDifferingRuleApplies) {
         const PlanRecord seed = run_plan(file, nullptr, seed_era()).plan;
         EXPECT_EQ(compare_plans(today.plan, seed), std::vector<std::string>{});
     });
-    if (!testing::golden_files().empty()) {
+    if (!test_support::golden_files().empty()) {
         EXPECT_GE(compared, 30);  // most of the 71 files without max_size
     }
 }

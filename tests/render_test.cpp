@@ -1,7 +1,7 @@
 // SVG pictures of plans: what is drawn where, read back through the data-* attributes.
 #include "simulator/model/examples.hpp"
 #include "simulator/analysis/render.hpp"
-#include "simulator/model/tensor_colour.hpp"
+#include "simulator/model/tensor_color.hpp"
 
 #include "golden_files.hpp"
 
@@ -58,7 +58,7 @@ TEST_F(SchedIssuePicture, TimelineDrawsEveryLifetimeAndMarksThePeak) {
     EXPECT_TRUE(svg.ends_with("</svg>\n"));
     EXPECT_EQ(count(svg, "class=\"tensor\""), 5u);
     EXPECT_NE(svg.find("data-name=\"b2\" data-offset=\"64\" data-size=\"32\" data-first=\"0\" data-last=\"1\""), std::string::npos);
-    EXPECT_NE(svg.find("fill=\"" + tensor_colour("b2").hex() + "\""), std::string::npos);
+    EXPECT_NE(svg.find("fill=\"" + tensor_rgb("b2").hex() + "\""), std::string::npos);
     // All 96 bytes are in use at the start (c, a2, b2); step 1 too, but the first peak is marked.
     EXPECT_NE(svg.find("class=\"peak\""), std::string::npos);
     EXPECT_NE(svg.find("data-step=\"0\" data-bytes=\"96\""), std::string::npos);
@@ -111,13 +111,13 @@ TEST(TensorColour, NameHashIsFnv1a) {
 TEST(TensorColour, EveryNameGetsALightStableColour) {
     for (int i = 0; i < 500; ++i) {
         const std::string name = "tensor-" + std::to_string(i);
-        const Rgb c = tensor_colour(name);
+        const Rgb c = tensor_rgb(name);
         const int brightest = std::max({c.red, c.green, c.blue});
         EXPECT_GE(brightest, 215) << name;
         EXPECT_LE(brightest, 249) << name;
-        EXPECT_EQ(tensor_colour(std::string(name)), c);
+        EXPECT_EQ(tensor_rgb(std::string(name)), c);
     }
-    EXPECT_NE(tensor_colour("a"), tensor_colour("b"));
+    EXPECT_NE(tensor_rgb("a"), tensor_rgb("b"));
 }
 
 TEST(Render, NamesAreEscaped) {
@@ -148,7 +148,7 @@ TEST(Render, FreeRangesAtAStep) {
 }
 
 TEST(Render, ChunksAreBandsOfTheirOwn) {
-    const auto path = testing::golden_dir() / "llama-7b-4l-t512-chunked.json";
+    const auto path = test_support::golden_dir() / "llama-7b-4l-t512-chunked.json";
     if (!std::filesystem::exists(path)) {
         GTEST_SKIP() << path << " not found";
     }
@@ -192,7 +192,7 @@ namespace {
 // up to that node's step, where the node's block starts.
 TEST(Render, GgmlsPictureAgreesWithTheGraphsLifetimesOnEveryGoldenFile) {
     std::size_t compared = 0;
-    testing::for_each_golden_file("", [&](const std::filesystem::path& path) {
+    test_support::for_each_golden_file("", [&](const std::filesystem::path& path) {
         GraphFile file = load_graph_file(path);
         const GgmlPlan plan = run_ggml_plan(file);
         if (!plan.run.error.empty()) {
@@ -300,7 +300,7 @@ std::optional<std::string> first_collision(const std::string& svg) {
 // Seen before: "CPU (buffer 0) chunk 01104256" (a band label running into the offset axis)
 // and "qkv-0qkv_b-0" (a parent's name under the node that took its bytes over in place).
 TEST(Render, NoTwoTextsOverlapOnAnyGoldenFile) {
-    testing::for_each_golden_file("", [](const std::filesystem::path& path) {
+    test_support::for_each_golden_file("", [](const std::filesystem::path& path) {
         GraphFile file = load_graph_file(path);
         const GgmlPlan plan = run_ggml_plan(file);
         if (!plan.run.error.empty()) {

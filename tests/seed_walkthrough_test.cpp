@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace gallocsim {
@@ -25,14 +26,16 @@ public:
     void on_event(const ObservedEvent& event) override {
         if (const auto* allocated = std::get_if<Observed<event::TensorAllocated>>(&event)) {
             if (allocated->phase == AllocationPhase::leaf) {
-                blocks_after_leaf.push_back(allocator_->allocator(0).chunks().at(0).free_blocks);
+                const auto& free_blocks = allocator_->allocator(0).chunks().at(0).free_blocks;
+                blocks_after_leaf.emplace_back(allocated->tensor->name, free_blocks);
             }
         }
         if (const auto* counted = std::get_if<Observed<event::ConsumerCounted>>(&event)) {
             children_counted.emplace_back(counted->tensor->name, counted->children);
         }
     }
-    std::vector<std::vector<FreeBlock>> blocks_after_leaf;  // the free list after each leaf
+    // Each leaf, by name, and the free list after it.
+    std::vector<std::pair<std::string, std::vector<FreeBlock>>> blocks_after_leaf;
     std::vector<std::pair<std::string, int>> children_counted;
 
 private:
@@ -89,9 +92,12 @@ TEST_P(SeedWalkthrough, LeafsTakeAlignedSlotsFromTheTail) {
     ASSERT_EQ(allocator.hash_node(b)->address, (BufferAddress{0, 32}));
     // The walkthrough prints {offset = 32, size = 9223372036854775775} after a: with a 64-bit
     // size_t, SIZE_MAX / 2 is 2^63 - 1 = 9223372036854775807, less the 32 bytes a took.
-    ASSERT_EQ(watcher.blocks_after_leaf.size(), 2u);
-    EXPECT_EQ(watcher.blocks_after_leaf[0], (std::vector<FreeBlock>{{32, 9223372036854775775u}}));
-    EXPECT_EQ(watcher.blocks_after_leaf[1], (std::vector<FreeBlock>{{64, 9223372036854775775u - 32}}));
+    using Blocks = std::vector<FreeBlock>;
+    const std::vector<std::pair<std::string, Blocks>> expected{
+        {"a", Blocks{{32, 9223372036854775775u}}},
+        {"b", Blocks{{64, 9223372036854775775u - 32}}},
+    };
+    EXPECT_EQ(watcher.blocks_after_leaf, expected);
 }
 
 // The counting pass: mul reads a and b once each.

@@ -11,12 +11,16 @@
 #include "simulator/model/plan.hpp"
 #include "simulator/trace/timeline.hpp"
 
+#include "trace_steps.hpp"
+
 #include <gtest/gtest.h>
 
 namespace gallocsim {
 namespace {
 
 constexpr TensorId kA = 0, kB = 1, kMul = 2;  // the seed's tensors, in file order
+
+using test_support::find_step;
 
 class SeedTimeline : public ::testing::Test {
 protected:
@@ -36,16 +40,17 @@ TEST_F(SeedTimeline, EachTensorHasOneSpanOnBothAxes) {
     const MemorySpan& a = only_span(kA);
     EXPECT_EQ(a.address.offset, 0u);
     EXPECT_EQ(a.size, 32u);  // 4 bytes aligned to 32
-    EXPECT_EQ(a.first, 3u);
-    EXPECT_EQ(a.end, 9u);
+    const std::size_t mul_takes_a = find_step(trace, EventKind::in_place_reused, "mul", "a");
+    EXPECT_EQ(a.first, find_step(trace, EventKind::leaf_allocated, "a"));
+    EXPECT_EQ(a.end, mul_takes_a);
     EXPECT_EQ(a.how_it_ends, SpanEnd::handed_over);
     EXPECT_EQ(a.first_step, 0u);
     EXPECT_EQ(a.last_step, 1u);
     // b: placed by event 4 at offset 32, freed by event 12, after mul ran (step 1).
     const MemorySpan& b = only_span(kB);
     EXPECT_EQ(b.address.offset, 32u);
-    EXPECT_EQ(b.first, 4u);
-    EXPECT_EQ(b.end, 12u);
+    EXPECT_EQ(b.first, find_step(trace, EventKind::leaf_allocated, "b"));
+    EXPECT_EQ(b.end, find_step(trace, EventKind::tensor_freed, "b"));
     EXPECT_EQ(b.how_it_ends, SpanEnd::freed);
     EXPECT_EQ(b.first_step, 0u);
     EXPECT_EQ(b.last_step, 1u);
@@ -53,7 +58,7 @@ TEST_F(SeedTimeline, EachTensorHasOneSpanOnBothAxes) {
     const MemorySpan& mul = only_span(kMul);
     EXPECT_EQ(mul.address.offset, 0u);
     EXPECT_EQ(mul.in_place_of, kA);
-    EXPECT_EQ(mul.first, 9u);
+    EXPECT_EQ(mul.first, mul_takes_a);
     EXPECT_EQ(mul.end, trace.size() + 1);
     EXPECT_EQ(mul.how_it_ends, SpanEnd::kept);
     EXPECT_EQ(mul.first_step, 1u);
@@ -64,9 +69,13 @@ TEST_F(SeedTimeline, PositionsMapOntoNodeSteps) {
     ASSERT_EQ(trace.size(), 17u);
     EXPECT_EQ(timeline.plan_count(), 1u);
     EXPECT_EQ(timeline.step_count(), 2u);
-    EXPECT_EQ(timeline.step_of_event(6), 0u);  // event 7, a consumer counted
-    EXPECT_EQ(timeline.step_of_event(7), 1u);  // event 8, mul starts
-    EXPECT_EQ(timeline.step_of_event(16), 1u);
+    // step_of_event takes an index (an event's step less one): the last consumer counted
+    // (event 7) is in step 0; mul's start (event 8) and the last event are in step 1.
+    const std::size_t last_counted = find_step(trace, EventKind::consumer_counted, "b", "mul");
+    const std::size_t mul_starts = find_step(trace, EventKind::node_started, "mul");
+    EXPECT_EQ(timeline.step_of_event(last_counted - 1), 0u);
+    EXPECT_EQ(timeline.step_of_event(mul_starts - 1), 1u);
+    EXPECT_EQ(timeline.step_of_event(trace.size() - 1), 1u);
     // The cursor moves through a step's column as its events apply: 7 events in step 0,
     // 10 in step 1.
     EXPECT_DOUBLE_EQ(timeline.step_coordinate(0), 0.0);
@@ -81,7 +90,7 @@ TEST_F(SeedTimeline, PositionsMapOntoNodeSteps) {
 TEST_F(SeedTimeline, ChunksReachTheirHighWaterMark) {
     ASSERT_EQ(timeline.chunks().size(), 1u);
     EXPECT_EQ(timeline.chunks().front().size, 64u);  // a and b side by side, 32 bytes each
-    EXPECT_EQ(timeline.placing_event(kB), 3u);       // event 4, as an index
+    EXPECT_EQ(timeline.placing_event(kB), find_step(trace, EventKind::leaf_allocated, "b") - 1);  // an index
 }
 
 // Two plans in one trace (the same graph planned twice while recording, as a program

@@ -2,6 +2,7 @@
 // in a 32-aligned buffer, mul = a * b) is traced event by event; every golden file must
 // replay, from its events alone, to exactly the reference allocator's final state.
 #include "golden_traces.hpp"
+#include "trace_steps.hpp"
 #include "simulator/model/examples.hpp"
 #include "simulator/trace/state.hpp"
 #include "simulator/trace/trace.hpp"
@@ -15,15 +16,13 @@ namespace {
 constexpr std::size_t kTail = SIZE_MAX / 2;  // an unbounded chunk's single free block
 constexpr TensorId kA = 0, kB = 1, kMul = 2;  // the seed's tensors, in file order
 
+using test_support::find_event;
+using test_support::find_step;
+
 class SeedTrace : public ::testing::Test {
 protected:
     GraphFile file = seed_example();
     Trace trace = record_trace(file);
-
-    template <typename E>
-    const E& event(std::size_t step) const {  // step counted from 1, as people do
-        return std::get<E>(trace.events.at(step - 1).data);
-    }
 };
 
 TEST_F(SeedTrace, RecordsSeventeenEventsInOrder) {
@@ -64,7 +63,7 @@ TEST_F(SeedTrace, TensorsAreNamedByFileIndexWithTheirRoles) {
 // Leaf b: the only block is the tail at 32; its reuse factor is 32 - 32 - 32 = -32 (the
 // chunk must grow by 32 bytes).
 TEST_F(SeedTrace, LeafBTakesTheTailAndGrowsTheChunk) {
-    const auto& b = event<Recorded<event::TensorAllocated>>(4);
+    const auto& b = find_event<event::TensorAllocated>(trace, EventKind::leaf_allocated, "b");
     EXPECT_EQ(b.tensor, kB);
     EXPECT_EQ(b.phase, AllocationPhase::leaf);
     EXPECT_EQ(b.alloc_size, 4u);
@@ -87,37 +86,42 @@ TEST_F(SeedTrace, LeafBTakesTheTailAndGrowsTheChunk) {
 
 // The first allocation needs a chunk: it appears as its own event, before the allocation.
 TEST_F(SeedTrace, TheFirstChunkIsCreatedForA) {
-    const auto& created = event<Recorded<event::ChunkCreated>>(2);
+    const auto& created = find_event<event::ChunkCreated>(trace, EventKind::chunk_created);
     EXPECT_EQ(created.buffer_id, 0);
     EXPECT_EQ(created.chunk, 0);
     EXPECT_EQ(created.size, kTail);
     EXPECT_EQ(created.tensor, kA);
     EXPECT_EQ(created.request, 32u);
-    EXPECT_EQ(trace.taken(event<Recorded<event::TensorAllocated>>(3)).choice, BlockChoice::new_chunk);
+    const std::size_t a_placed = find_step(trace, EventKind::leaf_allocated, "a");
+    EXPECT_EQ(find_step(trace, EventKind::chunk_created), a_placed - 1);
+    EXPECT_EQ(trace.taken(find_event<event::TensorAllocated>(trace, EventKind::leaf_allocated, "a")).choice,
+              BlockChoice::new_chunk);
 }
 
 TEST_F(SeedTrace, EventsKnowTheirStageAndNode) {
-    EXPECT_EQ(trace.events[2].stage, Stage::leafs);
-    EXPECT_EQ(trace.events[5].stage, Stage::counting);
-    EXPECT_EQ(trace.events[8].stage, Stage::nodes);
-    EXPECT_EQ(trace.events[8].node, kMul);
-    EXPECT_EQ(trace.events[12].stage, Stage::buffers);
-    EXPECT_EQ(trace.events[12].node, kNoTensor);
-    EXPECT_EQ(trace.events[16].stage, Stage::addresses);
+    EXPECT_EQ(find_event(trace, EventKind::leaf_allocated, "a").stage, Stage::leafs);
+    EXPECT_EQ(find_event(trace, EventKind::consumer_counted, "a", "mul").stage, Stage::counting);
+    const TraceEvent& reused = find_event(trace, EventKind::in_place_reused, "mul", "a");
+    EXPECT_EQ(reused.stage, Stage::nodes);
+    EXPECT_EQ(reused.node, kMul);
+    const TraceEvent& buffer = find_event(trace, EventKind::buffer_allocated);
+    EXPECT_EQ(buffer.stage, Stage::buffers);
+    EXPECT_EQ(buffer.node, kNoTensor);
+    EXPECT_EQ(find_event(trace, EventKind::tensor_initialised, "mul").stage, Stage::addresses);
 }
 
 TEST_F(SeedTrace, MulReusesAAndBIsFreedIntoTheTail) {
-    const auto& reused = event<Recorded<event::InPlaceReused>>(9);
+    const auto& reused = find_event<event::InPlaceReused>(trace, EventKind::in_place_reused, "mul", "a");
     EXPECT_EQ(reused.node, kMul);
     EXPECT_EQ(reused.parent, kA);
     EXPECT_EQ(reused.view_source, kNoTensor);
     EXPECT_EQ(reused.address, (BufferAddress{0, 0}));
 
-    const auto& released_a = event<Recorded<event::ParentReleased>>(10);
+    const auto& released_a = find_event<event::ParentReleased>(trace, EventKind::parent_released, "a", "mul");
     EXPECT_EQ(released_a.parent, kA);
     EXPECT_FALSE(released_a.still_owned);  // mul owns that memory now
 
-    const auto& freed = event<Recorded<event::TensorFreed>>(12);
+    const auto& freed = find_event<event::TensorFreed>(trace, EventKind::tensor_freed, "b");
     EXPECT_EQ(freed.tensor, kB);
     EXPECT_EQ(freed.reason, FreeReason::last_consumer);
     const FreeDecision& decision = trace.freed(freed);
@@ -128,32 +132,40 @@ TEST_F(SeedTrace, MulReusesAAndBIsFreedIntoTheTail) {
 }
 
 TEST_F(SeedTrace, AddressesAreBasePlusOffset) {
-    const auto& b = event<Recorded<event::TensorInitialised>>(16);
+    const auto& b = find_event<event::TensorInitialised>(trace, EventKind::tensor_initialised, "b");
     EXPECT_EQ(b.tensor, kB);
     EXPECT_EQ(b.data, ConfigurableBufferType::kFakeBase + 32);
-    EXPECT_EQ(event<Recorded<event::TensorInitialised>>(17).data, ConfigurableBufferType::kFakeBase);  // mul, at a's address
-    const auto& buffer = event<Recorded<event::BufferAllocated>>(13);
+    const auto& mul = find_event<event::TensorInitialised>(trace, EventKind::tensor_initialised, "mul");
+    EXPECT_EQ(mul.data, ConfigurableBufferType::kFakeBase);  // at a's address
+    const auto& buffer = find_event<event::BufferAllocated>(trace, EventKind::buffer_allocated);
     EXPECT_EQ(std::vector<std::size_t>(trace.chunk_sizes(buffer).begin(), trace.chunk_sizes(buffer).end()),
               std::vector<std::size_t>{64});
     EXPECT_TRUE(buffer.reallocated);
 }
 
 TEST_F(SeedTrace, TouchedTensorsNameTheMainTensorFirst) {
-    EXPECT_EQ(touched_tensors(trace.events[8]), (std::vector<TensorId>{kMul, kA}));  // in place
-    EXPECT_EQ(touched_tensors(trace.events[9]), (std::vector<TensorId>{kA, kMul}));  // a released by mul
-    EXPECT_EQ(touched_tensors(trace.events[0]), std::vector<TensorId>{});            // plan started
-    EXPECT_TRUE(touches(trace.events[11], kB));
-    EXPECT_FALSE(touches(trace.events[11], kA));
+    // Found by kind alone where the seed has one event of the kind, so as not to find them by
+    // what is being checked.
+    EXPECT_EQ(touched_tensors(find_event(trace, EventKind::in_place_reused)), (std::vector<TensorId>{kMul, kA}));
+    const TraceEvent& a_released = find_event(trace, EventKind::parent_released, "a", "mul");
+    EXPECT_EQ(touched_tensors(a_released), (std::vector<TensorId>{kA, kMul}));  // a released by mul: a first
+    EXPECT_EQ(touched_tensors(find_event(trace, EventKind::plan_started)), std::vector<TensorId>{});
+    const TraceEvent& freed = find_event(trace, EventKind::tensor_freed);  // b
+    EXPECT_TRUE(touches(freed, kB));
+    EXPECT_FALSE(touches(freed, kA));
 }
 
 // What a view highlights after a step: the bytes that changed hands.
 TEST_F(SeedTrace, TouchedMemoryIsTheRangeThatChangedHands) {
-    EXPECT_EQ(touched_memory(trace, trace.events[1]), (MemoryRange{0, 0, 0, kTail}));  // chunk 0 created
-    EXPECT_EQ(touched_memory(trace, trace.events[3]), (MemoryRange{0, 0, 32, 32}));    // b allocated
-    EXPECT_EQ(touched_memory(trace, trace.events[8]), (MemoryRange{0, 0, 0, 32}));     // mul takes a's slot
-    EXPECT_EQ(touched_memory(trace, trace.events[11]), (MemoryRange{0, 0, 32, 32}));   // b freed
-    EXPECT_EQ(touched_memory(trace, trace.events[0]), std::nullopt);                   // plan started
-    EXPECT_EQ(touched_memory(trace, trace.events[15]), std::nullopt);                  // b placed
+    auto touched = [&](test_support::EventOfKind kind, auto... tensors) {
+        return touched_memory(trace, find_event(trace, kind, tensors...));
+    };
+    EXPECT_EQ(touched(EventKind::chunk_created), (MemoryRange{0, 0, 0, kTail}));           // chunk 0 created
+    EXPECT_EQ(touched(EventKind::leaf_allocated, "b"), (MemoryRange{0, 0, 32, 32}));       // b allocated
+    EXPECT_EQ(touched(EventKind::in_place_reused, "mul", "a"), (MemoryRange{0, 0, 0, 32}));  // mul takes a's slot
+    EXPECT_EQ(touched(EventKind::tensor_freed, "b"), (MemoryRange{0, 0, 32, 32}));         // b freed
+    EXPECT_EQ(touched(EventKind::plan_started), std::nullopt);                             // plan started
+    EXPECT_EQ(touched(EventKind::tensor_initialised, "b"), std::nullopt);                  // b placed
 }
 
 TEST(TraceKinds, NamesRoundTrip) {
@@ -202,22 +214,23 @@ TEST(TraceRecording, BufferIdsOfOneTypeShareAnAllocator) {
 
 // --- Replay ---------------------------------------------------------------------------
 
-// After the leafs (step 4):
+// After the leafs (once b is placed):
 //
 //   0        32       64
 //   +--------+--------+----------------------------
 //   |   a    |   b    |  free: the tail, unbounded
 //   +--------+--------+----------------------------
 //
-// After b is freed (step 12): mul lives in a's slot, b's slot joined the tail.
+// After b is freed: mul lives in a's slot, b's slot joined the tail.
 //
 //   0        32
 //   +--------+-----------------------------------
 //   | mul=a  |  free: the tail from 32
 //   +--------+-----------------------------------
 TEST_F(SeedTrace, ReplayShowsTheArenaAtEachStep) {
-    const SimState leafs = replay(trace, 4);
-    EXPECT_EQ(leafs.position, 4u);
+    const std::size_t b_placed = find_step(trace, EventKind::leaf_allocated, "b");
+    const SimState leafs = replay(trace, b_placed);
+    EXPECT_EQ(leafs.position, b_placed);
     ASSERT_EQ(leafs.allocators.size(), 1u);
     EXPECT_EQ(leafs.allocators[0].chunks, (std::vector<Chunk>{{{{64, kTail - 64}}, 64}}));
     EXPECT_EQ(leafs.tensor(kA).record, (HashNode{0, 0, 0, {0, 0}, true}));
@@ -225,11 +238,11 @@ TEST_F(SeedTrace, ReplayShowsTheArenaAtEachStep) {
     EXPECT_EQ(live_tensors(leafs), (std::vector<TensorId>{kA, kB}));
     EXPECT_EQ(live_bytes(leafs), 64u);
 
-    const SimState counted = replay(trace, 7);
+    const SimState counted = replay(trace, find_step(trace, EventKind::consumer_counted, "b", "mul"));
     EXPECT_EQ(counted.tensor(kA).record.children, 1);
     EXPECT_EQ(counted.tensor(kB).record.children, 1);
 
-    const SimState freed = replay(trace, 12);
+    const SimState freed = replay(trace, find_step(trace, EventKind::tensor_freed, "b"));
     EXPECT_EQ(freed.allocators[0].chunks, (std::vector<Chunk>{{{{32, kTail - 32}}, 64}}));
     EXPECT_EQ(freed.tensor(kA).life, TensorLife::handed_over);
     EXPECT_EQ(freed.tensor(kA).handed_to, kMul);
@@ -268,17 +281,19 @@ TEST(MemoryStats, CountOnlyHolesBelowTheHighWaterMark) {
 TEST(TraceReplay, RejectsAnEventThatDoesNotFitTheState) {
     GraphFile file = seed_example();
     Trace trace = record_trace(file);
-    trace.blocks_taken[std::get<Recorded<event::TensorAllocated>>(trace.events[3].data).taken].block = 5;  // b's block does not exist
-    SimState state = replay(trace, 3);
+    const std::size_t b_placed = find_step(trace, EventKind::leaf_allocated, "b");
+    const std::size_t b_taken = find_event<event::TensorAllocated>(trace, EventKind::leaf_allocated, "b").taken;
+    trace.blocks_taken[b_taken].block = 5;  // b's block does not exist
+    SimState state = replay(trace, b_placed - 1);  // the state b's allocation applies to
     EXPECT_THROW(apply_next(state, trace), std::logic_error);
 }
 
 // The heart of replay: from events alone, every golden file ends exactly where the
 // reference allocator ends (free lists, high-water marks, buffers, hash nodes, places).
 TEST(TraceReplay, EveryGoldenFileEndsInTheReferencesState) {
-    const auto& goldens = testing::golden_traces();
+    const auto& goldens = test_support::golden_traces();
     if (goldens.empty()) {
-        GTEST_SKIP() << "no golden corpus at " << testing::golden_dir();
+        GTEST_SKIP() << "no golden corpus at " << test_support::golden_dir();
     }
     for (const auto& golden : goldens) {
         SCOPED_TRACE(golden.name);
@@ -302,9 +317,9 @@ TEST(TraceReplay, EveryGoldenFileEndsInTheReferencesState) {
 // Live bytes are counted from allocations and frees; the free lists must agree at every
 // step: what is not free below the high-water mark is in use.
 TEST(TraceReplay, LiveBytesAreTheHighWaterMarkLessTheHolesAtEveryStep) {
-    const auto& goldens = testing::golden_traces();
+    const auto& goldens = test_support::golden_traces();
     if (goldens.empty()) {
-        GTEST_SKIP() << "no golden corpus at " << testing::golden_dir();
+        GTEST_SKIP() << "no golden corpus at " << test_support::golden_dir();
     }
     for (const auto& golden : goldens) {
         SCOPED_TRACE(golden.name);

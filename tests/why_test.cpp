@@ -37,7 +37,7 @@ TEST(WhyCommand, SeedSizeIsSetWhenBothLeafsAreLive) {
     const json& buffer = report["buffers"][0];
     EXPECT_EQ(buffer["size"], 64);
     EXPECT_EQ(buffer["peak"]["event"], 4);
-    EXPECT_EQ(buffer["peak"]["step"], 0);
+    EXPECT_EQ(buffer["peak"]["node_step"], 0);
     EXPECT_EQ(buffer["peak"]["node"], nullptr);
     ASSERT_EQ(buffer["live"].size(), 2u);
     EXPECT_EQ(buffer["live"][0]["name"], "a");
@@ -62,7 +62,7 @@ TEST(WhyCommand, TextNamesTheEventTheLiveTensorsAndTheBound) {
 // = size, whatever the graph; and no plan with ggml's in-place decisions needs less than
 // the bound.
 TEST(WhyCommand, EveryGoldenAnswerAddsUp) {
-    testing::for_each_golden_file("", [](const std::filesystem::path& path) {
+    test_support::for_each_golden_file("", [](const std::filesystem::path& path) {
         std::ostringstream out, err;
         const int code = why({.graph = {.input = path.string()}, .json = true}, out, err);
         if (code == kFailed) {
@@ -102,7 +102,7 @@ TEST(WhyCommand, TwoBackendsNameTheSchedulerSplitOfEachLiveTensor) {
     ASSERT_EQ(report["buffers"].size(), 2u);
     const json& gpu = report["buffers"][0];
     EXPECT_EQ(gpu["chunk_sizes"], json::parse("[32, 48]"));
-    EXPECT_EQ(gpu["peak"]["step"], 2);
+    EXPECT_EQ(gpu["peak"]["node_step"], 2);
     ASSERT_EQ(gpu["live"].size(), 2u);
     EXPECT_EQ(gpu["live"][0]["name"], "u");
     EXPECT_EQ(gpu["live"][0]["split"], 0);

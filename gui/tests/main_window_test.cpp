@@ -9,7 +9,7 @@
 #include "gui/simulation_controller.hpp"
 #include "gui/state_tables.hpp"
 #include "gui/statistics_panel.hpp"
-#include "gui/tensor_colors.hpp"
+#include "gui/tensor_color.hpp"
 #include "gui/text.hpp"
 #include "gui/timeline_view.hpp"
 #include "simulator/analysis/analysis_plans.hpp"

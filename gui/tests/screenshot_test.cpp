@@ -11,7 +11,7 @@
 #include "gui/main_window.hpp"
 #include "gui/memory_map_view.hpp"
 #include "gui/simulation_controller.hpp"
-#include "gui/tensor_colors.hpp"
+#include "gui/tensor_color.hpp"
 
 #include <QStandardPaths>
 #include <QTest>

@@ -48,7 +48,7 @@ PlanToCheck ggml_plan_to_check(const GraphFile& file, const GgmlPlan& plan) {
         CheckedBuffer buffer;
         buffer.name = traced.type_name;
         buffer.alignment = traced.alignment;
-        buffer.max_size = std::min(traced.max_size, kMaxChunkSize);  // as planning saw it: ggml clamps it so
+        buffer.max_size = traced.max_size;  // as planning used it
         if (static_cast<std::size_t>(id) < plan.run.plan.chunk_sizes.size()) {
             buffer.chunk_sizes = plan.run.plan.chunk_sizes[static_cast<std::size_t>(id)];
         }

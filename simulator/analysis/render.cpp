@@ -1,7 +1,7 @@
 #include "simulator/analysis/render.hpp"
 
 #include "simulator/model/amount_text.hpp"
-#include "simulator/model/tensor_colour.hpp"
+#include "simulator/model/tensor_color.hpp"
 #include "simulator/model/visible_text.hpp"
 #include "simulator/trace/timeline.hpp"
 
@@ -331,7 +331,7 @@ std::string render_timeline_svg(const PlanPicture& picture) {
             const double w = (drawn_last - b.first + 1) * step_width;
             const double h = static_cast<double>(b.size) * scale;
             const double y = bottom - static_cast<double>(b.offset) * scale - h;
-            svg.raw(rect(x, y, w, h, "class=\"tensor\" fill=\"" + tensor_colour(b.name).hex() + "\" stroke=\"#333\" stroke-width=\"0.5\" " +
+            svg.raw(rect(x, y, w, h, "class=\"tensor\" fill=\"" + tensor_rgb(b.name).hex() + "\" stroke=\"#333\" stroke-width=\"0.5\" " +
                                          block_attributes(b) + ">" + block_tooltip(b) + "</rect>"));
             if (!(handed_on && b.last == b.first) && w >= kCharWidth * static_cast<double>(b.name.size()) + 4 && h >= 12) {
                 svg.text(x + 2, y + h / 2 + 3.5, b.name, "class=\"name\"");
@@ -409,7 +409,7 @@ std::string render_memory_map_svg(const PlanPicture& picture, int step) {
             }
             const double x = kLeft + static_cast<double>(b.offset) * scale;
             const double w = static_cast<double>(b.size) * scale;
-            svg.raw(rect(x, top, w, kBarHeight, "class=\"tensor\" fill=\"" + tensor_colour(b.name).hex() +
+            svg.raw(rect(x, top, w, kBarHeight, "class=\"tensor\" fill=\"" + tensor_rgb(b.name).hex() +
                                                     "\" stroke=\"#333\" stroke-width=\"0.5\" " + block_attributes(b) + ">" +
                                                     block_tooltip(b) + "</rect>"));
             if (w >= kCharWidth * static_cast<double>(b.name.size()) + 4) {

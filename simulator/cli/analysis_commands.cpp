@@ -9,12 +9,16 @@
 #include "simulator/trace/peak.hpp"
 #include "simulator/trace/trace.hpp"
 
+#include "simulator/cli/subcommand.hpp"
+
+#include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <iomanip>
+#include <memory>
 #include <ostream>
 #include <sstream>
 
@@ -563,6 +567,65 @@ int export_example(const std::string& name, const ModelFlags& flags, const std::
     return run_guarded(err, [&] {
         return write_text(graph_file_to_json(make_example(name, example_options(flags))) + "\n", output, out, err);
     });
+}
+
+Subcommand add_compare_command(CLI::App& app, const Console& io) {
+    auto options = std::make_shared<CompareOptions>();
+    auto* command = app.add_subcommand("compare", "ggml's plan against other planners, the lower bound and no reuse");
+    add_graph_input(command, options->graph);
+    command->add_option("--time-limit", options->time_limit, "seconds for each exact search (default 2)");
+    command->add_flag("--json", options->json, "one JSON object with a `buffer_types` list (docs/json-reports.md)");
+    return {command, [options, &io] { return compare(*options, io.out, io.err); }};
+}
+
+Subcommand add_diff_command(CLI::App& app, const Console& io) {
+    auto options = std::make_shared<DiffOptions>();
+    auto* command = app.add_subcommand("diff", "two plans of a graph: which tensors moved, how the sizes changed");
+    command->add_option("a", options->before.input, "graph file, or example name: plan A")->required();
+    command->add_option("b", options->after, "graph file or example: plan B (default: A again, with the buffer options)");
+    command->add_option("--ggml-version", options->ggml_versions,
+                        "ggml version of plan A; given twice, the second is plan B's (gallocsim versions lists them; "
+                        "default: the newest)");
+    add_model_flags(command, options->before.model);
+    add_buffer_flags(command, options->after_buffers,
+                     "Buffer options (plan B only; both plans when --ggml-version is given twice)");
+    command->add_flag("--json", options->json, "one JSON object with `buffers` and `tensors` lists (docs/json-reports.md)");
+    return {command, [options, &io] { return diff(*options, io.out, io.err); }};
+}
+
+Subcommand add_render_command(CLI::App& app, const Console& io) {
+    auto options = std::make_shared<RenderOptions>();
+    auto* command = app.add_subcommand("render", "draw a plan as SVG: tensors over node steps, or the memory at one node step");
+    add_graph_input(command, options->graph);
+    command->add_option("-o,--output", options->output, "SVG file to write (default: standard output)");
+    command->add_option("--planner", options->planner, "ggml (default), " + planner_keys());
+    auto* at_step = command->add_option("--at-step,--memory-map-at", options->memory_map_at,
+                                        "draw the memory after this node step instead (0: before the first node)");
+    command->add_option("--at-event", options->at_event, "draw the memory at the node step of this event (from 1)")
+        ->excludes(at_step);
+    return {command, [options, &io] { return render(*options, io.out, io.err); }};
+}
+
+Subcommand add_export_minimalloc_command(CLI::App& app, const Console& io) {
+    auto options = std::make_shared<ExportMiniMallocOptions>();
+    auto no_offsets = std::make_shared<bool>(false);
+    auto* command = app.add_subcommand("export-minimalloc", "write the lifetimes as MiniMalloc CSV (id,lower,upper,size,offset)");
+    add_graph_input(command, options->graph);
+    command->add_option("-o,--output", options->output, "CSV file to write (default: standard output)");
+    command->add_option("--buffer-type", options->buffer_type, "which buffer type, when tensors live in several");
+    command->add_flag("--no-offsets", *no_offsets, "leave out ggml's offsets");
+    return {command, [options, no_offsets, &io] {
+                options->offsets = !*no_offsets;
+                return export_minimalloc(*options, io.out, io.err);
+            }};
+}
+
+Subcommand add_import_minimalloc_command(CLI::App& app, const Console& io) {
+    auto options = std::make_shared<ImportMiniMallocOptions>();
+    auto* command = app.add_subcommand("import-minimalloc", "run the planners and the lower bound on a MiniMalloc CSV");
+    command->add_option("csv", options->path, "MiniMalloc CSV file")->required();
+    command->add_option("--time-limit", options->time_limit, "seconds for the exact search (default 2)");
+    return {command, [options, &io] { return import_minimalloc(*options, io.out, io.err); }};
 }
 
 } // namespace gallocsim::cli

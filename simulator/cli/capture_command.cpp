@@ -2,6 +2,9 @@
 
 #include "simulator/model/capture_session.hpp"
 
+#include "simulator/cli/subcommand.hpp"
+
+#include <CLI/CLI.hpp>
 #include <fcntl.h>
 #include <spawn.h>
 #include <sys/wait.h>
@@ -11,6 +14,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <ostream>
 #include <set>
 #include <system_error>
@@ -230,6 +234,15 @@ int capture(const CaptureOptions& options, std::ostream& out, std::ostream& err)
         return 1;
     }
     return exit_code;
+}
+
+Subcommand add_capture_command(CLI::App& app, const Console& io) {
+    auto options = std::make_shared<CaptureOptions>();
+    auto* command = app.add_subcommand("capture", "run a ggml program and record every graph its graph allocator plans "
+                                                  "(usage: capture --out DIR -- PROGRAM [ARGS...])");
+    command->add_option("--out", options->out, "folder for the sessions and graphs (created; must hold no capture)")->required();
+    command->add_option("command", options->command, "the program and its arguments, after --")->required();
+    return {command, [options, &io] { return capture(*options, io.out, io.err); }};
 }
 
 } // namespace gallocsim::cli

@@ -2,6 +2,8 @@
 // `gallocsim capture --out DIR -- PROGRAM [ARGS…]`: runs a program with
 // libgallocsim_capture.so preloaded, then summarises the sessions it wrote.
 
+#include "simulator/cli/subcommand.hpp"
+
 #include <cstddef>
 #include <filesystem>
 #include <iosfwd>
@@ -36,5 +38,8 @@ struct CaptureSummary {
     std::string ggml_library;                   // the ggml a process of the program loaded (empty: none)
 };
 CaptureSummary summarize_capture(const std::filesystem::path& dir);
+
+// The subcommand on the command line (cli/subcommand.hpp).
+Subcommand add_capture_command(CLI::App& app, const Console& io);
 
 } // namespace gallocsim::cli

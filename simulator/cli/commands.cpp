@@ -11,12 +11,16 @@
 #include "simulator/model/graph_file.hpp"
 #include "simulator/model/plan.hpp"
 
+#include "simulator/cli/subcommand.hpp"
+
+#include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <filesystem>
 #include <iomanip>
 #include <iostream>
+#include <memory>
 #include <sstream>
 #include <unordered_set>
 
@@ -339,6 +343,50 @@ int list_examples(std::ostream& out) {
         }
     }
     return 0;
+}
+
+Subcommand add_plan_command(CLI::App& app, const Console& io) {
+    auto options = std::make_shared<PlanOptions>();
+    auto* command = app.add_subcommand("plan", "plan a graph file (or a built-in example) and print where every tensor goes");
+    add_graph_input(command, options->graph);
+    command->add_flag("--json", options->json, "write the plan in the graph format's `expected` shape");
+    auto* reserve_with = command->add_option(
+        "--reserve-with", options->reserve_with,
+        "reserve_n on this graph file or example (default parameters) first, then alloc_graph the input: "
+        "shows whether needs_realloc re-plans");
+    auto* measure = command->add_flag("--measure", options->measure, "plan with reserve_n_size only: the bytes per buffer id");
+    reserve_with->excludes(measure);
+    command->get_option("--json")->excludes(measure)->excludes(reserve_with);
+    return {command, [options, &io] { return plan(*options, io.out, io.err); }};
+}
+
+Subcommand add_conform_command(CLI::App& app, const Console& io) {
+    auto options = std::make_shared<ConformOptions>();
+    auto* command = app.add_subcommand(
+        "conform", "check that plans equal each file's `expected` plan (from upstream ggml), or replay captures call by call");
+    command->add_option("paths", options->paths, "graph files, folders of them, or capture folders")->required();
+    command->add_flag("-v,--verbose", options->verbose, "list passing files and calls too");
+    command->add_flag("--json", options->json, "one JSON object: the counts and every verdict (docs/json-reports.md)");
+    command->add_option("--ggml-version", options->ggml_version,
+                        "plan every file by this ggml version (default: the one each file's expected.source names, "
+                        "or for a capture the ggml version its program reported)");
+    return {command, [options, &io] { return conform(*options, io.out, io.err); }};
+}
+
+Subcommand add_examples_command(CLI::App& app, const Console& io) {
+    struct ExamplesOptions {
+        std::string name, output;
+        ModelFlags model;
+    };
+    auto options = std::make_shared<ExamplesOptions>();
+    auto* command = app.add_subcommand("examples", "list the built-in examples, or export one as a graph file");
+    command->add_option("name", options->name, "example to export");
+    command->add_option("-o,--output", options->output, "file to write (default: standard output)");
+    add_model_flags(command, options->model);
+    return {command, [options, &io] {
+                return options->name.empty() ? list_examples(io.out)
+                                             : export_example(options->name, options->model, options->output, io.out, io.err);
+            }};
 }
 
 } // namespace gallocsim::cli

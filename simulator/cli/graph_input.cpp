@@ -2,6 +2,7 @@
 
 #include "simulator/cli/errors.hpp"
 #include "simulator/model/buffer_settings.hpp"
+#include "reference/dynamic_allocator.hpp"
 #include "reference/version_map.hpp"
 
 #include <filesystem>
@@ -89,7 +90,7 @@ ExampleOptions example_options(const ModelFlags& f) {
 }
 
 BufferOverrides buffer_overrides(const BufferFlags& f) {
-    if (f.alignment && (*f.alignment == 0 || (*f.alignment & (*f.alignment - 1)) != 0)) {
+    if (f.alignment && !is_valid_alignment(*f.alignment)) {
         throw UsageError("--alignment must be a power of two, got " + std::to_string(*f.alignment));
     }
     if (f.max_size && *f.max_size == 0) {

@@ -16,12 +16,16 @@
 #include "simulator/trace/trace.hpp"
 #include "simulator/trace/trace_json.hpp"
 
+#include "simulator/cli/subcommand.hpp"
+
+#include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
 #include <array>
 #include <charconv>
 #include <iomanip>
 #include <istream>
+#include <memory>
 #include <ostream>
 #include <sstream>
 
@@ -531,6 +535,43 @@ int stats(const StatsOptions& options, std::ostream& out, std::ostream& err) {
         }
         return 0;
     });
+}
+
+Subcommand add_trace_command(CLI::App& app, const Console& io) {
+    auto options = std::make_shared<TraceOptions>();
+    auto* command = app.add_subcommand("trace", "record a plan step by step and explain every event");
+    add_graph_input(command, options->graph);
+    command->add_flag("--json", options->json,
+                      "one JSON document: {\"trace\": header, \"events\": [one object per event]} (docs/json-reports.md)");
+    command->add_option("--from", options->from, "first event to show (from 1)");
+    command->add_option("--to", options->to, "last event to show");
+    return {command, [options, &io] { return trace(*options, io.out, io.err); }};
+}
+
+Subcommand add_walk_command(CLI::App& app, const Console& io) {
+    auto options = std::make_shared<WalkOptions>();
+    auto* command = app.add_subcommand("walk", "step through a plan interactively (commands on standard input; h for help)");
+    add_graph_input(command, options->graph);
+    command->add_option("-e,--exec", options->commands,
+                        "run this walk command instead of reading standard input "
+                        "(repeat for more; each is shown after a \"> \" prompt)");
+    command->add_option("--checkpoint-every", options->checkpoint_interval,
+                        "events between state checkpoints (default: automatic, from 64 up as the graph grows)")
+        ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 20));
+    return {command, [options, &io] {
+                options->interactive = io.interactive;
+                const auto lines = io.interactive ? terminal_line_reader(io.in, io.out) : stream_line_reader(io.in, io.out, false);
+                return walk(*options, *lines, io.out, io.err);
+            }};
+}
+
+Subcommand add_stats_command(CLI::App& app, const Console& io) {
+    auto options = std::make_shared<StatsOptions>();
+    auto* command = app.add_subcommand("stats", "memory statistics after each event and for the whole plan");
+    add_graph_input(command, options->graph);
+    command->add_flag("--summary", options->summary_only, "only the whole-plan figures");
+    command->add_flag("--json", options->json, "one JSON object (docs/json-reports.md)");
+    return {command, [options, &io] { return stats(*options, io.out, io.err); }};
 }
 
 } // namespace gallocsim::cli

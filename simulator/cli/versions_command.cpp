@@ -4,9 +4,13 @@
 #include "reference/version_map.hpp"
 #include "simulator/cli/errors.hpp"
 
+#include "simulator/cli/subcommand.hpp"
+
+#include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
 #include <iomanip>
+#include <memory>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -213,6 +217,16 @@ int versions(const VersionsOptions& options, std::ostream& out, std::ostream& er
         }
         return kDone;
     });
+}
+
+Subcommand add_versions_command(CLI::App& app, const Console& io) {
+    auto options = std::make_shared<VersionsOptions>();
+    auto* command = app.add_subcommand("versions", "the ggml allocator states gallocsim plans by, what changed in each, "
+                                                   "and which state a ggml version carries");
+    command->add_option("version", options->version, "a version as ggml_version() reports it: which state it ran");
+    command->add_option("--commit", options->commit, "what ggml_commit() reports");
+    command->add_flag("--json", options->json, "one JSON object (docs/json-reports.md)");
+    return {command, [options, &io] { return versions(*options, io.out, io.err); }};
 }
 
 } // namespace gallocsim::cli

@@ -7,10 +7,14 @@
 #include "simulator/trace/peak.hpp"
 #include "simulator/trace/scheduler_splits.hpp"
 
+#include "simulator/cli/subcommand.hpp"
+
+#include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <iomanip>
+#include <memory>
 #include <ostream>
 #include <string>
 #include <utility>
@@ -145,7 +149,7 @@ json to_json(const Trace& trace, const GraphLifetimes& lifetimes, const std::vec
             const TraceEvent& e = trace.events[*peak.event];
             buffer["peak"] = {{"event", *peak.event + 1},
                               {"kind", kind_name(kind_of(e))},
-                              {"step", node_step(trace, e)},
+                              {"node_step", node_step(trace, e)},
                               {"node", e.node != kNoTensor ? json(trace.tensor(e.node).name) : json()}};
         } else {
             buffer["peak"] = nullptr;
@@ -204,6 +208,15 @@ int why(const WhyOptions& options, std::ostream& out, std::ostream& err) {
         }
         return kDone;
     });
+}
+
+Subcommand add_why_command(CLI::App& app, const Console& io) {
+    auto options = std::make_shared<WhyOptions>();
+    auto* command = app.add_subcommand("why", "why each buffer is as large as it is: where its size was set, what was live, "
+                                              "the holes, and the lower bound");
+    add_graph_input(command, options->graph);
+    command->add_flag("--json", options->json, "one JSON object with a `buffers` list");
+    return {command, [options, &io] { return why(*options, io.out, io.err); }};
 }
 
 } // namespace gallocsim::cli

@@ -7,6 +7,8 @@
 
 #include "simulator/cli/graph_input.hpp"
 
+#include "simulator/cli/subcommand.hpp"
+
 #include <iosfwd>
 
 namespace gallocsim::cli {
@@ -16,5 +18,8 @@ struct WhyOptions {
     bool json = false;  // one JSON object (docs/graph-format.md#why-reports)
 };
 int why(const WhyOptions& options, std::ostream& out, std::ostream& err);
+
+// The subcommand on the command line (cli/subcommand.hpp).
+Subcommand add_why_command(CLI::App& app, const Console& io);
 
 } // namespace gallocsim::cli

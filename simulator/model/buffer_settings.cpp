@@ -1,4 +1,5 @@
 #include "simulator/model/buffer_settings.hpp"
+#include "reference/dynamic_allocator.hpp"
 
 #include <string>
 
@@ -7,7 +8,7 @@ namespace gallocsim {
 void apply_buffer_overrides(GraphFile& file, const BufferOverrides& overrides) {
     if (overrides.alignment) {
         const std::size_t a = *overrides.alignment;
-        if (a == 0 || (a & (a - 1)) != 0) {
+        if (!is_valid_alignment(a)) {
             throw GraphFileError("buffer settings: an alignment must be a power of two, got " + std::to_string(a));
         }
     }

@@ -1,5 +1,6 @@
 #include "simulator/model/graph_file.hpp"
 #include "simulator/model/json_reader.hpp"
+#include "reference/dynamic_allocator.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -112,7 +113,7 @@ private:
                 r_.fail(dot(path, "name"), "duplicate buffer type name \"" + spec.name + "\"");
             }
             const std::uint64_t alignment = r_.unsigned_integer(r_.member(t, path, "alignment"), dot(path, "alignment"));
-            if (alignment == 0 || (alignment & (alignment - 1)) != 0) {
+            if (!is_valid_alignment(alignment)) {
                 r_.fail(dot(path, "alignment"), "must be a power of two, got " + std::to_string(alignment));
             }
             spec.alignment = alignment;

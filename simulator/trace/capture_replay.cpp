@@ -242,7 +242,7 @@ CallTrace trace_call(const CaptureSession& session, std::size_t index, const All
     replay_until(replayer, session, plan_call);
     if (plan_call == index) {
         WorkingGraph planned = working_copy(traced.file);
-        TraceRecorder recorder(traced.file, planned);
+        TraceRecorder recorder(traced.file, planned, profile);
         const CallReplay replay = replayer.replay_next(&recorder, &planned);
         traced.trace = recorder.take(replay.error);
         traced.note = short_name(call.function) + (call.is_reserve() ? " planned the graph" : " re-planned the graph");
@@ -255,7 +255,7 @@ CallTrace trace_call(const CaptureSession& session, std::size_t index, const All
         // trace shows the planning on the planning call's graph.
         GraphFile planning_file = load_call_graph(session, planner);
         WorkingGraph planned = working_copy(planning_file);
-        TraceRecorder recorder(planning_file, planned);
+        TraceRecorder recorder(planning_file, planned, profile);
         const CallReplay replay = replayer.replay_next(&recorder, &planned);
         traced.trace = recorder.take(replay.error);
         traced.file = std::move(planning_file);
@@ -264,7 +264,7 @@ CallTrace trace_call(const CaptureSession& session, std::size_t index, const All
     }
     // The same graph file: the planning and this call's placement in one trace.
     WorkingGraph planned = working_copy(traced.file);
-    TraceRecorder recorder(traced.file, planned);
+    TraceRecorder recorder(traced.file, planned, profile);
     replayer.replay_next(&recorder, &planned);
     replay_until(replayer, session, index);
     const CallReplay replay = replayer.replay_next(&recorder, &planned);

@@ -266,16 +266,18 @@ inline TensorId TraceRecorder::id_of(const Tensor* tensor) const {
     return static_cast<TensorId>(tensor->index);
 }
 
-TraceRecorder::TraceRecorder(const GraphFile& file, const WorkingGraph& planned)
-    : TraceRecorder(file, planned, describe_tensors(file)) {}
+TraceRecorder::TraceRecorder(const GraphFile& file, const WorkingGraph& planned, const AllocatorProfile& profile)
+    : TraceRecorder(file, planned, describe_tensors(file), profile) {}
 
-TraceRecorder::TraceRecorder(const GraphFile& file, const WorkingGraph& planned, TraceTensors tensors) {
+TraceRecorder::TraceRecorder(const GraphFile& file, const WorkingGraph& planned, TraceTensors tensors,
+                             const AllocatorProfile& profile) {
     if (tensors.size() != file.context.size() || planned.context.size() != file.context.size()) {
         throw std::invalid_argument("trace: the graph file has " + std::to_string(file.context.size()) +
                                     " tensors, the tensor description " + std::to_string(tensors.size()) +
                                     ", the planned copy " + std::to_string(planned.context.size()));
     }
     trace_.graph_name = file.name;
+    trace_.profile = &profile;
     trace_.leaf_count = file.graph.leafs.size();
     trace_.node_count = file.graph.nodes.size();
     trace_.tensors = std::move(tensors);
@@ -303,7 +305,8 @@ TraceRecorder::TraceRecorder(const GraphFile& file, const WorkingGraph& planned,
         }
         const BufferTypeSpec& spec = file.buffer_types[type];
         trace_.buffers.push_back(
-            {spec.name, spec.alignment, spec.max_size.value_or(kSizeMax), allocator_of_type[type], first_id_of_type[type]});
+            {spec.name, spec.alignment, profile.planning_max_size(spec.max_size.value_or(kSizeMax)), allocator_of_type[type],
+             first_id_of_type[type]});
     }
 }
 
@@ -413,15 +416,9 @@ TracedPlan trace_plan(const GraphFile& file, const AllocatorProfile& profile) {
 
 TracedPlan trace_plan(const GraphFile& file, TraceTensors tensors, const AllocatorProfile& profile) {
     TracedPlan traced{prepare_plan(file, profile), {}};
-    TraceRecorder recorder(file, traced.run.planned, std::move(tensors));
+    TraceRecorder recorder(file, traced.run.planned, std::move(tensors), profile);
     carry_out_plan(traced.run, &recorder);
     traced.trace = recorder.take(traced.run.error);
-    traced.trace.profile = &profile;
-    if (!profile.chunks) {
-        for (TraceBuffer& buffer : traced.trace.buffers) {
-            buffer.max_size = kSizeMax;  // before chunks, planning ignored it
-        }
-    }
     return traced;
 }
 

@@ -101,7 +101,7 @@ TraceTensors describe_tensors(const GraphFile& file);
 struct TraceBuffer {
     std::string type_name;
     std::size_t alignment = 0;
-    std::size_t max_size = kSizeMax;  // the buffer type's largest buffer
+    std::size_t max_size = kSizeMax;  // the largest chunk planning makes (the profile's planning_max_size)
     int allocator = 0;                // index of the dynamic allocator (and buffer) it uses
     int canonical_id = 0;             // the lowest buffer id sharing that allocator
 };
@@ -232,10 +232,12 @@ struct Trace {
 // then take the trace. Events name the copy's tensors; the trace names them by index.
 class TraceRecorder final : public AllocationObserver {
 public:
-    TraceRecorder(const GraphFile& file, const WorkingGraph& planned);
+    // `profile` is the ggml version the run plans by (the trace says which rules made it).
+    TraceRecorder(const GraphFile& file, const WorkingGraph& planned, const AllocatorProfile& profile = newest_profile());
     // With the description of this file's tensors that an earlier trace of it made
     // (std::invalid_argument if it, or `planned`, has another number of tensors).
-    TraceRecorder(const GraphFile& file, const WorkingGraph& planned, TraceTensors tensors);
+    TraceRecorder(const GraphFile& file, const WorkingGraph& planned, TraceTensors tensors,
+                  const AllocatorProfile& profile = newest_profile());
     // The recorded trace; `error` is the run's failure, if any. The recorder is spent.
     Trace take(std::string error);
 

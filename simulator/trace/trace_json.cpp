@@ -259,8 +259,7 @@ std::string event_to_json(const Trace& trace, std::size_t index, const std::stri
     out.reserve(256 + explanation.size());
     {
         ObjectWriter w(out);
-        // `step` is the event number too, kept from before events and node steps had names.
-        w("step", index + 1)("event", index + 1)("kind", kind_name(kind_of(event)))("stage", stage_name(event.stage));
+        w("event", index + 1)("kind", kind_name(kind_of(event)))("stage", stage_name(event.stage));
         const TensorId node = node_named(event);
         node == kNoTensor ? w("node", nullptr) : w("node", trace.tensor(node).name);
         w.array("tensors", touched_tensors(event),
@@ -278,12 +277,11 @@ std::string trace_header_json(const Trace& trace) {
         buffers.push_back({{"id", id},
                            {"type", buffer.type_name},
                            {"alignment", buffer.alignment},
-                           {"max_size", buffer.max_size},
+                           {"max_size", buffer.max_size == kSizeMax ? json(nullptr) : json(buffer.max_size)},
                            {"shares_buffer_of", buffer.canonical_id}});
     }
-    json out = {{"format", "gallocsim-trace/1"},
+    json out = {{"format", "gallocsim-trace/2"},
                 {"graph", trace.graph_name},
-                {"steps", trace.size()},
                 {"events", trace.size()},
                 {"tensors", trace.tensors.size()},
                 {"leafs", trace.leaf_count},

@@ -23,6 +23,6 @@ std::uint32_t stable_name_hash(std::string_view name);
 // HSV with hue in degrees [0, 360), saturation and value in [0, 255], to RGB (rounded).
 Rgb hsv_to_rgb(int hue, int saturation, int value);
 
-Rgb tensor_colour(std::string_view name);
+Rgb tensor_rgb(std::string_view name);
 
 } // namespace gallocsim

@@ -1,4 +1,4 @@
-#include "simulator/model/tensor_colour.hpp"
+#include "simulator/model/tensor_color.hpp"
 
 #include <cmath>
 #include <cstdio>
@@ -39,7 +39,7 @@ Rgb hsv_to_rgb(int hue, int saturation, int value) {
     return {channel(r), channel(g), channel(b)};
 }
 
-Rgb tensor_colour(std::string_view name) {
+Rgb tensor_rgb(std::string_view name) {
     const std::uint32_t hash = stable_name_hash(name);
     return hsv_to_rgb(static_cast<int>(hash % 360u), 110 + static_cast<int>((hash >> 9) % 70u),
                       215 + static_cast<int>((hash >> 17) % 35u));

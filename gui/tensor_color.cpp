@@ -1,11 +1,11 @@
-#include "gui/tensor_colors.hpp"
+#include "gui/tensor_color.hpp"
 
-#include "simulator/model/tensor_colour.hpp"
+#include "simulator/model/tensor_color.hpp"
 
 namespace gallocsim::gui {
 
 QColor tensor_color(std::string_view name) {
-    const Rgb rgb = tensor_colour(name);
+    const Rgb rgb = tensor_rgb(name);
     return QColor(rgb.red, rgb.green, rgb.blue);
 }
 

@@ -1,5 +1,5 @@
 #pragma once
-// The GUI's colours: each tensor's is model/tensor_colour.hpp's, the same as in the SVG
+// The GUI's colours: each tensor's is model/tensor_color.hpp's, the same as in the SVG
 // pictures; the palette for everything that is not a particular tensor.
 
 #include <QColor>

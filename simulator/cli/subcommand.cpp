@@ -1,0 +1,41 @@
+#include "simulator/cli/subcommand.hpp"
+
+#include "reference/profile.hpp"
+
+#include <CLI/CLI.hpp>
+
+namespace gallocsim::cli {
+
+void add_model_flags(CLI::App* command, ModelFlags& flags) {
+    const std::string group = "Example options";
+    command->add_option("--layers", flags.layers, "transformer blocks / linear layers")->group(group);
+    command->add_option("--embd", flags.embd, "model width")->group(group);
+    command->add_option("--heads", flags.heads, "attention heads")->group(group);
+    command->add_option("--ff", flags.ff, "feed-forward (hidden) width")->group(group);
+    command->add_option("--tokens", flags.tokens, "tokens in the batch")->group(group);
+    command->add_option("--vocab", flags.vocab, "vocabulary size")->group(group);
+    command->add_option("--outputs", flags.outputs, "llama: tokens whose logits are computed")->group(group);
+    command->add_option("--weights", flags.weights, "weight type (f32, f16, q4_0, q8_0, q4_k, ...)")->group(group);
+    command->add_option("--buffers", flags.buffers, "cpu, cuda or split (CUDA0 + CPU)")->group(group);
+    command->add_flag("--inplace", flags.inplace, "llama: in-place rope, scale, soft_max, silu, gate product")->group(group);
+    command->add_flag("--mask", flags.mask, "llama: a kq_mask input for soft_max")->group(group);
+    command->add_flag("--clamp", flags.clamp, "llama: Q, K and V clamped after their projections (olmo's clamp_kqv)")->group(group);
+}
+
+void add_buffer_flags(CLI::App* command, BufferFlags& flags, const std::string& group) {
+    command->add_option("--alignment", flags.alignment, "alignment of every buffer type")->group(group);
+    command->add_option("--max-size", flags.max_size, "max_size of every buffer type")->group(group);
+    command->add_option("--alloc-size", flags.alloc_size, "alloc size rule of every buffer type: nbytes or cuda")->group(group);
+}
+
+void add_graph_input(CLI::App* command, GraphInput& input) {
+    static const std::string version_help =
+        "plan by the rules of this ggml allocator state, or of the state a ggml version carries (gallocsim versions "
+        "lists them; default: the newest, " + std::string(newest_profile().name) + ")";
+    command->add_option("input", input.input, "graph file (- reads standard input), or example name (see `gallocsim examples`)")->required();
+    command->add_option("--ggml-version", input.ggml_version, version_help);
+    add_model_flags(command, input.model);
+    add_buffer_flags(command, input.buffers, "Buffer options");
+}
+
+} // namespace gallocsim::cli

@@ -2,6 +2,7 @@
 
 #include "gui/tensor_color.hpp"
 #include "gui/text.hpp"
+#include "simulator/model/input_file.hpp"
 #include "simulator/trace/capture_replay.hpp"
 #include "simulator/trace/explain.hpp"
 
@@ -317,11 +318,12 @@ bool SimulationController::open_file(const QString& path) {
                    ? open_capture(path)
                    : fail(tr("Cannot open the folder"), tr("%1: not a capture (it has no session-*.jsonl)").arg(path));
     }
-    QFile input(path);
-    if (!input.open(QIODevice::ReadOnly)) {
-        return fail(tr("Cannot open file"), tr("%1: %2").arg(path, input.errorString()));
+    QByteArray text;
+    try {
+        text = QByteArray::fromStdString(read_input_file(path.toStdString()));  // bounded: /dev/zero is refused
+    } catch (const GraphFileError& error) {
+        return fail(tr("Cannot open file"), QString::fromUtf8(error.what()));
     }
-    const QByteArray text = input.readAll();
     // A saved session is recognised by its format tag; anything else must be a graph file.
     if (text.contains(kSessionFormat)) {
         QJsonParseError parse_error;

@@ -6,6 +6,7 @@
 #include "simulator/model/examples.hpp"
 #include "tests/cli_run.hpp"
 #include "tests/golden_files.hpp"
+#include "tests/test_support.hpp"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -188,7 +189,7 @@ TEST(RenderCommand, WritesSvgAndChecksTheStep) {
 }
 
 TEST(MiniMallocCommands, ExportThenImport) {
-    const auto csv = std::filesystem::temp_directory_path() / "gallocsim-sched-issue.csv";
+    const auto csv = test_support::scratch_path("gallocsim-sched-issue.csv");
     ExportMiniMallocOptions out_options{input("sched-issue"), csv.string(), "", true};
     ASSERT_EQ(run(export_minimalloc, out_options).code, 0);
     std::ifstream file(csv);
@@ -217,7 +218,7 @@ TEST(MiniMallocCommands, ExportThenImport) {
 // Any valid plan survives the round trip: ggml's offsets on every golden file, each buffer type
 // exported with them and imported again, keep every rule of the MiniMalloc problem.
 TEST(MiniMallocCommands, GgmlsPlanValidatesAfterTheRoundTripOnEveryGoldenFile) {
-    const auto csv = std::filesystem::temp_directory_path() / "gallocsim-round-trip.csv";
+    const auto csv = test_support::scratch_path("gallocsim-round-trip.csv");
     std::size_t checked = 0;
     test_support::for_each_golden_file("", [&](const std::filesystem::path& path) {
         GraphFile file = load_graph_file(path.string());
@@ -243,7 +244,7 @@ TEST(MiniMallocCommands, GgmlsPlanValidatesAfterTheRoundTripOnEveryGoldenFile) {
 
 // x and y live at the same single step: a plain overlap, not a hand-off.
 TEST(MiniMallocCommands, ImportReportsOverlapsInTheFilesOffsets) {
-    const auto csv = std::filesystem::temp_directory_path() / "gallocsim-overlap.csv";
+    const auto csv = test_support::scratch_path("gallocsim-overlap.csv");
     std::ofstream(csv) << "id,lower,upper,size,offset\nx,0,1,5,3\ny,0,1,5,0\n";
     const Result r = run(import_minimalloc, ImportMiniMallocOptions{csv.string(), 1.0});
     EXPECT_EQ(r.code, 1);

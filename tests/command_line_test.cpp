@@ -94,6 +94,20 @@ TEST(CommandLine, AFolderIsNoGraphFile) {
     EXPECT_EQ(r.err, folder.string() + ": is a folder, not a graph file (conform takes folders)\n");
 }
 
+// `plan /dev/zero` used to read until memory ran out (std::bad_alloc, exit 3): a device is
+// refused before it is read, as bad input.
+TEST(CommandLine, ADeviceIsNoGraphFile) {
+    for (const char* command : {"plan", "trace", "why"}) {
+        const Outcome r = run({command, "/dev/zero"});
+        EXPECT_EQ(r.code, kBadInput) << command;
+        EXPECT_EQ(r.err, "/dev/zero: not a regular file (a device, a pipe or a socket); give a file\n") << command;
+    }
+    // conform counts a file it cannot read as failed, as it does a malformed one, and goes on.
+    const Outcome conform = run({"conform", "/dev/zero"});
+    EXPECT_EQ(conform.code, kFailed);
+    EXPECT_NE(conform.out.find("FAIL /dev/zero: not a regular file"), std::string::npos) << conform.out;
+}
+
 // The seed graph on standard input: a and b (4 bytes each, 32-aligned) at 0 and 32, mul in
 // place of a, so one 64-byte buffer.
 TEST(CommandLine, DashReadsTheGraphFromStandardInput) {

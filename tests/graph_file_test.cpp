@@ -302,7 +302,7 @@ TEST(GraphFileErrors, MissingFileIsNamed) {
         load_graph_file(path);
         FAIL() << "expected GraphFileError";
     } catch (const GraphFileError& error) {
-        EXPECT_EQ(std::string(error.what()), path.string() + ": cannot open file");
+        EXPECT_EQ(std::string(error.what()), path.string() + ": no such file");
     }
 }
 

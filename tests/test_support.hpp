@@ -8,6 +8,8 @@
 #include "reference/observer.hpp"
 #include "reference/tensor.hpp"
 
+#include <unistd.h>
+
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -103,6 +105,13 @@ inline std::string read_text(const std::filesystem::path& path) {
     std::ostringstream text;
     text << in.rdbuf();
     return text.str();
+}
+
+// A scratch file in the system's temporary folder, its name prefixed with this process's
+// id, so that suites running at the same time (two build folders tested at once) do not
+// write over each other's files.
+inline std::filesystem::path scratch_path(std::string_view name) {
+    return std::filesystem::temp_directory_path() / (std::to_string(::getpid()) + "-" + std::string(name));
 }
 
 inline std::filesystem::path shared_dir() { return GALLOCSIM_SHARED_DIR; }

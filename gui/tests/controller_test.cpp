@@ -186,6 +186,18 @@ private Q_SLOTS:
         QVERIFY(!controller.has_graph());
     }
 
+    // /dev/zero never ends: the GUI used to read it until it aborted on std::bad_alloc. It is
+    // refused as a device before a byte is read, and the graph shown stays.
+    void a_device_is_refused_and_the_graph_stays() {
+        SimulationController controller;
+        QVERIFY(controller.load_example("seed"));
+        QSignalSpy errors(&controller, &SimulationController::error_occurred);
+        QVERIFY(!controller.open_file("/dev/zero"));
+        QCOMPARE(errors.count(), 1);
+        QCOMPARE(errors.at(0).at(1).toString(), QString("/dev/zero: not a regular file (a device, a pipe or a socket); give a file"));
+        QCOMPARE(controller.source(), QString("example:seed"));
+    }
+
     // With at most 32 bytes per buffer, a and b no longer fit one chunk: b gets chunk 1.
     //
     //   chunk 0: | a=mul (32) |        chunk 1: | b (32) |

@@ -1,4 +1,6 @@
 #include "simulator/analysis/minimalloc.hpp"
+#include "simulator/model/graph_file.hpp"
+#include "simulator/model/input_file.hpp"
 
 #include <algorithm>
 #include <charconv>
@@ -213,13 +215,13 @@ MiniMallocProblem parse_minimalloc_csv(std::string_view text, std::string_view s
 }
 
 MiniMallocProblem load_minimalloc_csv(const std::filesystem::path& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) {
-        throw MiniMallocError(path.string() + ": cannot open file");
+    std::string text;
+    try {
+        text = read_input_file(path);
+    } catch (const GraphFileError& error) {
+        throw MiniMallocError(error.what());
     }
-    std::ostringstream text;
-    text << in.rdbuf();
-    return parse_minimalloc_csv(text.str(), path.string());
+    return parse_minimalloc_csv(text, path.string());
 }
 
 } // namespace gallocsim

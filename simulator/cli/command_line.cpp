@@ -17,6 +17,7 @@
 
 #include <algorithm>
 #include <exception>
+#include <new>
 #include <istream>
 #include <ostream>
 #include <string>
@@ -109,6 +110,9 @@ int run_command_line(int argc, const char* const* argv, const Console& console) 
                 return command.run();
             }
         }
+    } catch (const std::bad_alloc&) {
+        err << "gallocsim: out of memory: this input needs more memory than the process may use\n";
+        return kFailed;
     } catch (const std::exception& error) {
         // Commands report bad input themselves (cli/errors.hpp): this is a bug.
         err << "gallocsim: internal error: " << error.what() << "\n";

@@ -2,12 +2,14 @@
 // The command line's one path from errors to exit codes. Every library reports bad input by
 // throwing its own error, worded for the input and naming the file and the place
 // (GraphFileError, MiniMallocError); the command line adds UsageError for a wrong flag. A
-// command runs its body in run_guarded, which prints the message and returns kBadInput.
+// command runs its body in run_guarded, which prints the message and returns kBadInput (or
+// kFailed when memory ran out: an input too large for the machine, not a bug).
 // Anything else escaping a command is a bug: main() says so and returns kInternalError.
 
 #include "simulator/analysis/minimalloc.hpp"
 #include "simulator/model/graph_file.hpp"
 
+#include <new>
 #include <ostream>
 #include <stdexcept>
 
@@ -15,7 +17,7 @@ namespace gallocsim::cli {
 
 enum ExitCode : int {
     kDone = 0,
-    kFailed = 1,         // the plan failed, broke a rule or differs from the expected one; a write failed
+    kFailed = 1,         // the plan failed, broke a rule or differs from the expected one; a write failed; out of memory
     kBadInput = 2,       // a flag, a graph file, a capture or a CSV that cannot be used
     kInternalError = 3,  // a bug in gallocsim (main() reports it)
 };
@@ -36,6 +38,10 @@ int run_guarded(std::ostream& err, Body&& body) {
         err << error.what() << "\n";
     } catch (const MiniMallocError& error) {
         err << error.what() << "\n";
+    } catch (const std::bad_alloc&) {
+        // Not a bug and not bad input: the input needs more memory than the process was given.
+        err << "gallocsim: out of memory: this input needs more memory than the process may use\n";
+        return kFailed;
     }
     return kBadInput;
 }

@@ -2,6 +2,7 @@
 
 #include "simulator/cli/errors.hpp"
 #include "simulator/model/buffer_settings.hpp"
+#include "simulator/model/input_file.hpp"
 #include "reference/dynamic_allocator.hpp"
 #include "reference/version_map.hpp"
 
@@ -29,9 +30,7 @@ GraphFile load_graph_input(const GraphInput& input) {
         if (any_model_flag(input.model)) {
             throw UsageError("-: example options (--layers, --embd, ...) apply to built-in examples only");
         }
-        std::ostringstream text;
-        text << std::cin.rdbuf();
-        file = parse_graph_file(text.str(), "standard input");
+        file = parse_graph_file(read_input_stream(std::cin, "standard input"), "standard input");
     } else if (fs::is_directory(input.input, ec)) {
         throw GraphFileError(input.input + ": is a folder, not a graph file (conform takes folders)");
     } else if (fs::exists(input.input, ec)) {

@@ -1,6 +1,7 @@
 #include "simulator/model/capture_session.hpp"
 #include "simulator/model/amount_text.hpp"
 
+#include "simulator/model/input_file.hpp"
 #include "simulator/model/json_reader.hpp"
 
 #include <algorithm>
@@ -252,15 +253,7 @@ private:
     CaptureSession session_;
 };
 
-std::string read_text(const fs::path& file) {
-    std::ifstream in(file, std::ios::binary);
-    if (!in) {
-        throw GraphFileError(file.string() + ": cannot open");
-    }
-    std::ostringstream text;
-    text << in.rdbuf();
-    return text.str();
-}
+std::string read_text(const fs::path& file) { return read_input_file(file); }
 
 // Whether a JSON text that failed to parse failed because it ended too soon.
 bool ends_too_soon(const std::string& text) {
@@ -354,10 +347,11 @@ namespace {
 // capture-log.jsonl: one JSON object a line, written by the capture library with O_APPEND.
 std::vector<CaptureLogEntry> read_capture_log(const fs::path& file) {
     std::vector<CaptureLogEntry> entries;
-    std::ifstream in(file, std::ios::binary);
-    if (!in) {
+    std::error_code missing;
+    if (!fs::exists(file, missing)) {
         return entries;
     }
+    std::istringstream in(read_input_file(file));
     int line = 0;
     for (std::string text; std::getline(in, text);) {
         const std::string source = file.string() + ": line " + std::to_string(++line);

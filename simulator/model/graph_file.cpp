@@ -1,4 +1,5 @@
 #include "simulator/model/graph_file.hpp"
+#include "simulator/model/input_file.hpp"
 #include "simulator/model/json_reader.hpp"
 #include "reference/dynamic_allocator.hpp"
 
@@ -557,13 +558,7 @@ GraphFile parse_graph_file(std::string_view text, std::string_view source_name) 
 }
 
 GraphFile load_graph_file(const std::filesystem::path& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) {
-        throw GraphFileError(path.string() + ": cannot open file");
-    }
-    std::ostringstream text;
-    text << in.rdbuf();
-    return parse_graph_file(text.str(), path.string());
+    return parse_graph_file(read_input_file(path), path.string());
 }
 
 std::string plan_record_to_json(const PlanRecord& plan, int indent) {

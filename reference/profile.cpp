@@ -201,7 +201,15 @@ const AllocatorProfile& newest_profile() { return kProfiles.front(); }
 const AllocatorProfile& baseline_profile() { return kProfiles[kBaselineIndex]; }
 const AllocatorProfile& seed_era_profile() { return kProfiles.back(); }
 
+std::string gallocsim_source(const AllocatorProfile& profile) { return "gallocsim " + std::string(profile.name); }
+
 const AllocatorProfile* profile_for_source(std::string_view expected_source) {
+    // A plan gallocsim wrote (plan --json) names the profile it planned by.
+    if (constexpr std::string_view ours = "gallocsim "; expected_source.starts_with(ours)) {
+        const std::string_view name = expected_source.substr(ours.size());
+        const AllocatorProfile* profile = find_profile(name);
+        return profile != nullptr && profile->name == name ? profile : nullptr;
+    }
     for (const AllocatorProfile& profile : kProfiles) {
         if (std::ranges::find(profile.sources, expected_source) != profile.sources.end()) {
             return &profile;

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <initializer_list>
 #include <span>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -140,8 +141,11 @@ const AllocatorProfile& newest_profile();    // the default everywhere
 const AllocatorProfile& baseline_profile();  // what ggml d99724f2 runs: the golden corpus
 const AllocatorProfile& seed_era_profile();  // ggml f54604ef: the seeds' allocator
 // The profile that reproduces a graph file's `expected.source` ("ggml d99724f2",
-// "llama.cpp 0c1e570 (ggml 0.25.3)", "ggml f54604ef"); nullptr for any other.
+// "llama.cpp 0c1e570 (ggml 0.25.3)", "ggml f54604ef", or what gallocsim_source wrote);
+// nullptr for any other.
 const AllocatorProfile* profile_for_source(std::string_view expected_source);
+// The source gallocsim writes into a plan it made: "gallocsim llama.cpp-0c1e570".
+std::string gallocsim_source(const AllocatorProfile& profile);
 // "llama.cpp-0c1e570, ggml-0a2b6b20, …": for error messages.
 std::string_view known_profile_names();
 

@@ -97,7 +97,7 @@ TEST(CompareCommand, ReportsChunksAndTakesExampleOptions) {
     BufferOverrides chunks_of_4096;
     chunks_of_4096.max_size = 4096;
     apply_buffer_overrides(file, chunks_of_4096);
-    EXPECT_EQ(file.name, "llama-l1-e64-t4");
+    EXPECT_EQ(file.name, "llama-l1-e64-h4-f160-v256-t4");
     EXPECT_TRUE(r.out.starts_with(file.name + ": " + std::to_string(file.graph.nodes.size()) + " nodes, " +
                                   std::to_string(file.graph.leafs.size()) + " leafs\n"))
         << r.out;

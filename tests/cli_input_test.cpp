@@ -56,9 +56,9 @@ TEST(GraphInputFlags, ExampleFlagsReachPlanTraceWalkAndStats) {
               "probs   node       0      0           512         512\n"
               "\n"
               "buffer 0 (CPU, alignment 32): 1024 bytes (1.00 KiB)\n");
-    EXPECT_EQ(first_line(run(trace, TraceOptions{.graph = mlp}).out), "mlp-l1-e64-t2: 27 events, 3 node steps");
-    EXPECT_EQ(first_line(run(stats, StatsOptions{.graph = mlp, .summary_only = true}).out), "mlp-l1-e64-t2: 27 events, 3 node steps");
-    EXPECT_EQ(first_line(run_walk({.graph = mlp}).out), "Walking mlp-l1-e64-t2: 27 events, 3 node steps. Type h for help.");
+    EXPECT_EQ(first_line(run(trace, TraceOptions{.graph = mlp}).out), "mlp-l1-e64-f256-t2: 27 events, 3 node steps");
+    EXPECT_EQ(first_line(run(stats, StatsOptions{.graph = mlp, .summary_only = true}).out), "mlp-l1-e64-f256-t2: 27 events, 3 node steps");
+    EXPECT_EQ(first_line(run_walk({.graph = mlp}).out), "Walking mlp-l1-e64-f256-t2: 27 events, 3 node steps. Type h for help.");
 }
 
 TEST(GraphInputFlags, BufferFlagsOverrideTheBufferTypes) {
@@ -196,8 +196,8 @@ TEST(PlanReserveWith, KeepsTheReservedPlanWhenTheGraphFits) {
     const Result result = run(plan, PlanOptions{.graph = fewer_tokens, .reserve_with = "mlp"});
     EXPECT_EQ(result.code, 0);
     EXPECT_EQ(result.out.substr(0, result.out.find("\n\n")),
-              "reserve_n on mlp-l3-e64-t8: buffer 0: 18432 bytes\n"
-              "alloc_graph on mlp-l3-e64-t4: needs_realloc says no: the graph has as many nodes and leafs as the "
+              "reserve_n on mlp-l3-e64-f256-t8: buffer 0: 18432 bytes\n"
+              "alloc_graph on mlp-l3-e64-f256-t4: needs_realloc says no: the graph has as many nodes and leafs as the "
               "reserved one, and every tensor fits the bytes reserved for it, so each takes its reserved place.");
     EXPECT_NE(result.out.find("buffer 0 (CPU, alignment 32): 18432 bytes"), std::string::npos);
 }
@@ -208,8 +208,8 @@ TEST(PlanReserveWith, RePlansWithOneBufferAndSaysWhy) {
     const Result bigger = run(plan, PlanOptions{.graph = more_tokens, .reserve_with = "mlp"});
     EXPECT_EQ(bigger.code, 0);
     EXPECT_EQ(bigger.out.substr(0, bigger.out.find("\n\n")),
-              "reserve_n on mlp-l3-e64-t8: buffer 0: 18432 bytes\n"
-              "alloc_graph on mlp-l3-e64-t16: needs_realloc says yes: node fc0 needs 16384 bytes, and the reserved "
+              "reserve_n on mlp-l3-e64-f256-t8: buffer 0: 18432 bytes\n"
+              "alloc_graph on mlp-l3-e64-f256-t16: needs_realloc says yes: node fc0 needs 16384 bytes, and the reserved "
               "plan holds 8192 for it.\n"
               "With one buffer id, alloc_graph re-plans by itself (reserve); a buffer is allocated anew only where a "
               "chunk grows, so now buffer 0: 36864 bytes.");
@@ -238,9 +238,9 @@ TEST(PlanReserveWith, FailsWithSeveralBufferIdsAsGgmlDoes) {
     const PlanRun reserved = run_plan(four_tokens);
     ASSERT_EQ(reserved.plan.buffer_sizes.size(), 2u);
     EXPECT_EQ(result.out,
-              "reserve_n on llama-l1-e64-t4: buffer 0: " + std::to_string(reserved.plan.buffer_sizes[0]) +
+              "reserve_n on llama-l1-e64-h4-f160-v256-t4: buffer 0: " + std::to_string(reserved.plan.buffer_sizes[0]) +
                   " bytes, buffer 1: " + std::to_string(reserved.plan.buffer_sizes[1]) + " bytes\n"
-              "alloc_graph on llama-l1-e64-t8: needs_realloc says yes: node inp_embd needs 2048 bytes, and the "
+              "alloc_graph on llama-l1-e64-h4-f160-v256-t8: needs_realloc says yes: node inp_embd needs 2048 bytes, and the "
               "reserved plan holds 1024 for it.\n"
               "With 2 buffer ids, alloc_graph cannot re-plan by itself: it fails, and the caller (ggml_backend_sched) "
               "calls reserve_n with the ids and tries again.\n");
@@ -254,7 +254,7 @@ TEST(PlanReserveWith, RefusesGraphsWithDifferentBufferTypes) {
     const std::string other = write_example("llama-split.json", "llama", split);
     const Result result = run(plan, PlanOptions{.graph = {.input = "seed"}, .reserve_with = other});
     EXPECT_EQ(result.code, 2);
-    EXPECT_EQ(result.err, "'llama-l1-e64-t1' and 'seed-mul' have different buffer types or buffer ids; one allocator "
+    EXPECT_EQ(result.err, "'llama-l1-e64-h4-f160-v256-t1' and 'seed-mul' have different buffer types or buffer ids; one allocator "
                           "cannot serve both\n");
 }
 

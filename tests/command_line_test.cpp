@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <sstream>
 #include <string>
@@ -106,6 +107,64 @@ TEST(CommandLine, ADeviceIsNoGraphFile) {
     const Outcome conform = run({"conform", "/dev/zero"});
     EXPECT_EQ(conform.code, kFailed);
     EXPECT_NE(conform.out.find("FAIL /dev/zero: not a regular file"), std::string::npos) << conform.out;
+}
+
+// Numbers the user typed are taken exactly or refused: 2^64 does not become 2^64 - 1, and a
+// negative time limit is no limit.
+TEST(CommandLine, OutOfRangeNumbersAreRefused) {
+    const Outcome huge = run({"plan", "seed", "--max-size", "18446744073709551616"});
+    EXPECT_EQ(huge.code, kBadInput);
+    EXPECT_THAT(huge.err, HasSubstr("must be below 2^64 bytes, got 18446744073709551616"));
+    EXPECT_EQ(run({"plan", "seed", "--max-size", "18446744073709551615"}).code, kDone);  // 2^64 - 1 is a size
+    EXPECT_THAT(run({"plan", "seed", "--alignment", "32x"}).err, HasSubstr("must be a whole number of bytes, got 32x"));
+    EXPECT_EQ(run({"compare", "seed", "--time-limit", "-1"}).code, kBadInput);
+    EXPECT_EQ(run({"compare", "seed", "--time-limit", "0"}).code, kDone);
+}
+
+// An output that cannot be created is the user's path to fix: exit 2, as the README says.
+TEST(CommandLine, AnOutputThatCannotBeCreatedIsBadInput) {
+    const Outcome r = run({"render", "seed", "-o", "/nonexistent/x.svg"});
+    EXPECT_EQ(r.code, kBadInput);
+    EXPECT_EQ(r.err, "/nonexistent/x.svg: cannot create the file: No such file or directory\n");
+}
+
+// What conform cannot take is named, with what to give instead, and exits 2 (not "0 passed,
+// 0 failed" and exit 1).
+TEST(CommandLine, ConformNamesWhatItCannotTake) {
+    const std::filesystem::path empty = std::filesystem::path(::testing::TempDir()) / "gallocsim-empty-folder";
+    std::filesystem::create_directories(empty);
+    const Outcome nothing = run({"conform", empty.string()});
+    EXPECT_EQ(nothing.code, kBadInput);
+    EXPECT_THAT(nothing.err, HasSubstr(empty.string() + ": a folder with no graph files (*.json) and no capture folders in it"));
+    const std::string capture = std::string(GALLOCSIM_TEST_DATA_DIR) + "/captures/seed";
+    const Outcome session = run({"conform", capture + "/session-0.jsonl"});
+    EXPECT_EQ(session.code, kBadInput);
+    EXPECT_THAT(session.err, HasSubstr("session-0.jsonl: part of the capture in " + capture + "; give the capture folder"));
+    const Outcome planned = run({"plan", capture + "/session-0.jsonl"});
+    EXPECT_EQ(planned.code, kBadInput);
+    EXPECT_THAT(planned.err, HasSubstr("not a graph file; conform or gallocsim-gui take the capture folder"));
+}
+
+// The GUI's saved session is no graph file, and is called what it is.
+TEST(CommandLine, AGuiSessionIsNamedAsOne) {
+    const Outcome r = run({"plan", "-"}, R"({"format": "gallocsim-session/1", "breakpoints": []})");
+    EXPECT_EQ(r.code, kBadInput);
+    EXPECT_THAT(r.err, HasSubstr("a GUI session (gallocsim-session/1), not a graph file: open it with gallocsim-gui"));
+}
+
+// plan --json names the rules it planned by, so the plan pasted as a file's `expected` is
+// read back by conform under the same rules: the seed planned under the seed era passes.
+TEST(CommandLine, PlanJsonRoundTripsThroughConform) {
+    const Outcome planned = run({"plan", "seed", "--json", "--ggml-version", "ggml-f54604ef"});
+    ASSERT_EQ(planned.code, kDone) << planned.err;
+    nlohmann::json file = nlohmann::json::parse(run({"examples", "seed"}).out);
+    file["expected"] = nlohmann::json::parse(planned.out);
+    EXPECT_EQ(file["expected"]["source"], "gallocsim ggml-f54604ef");
+    const auto path = std::filesystem::path(::testing::TempDir()) / "gallocsim-round-trip.json";
+    std::ofstream(path) << file.dump();
+    const Outcome conform = run({"conform", path.string()});
+    EXPECT_EQ(conform.code, kDone) << conform.out << conform.err;
+    EXPECT_THAT(conform.out, HasSubstr("1 passed, 0 failed"));
 }
 
 // The seed graph on standard input: a and b (4 bytes each, 32-aligned) at 0 and 32, mul in

@@ -37,7 +37,7 @@ TEST(RunPlan, PlansAFileAsTheGoldenCorpusWasMade) {
     const PlanRun run = run_plan(file);
 
     EXPECT_EQ(run.error, "");
-    EXPECT_EQ(run.plan.source, "gallocsim");
+    EXPECT_EQ(run.plan.source, "gallocsim llama.cpp-0c1e570");  // the newest profile plans by default
     EXPECT_TRUE(run.plan.reserve);
     EXPECT_TRUE(run.plan.alloc_graph);
     EXPECT_EQ(run.plan.buffer_sizes, std::vector<std::size_t>{64});

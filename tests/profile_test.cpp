@@ -134,6 +134,11 @@ TEST(Profiles, AreFoundByTheSourceAGraphFileNames) {
     EXPECT_EQ(profile_for_source("ggml d99724f"), nullptr);
     EXPECT_EQ(profile_for_source("llama.cpp 0c1e570"), nullptr);
     EXPECT_EQ(profile_for_source("gallocsim"), nullptr);
+    // What plan --json writes names the profile by its name (not an alias), so conform reads it back.
+    EXPECT_EQ(profile_for_source("gallocsim ggml-f54604ef"), &seed_era());
+    EXPECT_EQ(profile_for_source(gallocsim_source(llama())), &llama());
+    EXPECT_EQ(profile_for_source("gallocsim ggml-d99724f2"), nullptr);
+    EXPECT_EQ(profile_for_source("gallocsim ggml-f54604"), nullptr);
     EXPECT_EQ(profile_for_source(""), nullptr);
 }
 

@@ -48,6 +48,35 @@ TEST(WhyCommand, SeedSizeIsSetWhenBothLeafsAreLive) {
     EXPECT_EQ(buffer["best_alternative"], 64);
 }
 
+// Where the bound is reached can be far from where the buffer's size was set. In a one-layer
+// llama of width 64 over 32 tokens with a 4096-word vocabulary, the last node (node step 34
+// of 34) is the output projection: it writes the logits, 4096 x 32 f32 = 524,288 bytes,
+// while it reads the final norm, 64 x 32 f32 = 8,192 bytes (the norm's chain ran in place,
+// so it is one block); the weight is outside the buffer. Nothing else is live then, and no
+// other step holds more: the bound is those two blocks, 532,480 bytes.
+TEST(WhyCommand, NamesWhereTheBoundIsReachedAndWhatIsLiveThere) {
+    std::ostringstream out, err;
+    GraphInput input{.input = "llama"};
+    input.model.tokens = 32;
+    input.model.vocab = 4096;
+    ASSERT_EQ(why({.graph = input, .json = true}, out, err), kDone) << err.str();
+    const json report = json::parse(out.str());
+    const json& at = report["buffers"][0]["lower_bound_at"];
+    EXPECT_EQ(report["buffers"][0]["lower_bound"], 532480);
+    EXPECT_EQ(at["node_step"], 34);
+    EXPECT_EQ(at["node"], "result_output");
+    ASSERT_EQ(at["live"].size(), 2u);
+    EXPECT_EQ(at["live"][0]["blocks"], "result_output");
+    EXPECT_EQ(at["live"][0]["bytes"], 524288);
+    EXPECT_EQ(at["live"][1]["bytes"], 8192);
+    std::ostringstream text, text_err;
+    ASSERT_EQ(why({.graph = input}, text, text_err), kDone);
+    EXPECT_NE(text.str().find("the bound is reached at node step 34 (result_output running), with 2 blocks live: "
+                              "result_output 512.00 KiB, "),
+              std::string::npos)
+        << text.str();
+}
+
 TEST(WhyCommand, TextNamesTheEventTheLiveTensorsAndTheBound) {
     std::ostringstream out, err;
     ASSERT_EQ(why({.graph = {.input = "seed"}}, out, err), kDone) << err.str();

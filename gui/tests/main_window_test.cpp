@@ -5,6 +5,7 @@
 #include "gui/event_log.hpp"
 #include "gui/graph_view.hpp"
 #include "gui/main_window.hpp"
+#include "gui/peak_panel.hpp"
 #include "gui/memory_map_view.hpp"
 #include "gui/simulation_controller.hpp"
 #include "gui/state_tables.hpp"
@@ -35,6 +36,7 @@
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QTextBrowser>
 
 #include <bit>
 
@@ -153,6 +155,15 @@ private Q_SLOTS:
             QTest::keyClick(window_.get(), Qt::Key_Left);
             check_views_show(p);
         }
+    }
+
+    // The Peak panel says where the bound is reached, as `why` does: in the seed, before the
+    // first node, with a+mul (a and mul share a's bytes) and b live, 32 bytes each.
+    void the_peak_panel_names_where_the_bound_is_reached() {
+        window_->peak_panel().show();
+        const QString text = window_->peak_panel().text().toPlainText();
+        QVERIFY2(text.contains("The bound is reached at node step 0 (before the first node), with 2 blocks live: a+mul 32 B, b 32 B."),
+                 qPrintable(text));
     }
 
     // The toolbar's version selector lists every profile, starts at the newest and re-plans.

@@ -97,6 +97,12 @@ Comparison compare_planners(const GraphFile& file, const GgmlPlan& ggml, const E
             arena.ggml_chunks = ggml.run.plan.chunk_sizes[id].size();
         }
         arena.lower_bound = lower_bound(problem.blocks);
+        for (const LiveBlock& block : problem.blocks) {
+            if (block.live_at(arena.lower_bound.step)) {
+                arena.live_at_bound.push_back(block);
+            }
+        }
+        std::ranges::stable_sort(arena.live_at_bound, std::greater{}, &LiveBlock::size);
         arena.bound_without_in_place = lower_bound(tensors[type].blocks);
         arena.no_reuse = no_reuse_size(tensors[type].blocks);
         for (const Planner& planner : planners()) {

@@ -58,6 +58,7 @@ struct ArenaComparison {
     std::size_t ggml_size = 0;    // all its chunks together
     std::size_t ggml_chunks = 0;
     PeakUsage lower_bound;             // in-place-aware: no plan with ggml's in-place decisions needs less
+    std::vector<LiveBlock> live_at_bound;  // the blocks live at lower_bound.step, largest first: what sets the bound
     PeakUsage bound_without_in_place;  // every tensor a block of its own: what in-place reuse can save
     std::size_t no_reuse = 0;
     std::vector<AlternativePlan> alternatives;  // in the registry's order

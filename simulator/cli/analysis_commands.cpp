@@ -15,6 +15,8 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iomanip>
@@ -117,11 +119,16 @@ int write_text(const std::string& text, const std::string& output, std::ostream&
         return 0;
     }
     std::ofstream file(output, std::ios::binary);
-    if (!(file << text)) {
-        err << output << ": cannot write\n";
-        return 1;
+    if (!file.is_open()) {
+        // A path that cannot be a file (no such folder, no permission) is the user's to fix: bad input.
+        err << output << ": cannot create the file: " << std::strerror(errno) << "\n";
+        return kBadInput;
     }
-    return 0;
+    if (!(file << text) || !file.flush()) {
+        err << output << ": cannot write: " << std::strerror(errno) << "\n";  // a full disk, a lost device
+        return kFailed;
+    }
+    return kDone;
 }
 
 
@@ -573,7 +580,8 @@ Subcommand add_compare_command(CLI::App& app, const Console& io) {
     auto options = std::make_shared<CompareOptions>();
     auto* command = app.add_subcommand("compare", "ggml's plan against other planners, the lower bound and no reuse");
     add_graph_input(command, options->graph);
-    command->add_option("--time-limit", options->time_limit, "seconds for each exact search (default 2)");
+    command->add_option("--time-limit", options->time_limit, "seconds for each exact search (default 2)")
+        ->check(CLI::Range(0.0, 86400.0));
     command->add_flag("--json", options->json, "one JSON object with a `buffer_types` list (docs/json-reports.md)");
     return {command, [options, &io] { return compare(*options, io.out, io.err); }};
 }
@@ -624,7 +632,8 @@ Subcommand add_import_minimalloc_command(CLI::App& app, const Console& io) {
     auto options = std::make_shared<ImportMiniMallocOptions>();
     auto* command = app.add_subcommand("import-minimalloc", "run the planners and the lower bound on a MiniMalloc CSV");
     command->add_option("csv", options->path, "MiniMalloc CSV file")->required();
-    command->add_option("--time-limit", options->time_limit, "seconds for the exact search (default 2)");
+    command->add_option("--time-limit", options->time_limit, "seconds for the exact search (default 2)")
+        ->check(CLI::Range(0.0, 86400.0));
     return {command, [options, &io] { return import_minimalloc(*options, io.out, io.err); }};
 }
 

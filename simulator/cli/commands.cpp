@@ -102,10 +102,17 @@ ConformInputs collect_inputs(const std::vector<std::string>& paths, std::ostream
                     found.push_back(it->path());
                 }
             }
+            if (found.empty() && captures.empty()) {
+                err << path << ": a folder with no graph files (*.json) and no capture folders in it\n";
+                ok = false;
+            }
             std::ranges::sort(found);
             std::ranges::sort(captures);
             inputs.files.insert(inputs.files.end(), found.begin(), found.end());
             inputs.captures.insert(inputs.captures.end(), captures.begin(), captures.end());
+        } else if (const auto folder = capture_holding(path)) {
+            err << path << ": part of the capture in " << folder->string() << "; give the capture folder\n";
+            ok = false;
         } else if (fs::exists(path, ec)) {
             inputs.files.emplace_back(path);
         } else {
@@ -328,7 +335,10 @@ int conform(const ConformOptions& options, std::ostream& out, std::ostream& err)
         }
         out << "\n";
     }
-    return tally.failed == 0 && paths_ok && (!files.empty() || !captures.empty()) ? 0 : 1;
+    if (!paths_ok) {
+        return kBadInput;  // a path that is no input: said on standard error above
+    }
+    return tally.failed == 0 ? kDone : kFailed;
 }
 
 int list_examples(std::ostream& out) {

@@ -2,6 +2,7 @@
 
 #include "simulator/cli/errors.hpp"
 #include "simulator/model/buffer_settings.hpp"
+#include "simulator/model/capture_session.hpp"
 #include "simulator/model/input_file.hpp"
 #include "reference/dynamic_allocator.hpp"
 #include "reference/version_map.hpp"
@@ -36,6 +37,10 @@ GraphFile load_graph_input(const GraphInput& input) {
     } else if (fs::exists(input.input, ec)) {
         if (any_model_flag(input.model)) {
             throw UsageError(input.input + ": example options (--layers, --embd, ...) apply to built-in examples only");
+        }
+        if (const auto capture = capture_holding(input.input)) {
+            throw GraphFileError(input.input + ": part of the capture in " + capture->string() +
+                                 ", not a graph file; conform or gallocsim-gui take the capture folder");
         }
         file = load_graph_file(input.input);
     } else if (input.input.find('/') == std::string::npos && input.input.find(".json") == std::string::npos) {

@@ -4,6 +4,10 @@
 
 #include <CLI/CLI.hpp>
 
+#include <charconv>
+#include <cstdint>
+#include <system_error>
+
 namespace gallocsim::cli {
 
 void add_model_flags(CLI::App* command, ModelFlags& flags) {
@@ -22,9 +26,25 @@ void add_model_flags(CLI::App* command, ModelFlags& flags) {
     command->add_flag("--clamp", flags.clamp, "llama: Q, K and V clamped after their projections (olmo's clamp_kqv)")->group(group);
 }
 
+// CLI11 makes a number past 2^64 - 1 into 2^64 - 1 without a word; a byte count must be
+// exactly what was typed.
+const CLI::Validator kWholeBytes(
+    [](const std::string& text) -> std::string {
+        std::uint64_t value = 0;
+        const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+        if (error == std::errc::result_out_of_range) {
+            return "must be below 2^64 bytes, got " + text;
+        }
+        if (error != std::errc{} || end != text.data() + text.size()) {
+            return "must be a whole number of bytes, got " + text;
+        }
+        return "";
+    },
+    "BYTES");
+
 void add_buffer_flags(CLI::App* command, BufferFlags& flags, const std::string& group) {
-    command->add_option("--alignment", flags.alignment, "alignment of every buffer type")->group(group);
-    command->add_option("--max-size", flags.max_size, "max_size of every buffer type")->group(group);
+    command->add_option("--alignment", flags.alignment, "alignment of every buffer type")->group(group)->check(kWholeBytes);
+    command->add_option("--max-size", flags.max_size, "max_size of every buffer type")->group(group)->check(kWholeBytes);
     command->add_option("--alloc-size", flags.alloc_size, "alloc size rule of every buffer type: nbytes or cuda")->group(group);
 }
 

@@ -277,6 +277,15 @@ std::optional<std::size_t> CapturedCall::unknown_alloc_size() const {
     return it == alloc_size.end() ? std::nullopt : std::optional(static_cast<std::size_t>(it - alloc_size.begin()));
 }
 
+std::optional<fs::path> capture_holding(const fs::path& file) {
+    const fs::path folder = file.has_parent_path() ? file.parent_path() : fs::path(".");
+    std::error_code ec;
+    if (file.extension() != ".jsonl" || !fs::is_regular_file(file, ec) || !is_capture_dir(folder)) {
+        return std::nullopt;
+    }
+    return folder;
+}
+
 bool is_capture_dir(const fs::path& path) {
     std::error_code ec;
     if (!fs::is_directory(path, ec)) {

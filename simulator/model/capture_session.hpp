@@ -100,6 +100,9 @@ struct Capture {
 
 // A folder holding at least one session-*.jsonl file, or the capture's log.
 bool is_capture_dir(const std::filesystem::path& path);
+// When `file` is one session (or the log) of a capture, that capture's folder: a session
+// reads its graphs from beside it, so commands take the folder.
+std::optional<std::filesystem::path> capture_holding(const std::filesystem::path& file);
 
 // Throws GraphFileError ("DIR/session-0.jsonl: line 3: $.buffer_sizes[0]: problem") for
 // malformed content; a cut last line is recorded in `truncated`, not thrown.

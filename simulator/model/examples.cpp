@@ -225,7 +225,9 @@ GraphFile llama_example(const LlamaParams& p) {
                 << (p.outputs > 0 && p.outputs < p.tokens ? ", n_outputs=" + std::to_string(p.outputs) : "")
                 << ", n_tokens=" << p.tokens << ", n_vocab=" << p.vocab << ", wtype=" << type_name(p.weights)
                 << "; buffers=" << buffer_setup_name(p.buffers);
-    ModelFile model("llama-l" + std::to_string(p.layers) + "-e" + std::to_string(p.embd) + "-t" + std::to_string(p.tokens),
+    // Every shape parameter in the name, so that a header never hides a default (n_vocab 256).
+    ModelFile model("llama-l" + std::to_string(p.layers) + "-e" + std::to_string(p.embd) + "-h" + std::to_string(p.heads) +
+                        "-f" + std::to_string(p.ff) + "-v" + std::to_string(p.vocab) + "-t" + std::to_string(p.tokens),
                     description.str(), p.buffers);
     GraphBuilder& b = model.build();
     const DataType f32 = DataType::f32;
@@ -339,7 +341,8 @@ GraphFile gpt2_example(const Gpt2Params& p) {
     description << "GPT-2 style transformer: n_embd=" << p.embd << ", n_ff=" << p.ff << ", n_head=" << p.heads
                 << ", n_layer=" << p.layers << ", n_tokens=" << p.tokens << ", n_vocab=" << p.vocab
                 << ", wtype=" << type_name(p.weights) << "; buffers=" << buffer_setup_name(p.buffers);
-    ModelFile model("gpt2-l" + std::to_string(p.layers) + "-e" + std::to_string(p.embd) + "-t" + std::to_string(p.tokens),
+    ModelFile model("gpt2-l" + std::to_string(p.layers) + "-e" + std::to_string(p.embd) + "-h" + std::to_string(p.heads) +
+                        "-f" + std::to_string(p.ff) + "-v" + std::to_string(p.vocab) + "-t" + std::to_string(p.tokens),
                     description.str(), p.buffers);
     GraphBuilder& b = model.build();
     const DataType f32 = DataType::f32;
@@ -435,7 +438,8 @@ GraphFile mlp_example(const MlpParams& p) {
     description << "multi-layer perceptron: n_layer=" << p.layers << ", n_embd=" << p.embd << ", n_ff=" << p.ff
                 << ", n_tokens=" << p.tokens << ", wtype=" << type_name(p.weights)
                 << "; buffers=" << buffer_setup_name(p.buffers);
-    ModelFile model("mlp-l" + std::to_string(p.layers) + "-e" + std::to_string(p.embd) + "-t" + std::to_string(p.tokens),
+    ModelFile model("mlp-l" + std::to_string(p.layers) + "-e" + std::to_string(p.embd) + "-f" + std::to_string(p.ff) +
+                        "-t" + std::to_string(p.tokens),
                     description.str(), p.buffers);
     GraphBuilder& b = model.build();
     Tensor* x = &model.input("input", DataType::f32, shape(p.embd, p.tokens));

@@ -69,12 +69,20 @@ public:
 
     GraphFile parse() {
         r_.object(doc_, "$");
-        r_.only_keys(doc_, "$", {"format", "name", "description", "buffer_types", "buffers", "tensors", "leafs",
-                                 "nodes", "leaf_buffer_ids", "node_buffer_ids", "expected", "captured"});
+        // The format first: a file of another kind gallocsim writes is named as such, not
+        // reported by its first field a graph file lacks.
         const std::string format = r_.string(r_.member(doc_, "$", "format"), "$.format");
+        if (format == "gallocsim-session/1") {
+            r_.fail("$.format", "a GUI session (gallocsim-session/1), not a graph file: open it with gallocsim-gui");
+        }
+        if (format == "ggml-session/1") {
+            r_.fail("$.format", "a session of a capture (ggml-session/1), not a graph file: give its capture folder");
+        }
         if (format != "ggml-graph/1") {
             r_.fail("$.format", "unsupported format \"" + format + "\" (expected \"ggml-graph/1\")");
         }
+        r_.only_keys(doc_, "$", {"format", "name", "description", "buffer_types", "buffers", "tensors", "leafs",
+                                 "nodes", "leaf_buffer_ids", "node_buffer_ids", "expected", "captured"});
         if (doc_.contains("name")) {
             file_.name = r_.string(doc_["name"], "$.name");
         }

@@ -65,7 +65,7 @@ std::string outgrown(const GraphAllocator& allocator, const Tensor& tensor, cons
 
 PlanRecord record_plan(const WorkingGraph& planned, const GraphAllocator& allocator, bool reserved, bool allocated) {
     PlanRecord plan;
-    plan.source = "gallocsim";
+    plan.source = gallocsim_source(allocator.profile());  // conform reads it back as that profile
     plan.reserve = reserved;
     plan.alloc_graph = allocated;
     for (int id = 0; id < allocator.buffer_count(); ++id) {

@@ -167,6 +167,27 @@ TEST(CommandLine, PlanJsonRoundTripsThroughConform) {
     EXPECT_THAT(conform.out, HasSubstr("1 passed, 0 failed"));
 }
 
+// A 1,000-character name no longer widens every row: the name column is at most 48
+// columns, the long name cut to 47 and "…"; a graph without a name is called by its file.
+TEST(CommandLine, LongNamesAreShortenedAndNamelessGraphsNamedByTheirFile) {
+    const std::string long_name(1000, 'n');
+    const auto path = std::filesystem::path(::testing::TempDir()) / "nameless.json";
+    std::ofstream(path) << R"({"format": "ggml-graph/1", "buffer_types": [{"name": "CPU", "alignment": 32}],
+        "tensors": [{"name": ")" << long_name << R"(", "ne": [1]}, {"name": "b", "ne": [1]}],
+        "leafs": [")" << long_name << R"(", "b"], "nodes": []})";
+    const Outcome r = run({"plan", path.string()});
+    ASSERT_EQ(r.code, kDone) << r.err;
+    std::istringstream lines(r.out);
+    std::string header, first, second;
+    std::getline(lines, header);
+    std::getline(lines, first);
+    std::getline(lines, second);
+    EXPECT_THAT(first, StartsWith(std::string(47, 'n') + "\xe2\x80\xa6  leaf"));
+    EXPECT_THAT(second, StartsWith("b" + std::string(47, ' ') + "  leaf"));
+    EXPECT_THAT(run({"why", path.string()}).out, StartsWith("nameless: 1 buffer\n"));
+    EXPECT_NE(run({"plan", path.string(), "--json"}).out.find(long_name), std::string::npos);  // whole in JSON
+}
+
 // The seed graph on standard input: a and b (4 bytes each, 32-aligned) at 0 and 32, mul in
 // place of a, so one 64-byte buffer.
 TEST(CommandLine, DashReadsTheGraphFromStandardInput) {

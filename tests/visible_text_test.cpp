@@ -41,6 +41,18 @@ TEST(VisibleText, BytesThatAreNoUtf8BecomeHexEscapesOneByOne) {
     EXPECT_EQ(visible_text("\xf4\x90\x80\x80"), "\\xf4\\x90\\x80\\x80");  // past U+10FFFF
 }
 
+// A name wider than the limit keeps limit - 1 columns and ends in "…" (U+2026, one column);
+// a wide character that would cross the limit is left out whole, never split.
+TEST(VisibleText, ShortenedCutsAtColumnsWithAnEllipsis) {
+    EXPECT_EQ(shortened("abcdef", 6), "abcdef");
+    EXPECT_EQ(shortened("abcdefg", 6), "abcde\xe2\x80\xa6");
+    EXPECT_EQ(display_width(shortened(std::string(100000, 'x'), 48)), 48u);
+    // 日本語 takes 6 columns: at 4, one wide character (2) and the ellipsis (1) fit, not two.
+    EXPECT_EQ(shortened("\xe6\x97\xa5\xe6\x9c\xac\xe8\xaa\x9e", 4), "\xe6\x97\xa5\xe2\x80\xa6");
+    // Escapes count as what they show: "\x07" is four columns.
+    EXPECT_EQ(shortened("a\x07" "bcdef", 6), "a\\x07\xe2\x80\xa6");
+}
+
 } // namespace
 } // namespace gallocsim
 

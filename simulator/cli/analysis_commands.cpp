@@ -400,12 +400,12 @@ int diff(const DiffOptions& options, std::ostream& out, std::ostream& err) {
         if (!d.moved.empty()) {
             std::size_t width = 6;
             for (const TensorMove& m : d.moved) {
-                width = std::max(width, display_width(m.name));
+                width = std::max(width, std::min(display_width(m.name), kNameColumns));
             }
             out << "\n" << padded("tensor", width) << "  " << std::left << std::setw(24)
                 << "A buffer:chunk:offset" << "B buffer:chunk:offset\n";
             for (const TensorMove& m : d.moved) {
-                out << padded(m.name, width) << "  " << std::left << std::setw(24) << place_text(m.before)
+                out << padded(shortened(m.name, kNameColumns), width) << "  " << std::left << std::setw(24) << place_text(m.before)
                     << place_text(m.after) << "\n";
             }
         }

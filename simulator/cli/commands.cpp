@@ -45,7 +45,7 @@ void print_plan_table(const GraphFile& file, const PlanRun& run, std::ostream& o
     };
     std::size_t width = 6, number_width = 12;
     for (const auto& [name, place] : run.plan.tensors) {
-        width = std::max(width, display_width(name));
+        width = std::max(width, std::min(display_width(name), kNameColumns));
         number_width = std::max({number_width, std::to_string(place.offset).size() + 2,
                                  std::to_string(size_of(name, place)).size() + 2});
     }
@@ -55,7 +55,7 @@ void print_plan_table(const GraphFile& file, const PlanRun& run, std::ostream& o
         << std::setw(numbers) << "size" << "\n";
     for (const auto& [name, place] : run.plan.tensors) {
         const Tensor& tensor = *file.context.find(name);
-        out << padded(name, width) << "  " << std::left << std::setw(4) << tensor_kind(leafs, tensor) << "  " << std::right
+        out << padded(shortened(name, kNameColumns), width) << "  " << std::left << std::setw(4) << tensor_kind(leafs, tensor) << "  " << std::right
             << std::setw(6) << place.buffer_id << "  " << std::setw(5) << place.chunk << "  " << std::setw(numbers)
             << place.offset << std::setw(numbers) << size_of(name, place) << "\n";
     }

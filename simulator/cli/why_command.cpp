@@ -130,11 +130,11 @@ void print_text(const Trace& trace, const GraphLifetimes& lifetimes, const std::
         out << "  live then: " << counted(peak.live.size(), "tensor") << ", " << byte_count(peak.live_bytes()) << "\n";
         std::size_t width = 6;
         for (const PeakTensor& t : peak.live) {
-            width = std::max(width, display_width(trace.tensor(t.tensor).name));
+            width = std::max(width, std::min(display_width(trace.tensor(t.tensor).name), kNameColumns));
         }
         for (const PeakTensor& t : peak.live) {
             const TraceTensor& tensor = trace.tensor(t.tensor);
-            out << "    " << padded(tensor.name, width) << "  " << std::left << std::setw(10)
+            out << "    " << padded(shortened(tensor.name, kNameColumns), width) << "  " << std::left << std::setw(10)
                 << (tensor.role == TensorRole::leaf ? std::string_view("leaf") : op_name(tensor.op));
             if (!splits.empty()) {
                 out << std::setw(10) << split_label(tensor, splits);

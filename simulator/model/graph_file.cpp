@@ -562,6 +562,11 @@ GraphFile parse_graph_file(std::string_view text, std::string_view source_name) 
     }
     GraphFile file = Parser(doc, source_name).parse();
     check_graph_bytes(file, std::string(source_name) + ": $");
+    if (file.name.empty()) {
+        // A graph without a name is called by its file ("model" for model.json), so that no
+        // header reads ": 1 buffer".
+        file.name = std::filesystem::path(source_name).stem().string();
+    }
     return file;
 }
 

@@ -137,6 +137,25 @@ std::size_t display_width(std::string_view text) {
     return width;
 }
 
+std::string shortened(std::string_view text, std::size_t max_columns) {
+    std::string visible = visible_text(text);
+    if (display_width(visible) <= max_columns || max_columns == 0) {
+        return visible;
+    }
+    std::string cut;
+    std::size_t width = 0;
+    for (std::size_t i = 0; i < visible.size();) {
+        const std::size_t start = i;
+        const auto columns = static_cast<std::size_t>(columns_of(next_code_point(visible, i)));
+        if (width + columns > max_columns - 1) {
+            break;  // one column left for the ellipsis
+        }
+        width += columns;
+        cut.append(visible, start, i - start);
+    }
+    return cut + "\u2026";
+}
+
 std::string padded(std::string_view text, std::size_t width) {
     std::string visible = visible_text(text);
     const std::size_t columns = display_width(text);

@@ -26,4 +26,12 @@ std::size_t display_width(std::string_view text);
 // The text made visible, padded with spaces to `width` columns (never cut).
 std::string padded(std::string_view text, std::size_t width);
 
+// The text made visible and, when it takes more than `max_columns` columns, cut to that
+// many with "…" as the last: a 100,000-character name does not widen every row of a table.
+// (visible_text leaves its own escapes as they are, so the result can be padded again.)
+std::string shortened(std::string_view text, std::size_t max_columns);
+
+// The most columns a name gets in a table; --json writes every name whole.
+inline constexpr std::size_t kNameColumns = 48;
+
 } // namespace gallocsim

@@ -12,16 +12,22 @@
 #include <QTimer>
 
 #include <iostream>
+#include <optional>
+#include <utility>
 
 namespace {
 
 // "K" (a call of session 0) or "S:K", both counted from 0, as the Capture dock lists them.
-bool select_call(gallocsim::gui::SimulationController& controller, const QString& text) {
+// --call K or S:K: the session (0 unless given) and the call, or nothing for a malformed value.
+std::optional<std::pair<qulonglong, qulonglong>> parse_call(const QString& text) {
     const QStringList parts = text.split(':');
     bool session_ok = true, call_ok = false;
     const qulonglong session = parts.size() == 2 ? parts[0].toULongLong(&session_ok) : 0;
     const qulonglong call = parts.back().toULongLong(&call_ok);
-    return parts.size() <= 2 && session_ok && call_ok && controller.select_call(session, call);
+    if (parts.size() > 2 || !session_ok || !call_ok) {
+        return std::nullopt;
+    }
+    return std::pair(session, call);
 }
 
 void name_application() {
@@ -97,10 +103,16 @@ int main(int argc, char** argv) {
     } else {
         loaded = controller.load_example(parser.value(example_option).isEmpty() ? "seed" : parser.value(example_option));
     }
-    if (loaded && parser.isSet(call_option) && !select_call(controller, parser.value(call_option))) {
-        std::cerr << "gallocsim-gui: --call " << parser.value(call_option).toStdString()
-                  << ": no such call in this capture (give K or S:K, counted from 0)\n";
-        return 2;
+    if (loaded && parser.isSet(call_option)) {
+        const auto call = parse_call(parser.value(call_option));
+        if (!call) {
+            std::cerr << "gallocsim-gui: --call " << parser.value(call_option).toStdString()
+                      << ": give K or S:K (session S, call K, counted from 0)\n";
+            return 2;
+        }
+        if (!controller.select_call(call->first, call->second)) {
+            return 2;  // the controller has said why (no capture, no such session or call)
+        }
     }
     if (parser.isSet(axis_option)) {
         const QString axis = parser.value(axis_option);

@@ -280,8 +280,12 @@ bool SimulationController::open_capture(const QString& folder) {
 }
 
 bool SimulationController::select_call(std::size_t session, std::size_t call) {
-    if (!capture_ || session >= capture_->sessions.size()) {
-        return false;
+    if (!capture_) {
+        return fail(tr("Cannot replay a call"), tr("no capture is open: calls are a capture folder's"));
+    }
+    if (session >= capture_->sessions.size()) {
+        return fail(tr("Cannot replay a call"),
+                    tr("no session %1: the capture has %2, counted from 0").arg(session).arg(capture_->sessions.size()));
     }
     const CaptureSession& chosen = capture_->sessions[session];
     const QString from = qstr(chosen.file.string()) + tr(" call %1").arg(call);

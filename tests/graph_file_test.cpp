@@ -64,6 +64,13 @@ TEST(GraphFileErrors, InvalidJsonSaysWhere) {
               "end of input; expected '[', '{', or a literal");
 }
 
+// A file of zeros is no JSON; it is not "unexpected end of input" either (nlohmann takes a NUL
+// for the end of the text): the first NUL's offset is named.
+TEST(GraphFileErrors, NulBytesAreNamedNotTakenForTheEnd) {
+    EXPECT_EQ(error_of(std::string(1000, '\0')), "g.json: a NUL byte at offset 0: not a JSON text (a binary file?)");
+    EXPECT_EQ(error_of(std::string("{\"format\"\0", 10)), "g.json: a NUL byte at offset 9: not a JSON text (a binary file?)");
+}
+
 TEST(GraphFileErrors, MissingFields) {
     EXPECT_EQ(error_of(R"({"format": "ggml-graph/1", "buffer_types": [{"name": "CPU", "alignment": 32}]})"),
               "g.json: $: missing required field \"tensors\"");

@@ -4,7 +4,7 @@
 # trace has 17 events (docs/tutorial.md walks through them), so event 18 is out of range; its
 # graph has one node, so node steps 0 and 1 exist and 2 does not.
 set -u
-gui=$1 version=$2
+gui=$1 version=$2 capture=$3  # tests/data/captures/seed: two sessions (its README)
 fail() { echo "FAIL: $*"; exit 1; }
 out=$(env -u DISPLAY -u WAYLAND_DISPLAY QT_QPA_PLATFORM= "$gui" --help) || fail "--help exits $?"
 [[ $out == *"Usage:"* ]] || fail "--help prints no usage: $out"
@@ -20,4 +20,14 @@ err=$(QT_QPA_PLATFORM=offscreen "$gui" --at-step 2 --screenshot /dev/null 2>&1);
 [[ $code == 2 && $err == *"--at-step 2: the graph has node steps 0 to 1"* ]] || fail "--at-step 2 exits $code: $err"
 err=$(QT_QPA_PLATFORM=offscreen "$gui" --timeline-axis time --screenshot /dev/null 2>&1); code=$?
 [[ $code == 2 && $err == *"--timeline-axis time: give steps or events"* ]] || fail "--timeline-axis time exits $code: $err"
+# A call the capture lacks is said once, by what failed, not again as "no such call".
+err=$(QT_QPA_PLATFORM=offscreen "$gui" "$capture" --call 9 --screenshot /dev/null 2>&1); code=$?
+[[ $code == 2 && $err == *"call 9"* && $err != *"no such call in this capture"* ]] || fail "--call 9 exits $code: $err"
+err=$(QT_QPA_PLATFORM=offscreen "$gui" "$capture" --call 3:0 --screenshot /dev/null 2>&1); code=$?
+[[ $code == 2 && $err == *"no session 3: the capture has 2, counted from 0"* ]] || fail "--call 3:0 exits $code: $err"
+err=$(QT_QPA_PLATFORM=offscreen "$gui" "$capture" --call x --screenshot /dev/null 2>&1); code=$?
+[[ $code == 2 && $err == *"--call x: give K or S:K"* ]] || fail "--call x exits $code: $err"
+# /dev/zero is refused as a device before a byte is read (it used to be read until the GUI aborted).
+err=$(QT_QPA_PLATFORM=offscreen "$gui" /dev/zero --screenshot /dev/null 2>&1); code=$?
+[[ $code != 0 && $err == *"/dev/zero: not a regular file"* ]] || fail "/dev/zero exits $code: $err"
 echo "passed"

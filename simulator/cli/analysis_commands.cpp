@@ -617,7 +617,7 @@ Subcommand add_render_command(CLI::App& app, const Console& io) {
 Subcommand add_export_minimalloc_command(CLI::App& app, const Console& io) {
     auto options = std::make_shared<ExportMiniMallocOptions>();
     auto no_offsets = std::make_shared<bool>(false);
-    auto* command = app.add_subcommand("export-minimalloc", "write the lifetimes as MiniMalloc CSV (id,lower,upper,size,offset)");
+    auto* command = app.add_subcommand("export-minimalloc", "write the lifetimes as MiniMalloc CSV (id,lower,upper,size,alignment,offset)");
     add_graph_input(command, options->graph);
     command->add_option("-o,--output", options->output, "CSV file to write (default: standard output)");
     command->add_option("--buffer-type", options->buffer_type, "which buffer type, when tensors live in several");

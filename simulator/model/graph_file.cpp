@@ -548,6 +548,12 @@ void check_graph_bytes(const GraphFile& file, std::string_view source) {
 }
 
 GraphFile parse_graph_file(std::string_view text, std::string_view source_name) {
+    // A NUL byte is no JSON anywhere; nlohmann reads it as the end of the text and would say
+    // "unexpected end of input" at the place of the NUL, which misleads about a file of zeros.
+    if (const auto nul = text.find('\0'); nul != std::string_view::npos) {
+        throw GraphFileError(std::string(source_name) + ": a NUL byte at offset " + std::to_string(nul) +
+                             ": not a JSON text (a binary file?)");
+    }
     json doc;
     try {
         doc = json::parse(text);

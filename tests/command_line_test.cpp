@@ -188,6 +188,26 @@ TEST(CommandLine, LongNamesAreShortenedAndNamelessGraphsNamedByTheirFile) {
     EXPECT_NE(run({"plan", path.string(), "--json"}).out.find(long_name), std::string::npos);  // whole in JSON
 }
 
+// A real model asked about by name: --preset gives the llama example Llama-3.1-8B's shapes (32
+// layers, width 4096, 32 heads, feed-forward 14336, vocabulary 128,256: its config), and the
+// header says every one; a flag given beside it wins; a preset of another example, or an
+// unknown one, is a usage error that lists them.
+TEST(CommandLine, PresetsShapeAnExampleLikeARealModel) {
+    const Outcome r = run({"why", "llama", "--preset", "llama-3.1-8b", "--tokens", "8"});
+    ASSERT_EQ(r.code, kDone) << r.err;
+    EXPECT_THAT(r.out, StartsWith("llama-l32-e4096-h32-f14336-v128256-t8: 1 buffer\n"));
+    EXPECT_THAT(run({"plan", "llama", "--preset", "llama-3.1-8b", "--layers", "2", "--json"}).err, ::testing::IsEmpty());
+    const Outcome two = run({"trace", "llama", "--preset", "llama-3.1-8b", "--layers", "2", "--to", "1"});
+    EXPECT_THAT(two.out, StartsWith("llama-l2-e4096-h32-f14336-v128256-t1: "));
+    const Outcome other = run({"plan", "llama", "--preset", "gpt2"});
+    EXPECT_EQ(other.code, kBadInput);
+    EXPECT_EQ(other.err, "--preset gpt2 shapes the gpt2 example, not llama\n");
+    const Outcome unknown = run({"plan", "llama", "--preset", "llama-9"});
+    EXPECT_EQ(unknown.code, kBadInput);
+    EXPECT_THAT(unknown.err, HasSubstr("--preset: unknown model \"llama-9\" (tinyllama-1.1b, llama-2-7b"));
+    EXPECT_THAT(run({"examples"}).out, HasSubstr("--preset: gpt2 gpt2-xl\n"));
+}
+
 // The seed graph on standard input: a and b (4 bytes each, 32-aligned) at 0 and 32, mul in
 // place of a, so one 64-byte buffer.
 TEST(CommandLine, DashReadsTheGraphFromStandardInput) {

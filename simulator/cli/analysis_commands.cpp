@@ -572,7 +572,7 @@ int import_minimalloc(const ImportMiniMallocOptions& options, std::ostream& out,
 int export_example(const std::string& name, const ModelFlags& flags, const std::string& output, std::ostream& out,
                    std::ostream& err) {
     return run_guarded(err, [&] {
-        return write_text(graph_file_to_json(make_example(name, example_options(flags))) + "\n", output, out, err);
+        return write_text(graph_file_to_json(example_from_flags(name, flags)) + "\n", output, out, err);
     });
 }
 

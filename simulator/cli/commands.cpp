@@ -351,6 +351,15 @@ int list_examples(std::ostream& out) {
             }
             out << std::setw(14) << "" << "options:" << flags << "\n";
         }
+        std::string presets;
+        for (const ModelPreset& preset : model_presets()) {
+            if (preset.example == example.name) {
+                presets += " " + std::string(preset.name);
+            }
+        }
+        if (!presets.empty()) {
+            out << std::setw(14) << "" << "--preset:" << presets << "\n";
+        }
     }
     return 0;
 }

@@ -18,7 +18,7 @@ namespace fs = std::filesystem;
 namespace {
 
 bool any_model_flag(const ModelFlags& f) {
-    return f.layers || f.embd || f.heads || f.ff || f.tokens || f.vocab || f.outputs || f.weights || f.buffers ||
+    return f.preset || f.layers || f.embd || f.heads || f.ff || f.tokens || f.vocab || f.outputs || f.weights || f.buffers ||
            f.inplace || f.mask || f.clamp;
 }
 
@@ -44,7 +44,7 @@ GraphFile load_graph_input(const GraphInput& input) {
         }
         file = load_graph_file(input.input);
     } else if (input.input.find('/') == std::string::npos && input.input.find(".json") == std::string::npos) {
-        file = make_example(input.input, example_options(input.model));
+        file = example_from_flags(input.input, input.model);
     } else {
         throw GraphFileError(input.input + ": no such file");
     }
@@ -64,6 +64,26 @@ const AllocatorProfile& chosen_profile(const std::string& ggml_version) {
 
 GraphFile load_input(const std::string& input) {
     return load_graph_input({.input = input});
+}
+
+GraphFile example_from_flags(const std::string& name, const ModelFlags& flags) {
+    ExampleOptions options = example_options(flags);
+    if (flags.preset) {
+        const ModelPreset* preset = find_model_preset(*flags.preset);
+        if (preset == nullptr) {
+            std::string names;
+            for (const ModelPreset& known : model_presets()) {
+                names += (names.empty() ? "" : ", ") + std::string(known.name);
+            }
+            throw UsageError("--preset: unknown model \"" + *flags.preset + "\" (" + names + ")");
+        }
+        if (preset->example != name) {
+            throw UsageError("--preset " + *flags.preset + " shapes the " + std::string(preset->example) +
+                             " example, not " + name);
+        }
+        options = with_preset(options, *preset);
+    }
+    return make_example(name, options);
 }
 
 ExampleOptions example_options(const ModelFlags& f) {

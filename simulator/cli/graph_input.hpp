@@ -21,6 +21,7 @@ namespace gallocsim::cli {
 
 // Example parameters as the command line gives them (checked when the example is built).
 struct ModelFlags {
+    std::optional<std::string> preset;  // a real model's shapes (model_presets), under the flags given
     std::optional<std::int64_t> layers, embd, heads, ff, tokens, vocab, outputs;
     std::optional<std::string> weights;  // a ggml type name
     std::optional<std::string> buffers;  // cpu, cuda or split
@@ -58,6 +59,9 @@ GraphFile load_input(const std::string& input);  // no flags
 
 // The model's inputs from the flags; throw UsageError for a flag that is wrong.
 ExampleOptions example_options(const ModelFlags& flags);
+// The example `name` built from the flags, a --preset's shapes under the flags given (UsageError
+// for an unknown preset or one of another example).
+GraphFile example_from_flags(const std::string& name, const ModelFlags& flags);
 BufferOverrides buffer_overrides(const BufferFlags& flags);
 
 } // namespace gallocsim::cli

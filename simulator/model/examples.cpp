@@ -479,6 +479,37 @@ void check_options(const ExampleInfo& info, const ExampleOptions& o) {
 
 } // namespace
 
+namespace {
+
+// From the models' papers and configs (config.json on their model cards).
+constexpr ModelPreset kPresets[] = {
+    {"tinyllama-1.1b", "llama", 22, 2048, 32, 5632, 32000, "4 KV heads in the model; the example gives every head its own K and V"},
+    {"llama-2-7b", "llama", 32, 4096, 32, 11008, 32000, ""},
+    {"llama-2-13b", "llama", 40, 5120, 40, 13824, 32000, ""},
+    {"llama-3.1-8b", "llama", 32, 4096, 32, 14336, 128256, "8 KV heads in the model; the example gives every head its own K and V"},
+    {"mistral-7b", "llama", 32, 4096, 32, 14336, 32000, "8 KV heads in the model; the example gives every head its own K and V"},
+    {"gpt2", "gpt2", 12, 768, 12, 3072, 50257, ""},
+    {"gpt2-xl", "gpt2", 48, 1600, 25, 6400, 50257, ""},
+};
+
+} // namespace
+
+std::span<const ModelPreset> model_presets() { return kPresets; }
+
+const ModelPreset* find_model_preset(std::string_view name) {
+    const auto found = std::ranges::find(kPresets, name, &ModelPreset::name);
+    return found == std::end(kPresets) ? nullptr : &*found;
+}
+
+ExampleOptions with_preset(ExampleOptions options, const ModelPreset& preset) {
+    options.layers = options.layers.value_or(preset.layers);
+    options.embd = options.embd.value_or(preset.embd);
+    options.heads = options.heads.value_or(preset.heads);
+    options.ff = options.ff.value_or(preset.ff);
+    options.vocab = options.vocab.value_or(preset.vocab);
+    return options;
+}
+
 GraphFile make_example(const std::string& name, const ExampleOptions& o) {
     const auto examples = list_examples();
     auto info = std::ranges::find(examples, name, &ExampleInfo::name);

@@ -7,6 +7,8 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
+#include <string_view>
 #include <string>
 #include <vector>
 
@@ -105,6 +107,21 @@ GraphFile mlp_example(const MlpParams& params);
 // Throws GraphFileError for an unknown name, an option the example does not take, or
 // parameters ggml would reject (heads not dividing the width, rows not whole blocks of a
 // quantized weight type...).
+// The shapes of a real model, for an example of its family: `--preset llama-3.1-8b` asks about
+// that model by name. Layers, width, heads, feed-forward width and vocabulary as the model's
+// paper or config gives them; what the example does not model (grouped-query attention, a
+// sliding window) is said in `note`.
+struct ModelPreset {
+    std::string_view name;
+    std::string_view example;  // the example it shapes: llama or gpt2
+    std::int64_t layers, embd, heads, ff, vocab;
+    std::string_view note;
+};
+std::span<const ModelPreset> model_presets();
+const ModelPreset* find_model_preset(std::string_view name);
+// The options with the preset's shapes wherever they give none (an explicit flag wins).
+ExampleOptions with_preset(ExampleOptions options, const ModelPreset& preset);
+
 GraphFile make_example(const std::string& name, const ExampleOptions& options = {});
 
 std::optional<BufferSetup> parse_buffer_setup(std::string_view name);

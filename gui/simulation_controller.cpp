@@ -350,6 +350,46 @@ bool SimulationController::load_example(const QString& name, const ExampleOption
     }
 }
 
+namespace {
+
+// The decision the cursor shows (the last event applied), to be found again after a re-plan
+// under other rules: the event count moves, so the same number would show an unrelated one.
+struct ShownDecision {
+    EventKind kind;
+    TensorId tensor;        // the first tensor the event touches (kNoTensor: none)
+    std::size_t node_step;  // the node step it belongs to
+};
+
+std::optional<ShownDecision> shown_decision(const Trace& trace, std::size_t position) {
+    if (position == 0 || position > trace.size()) {
+        return std::nullopt;
+    }
+    const TraceEvent& event = trace.events[position - 1];
+    const auto touched = touched_tensors(event);
+    return ShownDecision{kind_of(event), touched.empty() ? kNoTensor : touched.front(), node_step(trace, event)};
+}
+
+// Where the same decision is in `trace` (positions count applied events): the same kind of event
+// on the same tensor; else the last event of the same node step; else the end.
+std::size_t position_of(const Trace& trace, const ShownDecision& shown) {
+    for (std::size_t i = 0; shown.tensor != kNoTensor && i < trace.size(); ++i) {
+        const TraceEvent& event = trace.events[i];
+        if (kind_of(event) != shown.kind) {
+            continue;
+        }
+        if (const auto touched = touched_tensors(event); std::ranges::find(touched, shown.tensor) != touched.end()) {
+            return i + 1;
+        }
+    }
+    std::size_t position = 0;
+    for (std::size_t i = 0; i < trace.size() && node_step(trace, trace.events[i]) <= shown.node_step; ++i) {
+        position = i + 1;
+    }
+    return position;
+}
+
+} // namespace
+
 bool SimulationController::set_profile(const AllocatorProfile& profile) {
     if (&profile == profile_) {
         return true;
@@ -358,10 +398,14 @@ bool SimulationController::set_profile(const AllocatorProfile& profile) {
     profile_ = &profile;
     if (has_graph()) {
         try {
+            const auto shown = shown_decision(trace(), position());
             GraphFile copy = parse_graph_file(graph_file_to_json(file()), source().toStdString());
             if (!install(std::move(copy), source(), position(), true)) {
                 profile_ = previous;
                 return false;
+            }
+            if (shown) {
+                jump(position_of(trace(), *shown));
             }
         } catch (const std::exception& error) {
             profile_ = previous;

@@ -217,6 +217,38 @@ private Q_SLOTS:
         QCOMPARE(controller.timeline().chunks().size(), 2u);
     }
 
+    // Switching the version keeps the decision in view, not the event number: with c = clamp(a)
+    // before d = cont(b), llama.cpp-0c1e570 runs c in place of a and ggml-d99724f2 does not, so
+    // the events before d's allocation differ in number; the cursor stays on d's allocation.
+    void a_version_switch_keeps_the_decision_in_view() {
+        SimulationController controller;
+        QVERIFY(controller.load_graph(parse_graph_file(R"({"format": "ggml-graph/1",
+            "buffer_types": [{"name": "CPU", "alignment": 32}],
+            "tensors": [{"name": "a", "type": "f32", "ne": [8], "flags": ["input"]},
+                        {"name": "b", "type": "f32", "ne": [8], "flags": ["input"]},
+                        {"name": "c", "type": "f32", "ne": [8], "op": "CLAMP", "src": ["a"], "flags": ["output"]},
+                        {"name": "d", "type": "f32", "ne": [8], "op": "CONT", "src": ["b"], "flags": ["output"]}],
+            "leafs": ["a", "b"], "nodes": ["c", "d"]})", "clamp-then-cont"), "clamp-then-cont"));
+        const TensorId d = *controller.find_tensor("d");
+        const auto d_allocated = [&] {
+            const Trace& trace = controller.trace();
+            for (std::size_t i = 0; i < trace.size(); ++i) {
+                const auto touched = touched_tensors(trace.events[i]);
+                if (kind_of(trace.events[i]) == EventKind::node_allocated && std::ranges::find(touched, d) != touched.end()) {
+                    return i + 1;  // the position just after it
+                }
+            }
+            return std::size_t{0};
+        };
+        const std::size_t newest = d_allocated();
+        QVERIFY(newest > 0);
+        controller.jump(newest);
+        QVERIFY(controller.set_profile(*find_profile("ggml-d99724f2")));
+        const std::size_t older = d_allocated();
+        QVERIFY(older != newest);  // the event numbers moved
+        QCOMPARE(controller.position(), older);
+    }
+
     // a (8 f32, 32 bytes, input) feeds only c = clamp(a), an output; alignment 32. CLAMP
     // runs in place under llama.cpp-0c1e570 (c at a's offset 0) and not under ggml-d99724f2
     // (c at 32, next to a, which is still live when c is placed).

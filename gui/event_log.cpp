@@ -168,14 +168,20 @@ void EventLog::repaint_rows_between(std::size_t from, std::size_t to) {
 }
 
 QString EventLog::just_happened() const {
-    if (!controller_.has_graph() || controller_.position() == 0) {
+    if (!controller_.has_graph()) {
+        return tr("Nothing: no graph is open (File > Open, or an example).");
+    }
+    if (controller_.position() == 0) {
         return tr("Nothing yet: the plan starts with the first event.");
     }
     return qstr(controller_.explanation(controller_.position() - 1));
 }
 
 QString EventLog::happens_next() const {
-    if (!controller_.has_graph() || controller_.position() == controller_.event_count()) {
+    if (!controller_.has_graph()) {
+        return tr("Nothing until a graph is open.");
+    }
+    if (controller_.position() == controller_.event_count()) {
         return tr("Nothing: the plan is complete.");
     }
     return qstr(controller_.explanation(controller_.position()));
@@ -184,8 +190,9 @@ QString EventLog::happens_next() const {
 void EventLog::refresh() {
     const std::size_t position = controller_.position();
     const std::size_t total = controller_.event_count();
-    step_label_->set_html(position == 0 ? tr("<b>Start</b> (before event 1 of %1)").arg(total)
-                                        : tr("<b>Event %1 of %2</b>").arg(position).arg(total));
+    step_label_->set_html(!controller_.has_graph() ? tr("<b>No graph</b>")
+                          : position == 0          ? tr("<b>Start</b> (before event 1 of %1)").arg(total)
+                                                   : tr("<b>Event %1 of %2</b>").arg(position).arg(total));
     last_label_->set_html(tr("<b>What just happened:</b> %1").arg(just_happened().toHtmlEscaped()));
     next_label_->set_html(tr("<span style='color:#666'><b>What happens next:</b> %1</span>").arg(happens_next().toHtmlEscaped()));
     if (position > 0) {

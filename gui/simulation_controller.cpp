@@ -16,6 +16,7 @@
 #include <QEventLoop>
 
 #include <algorithm>
+#include <cmath>
 #include <atomic>
 #include <condition_variable>
 #include <exception>
@@ -757,8 +758,13 @@ bool SimulationController::restore_session(const QJsonObject& session, const QSt
         }
     }
     const QJsonValue position_value = session.value("position");
-    if (!position_value.isUndefined() && (!position_value.isDouble() || position_value.toDouble() < 0)) {
-        return fail(title, tr("%1: $.position: should be a number of events, 0 or more").arg(origin));
+    // A whole number of events that a size_t holds (2^53, where doubles stop being exact, is far
+    // past any trace): converting a larger double to size_t would be undefined.
+    constexpr double kMostEvents = 9007199254740992.0;
+    const double position_number = position_value.toDouble(0);
+    if (!position_value.isUndefined() && (!position_value.isDouble() || position_number < 0 || position_number > kMostEvents ||
+                                          position_number != std::floor(position_number))) {
+        return fail(title, tr("%1: $.position: should be a whole number of events, 0 or more").arg(origin));
     }
     // Check the breakpoints against the graph before anything changes.
     std::vector<std::string> tensor_names;
@@ -779,7 +785,7 @@ bool SimulationController::restore_session(const QJsonObject& session, const QSt
     }
     const AllocatorProfile* previous = profile_;
     profile_ = profile;
-    if (!install(std::move(file), session.value("source").toString(origin), static_cast<std::size_t>(position_value.toDouble(0)), false)) {
+    if (!install(std::move(file), session.value("source").toString(origin), static_cast<std::size_t>(position_number), false)) {
         profile_ = previous;
         return false;
     }

@@ -284,6 +284,28 @@ private Q_SLOTS:
         QCOMPARE(restored.state().tensor(*restored.find_tensor("c")).record.address.offset, 32u);
     }
 
+    // A position is a whole number of events that fits: 1e300 used to be converted to size_t
+    // unchecked (undefined behaviour) and opened at Start; -1 and 2.5 are no positions either.
+    void a_session_position_out_of_range_is_refused() {
+        SimulationController controller;
+        QVERIFY(controller.load_example("seed"));
+        for (const double position : {1e300, -1.0, 2.5}) {
+            QJsonObject session = controller.session();
+            session["position"] = position;
+            SimulationController other;
+            QSignalSpy errors(&other, &SimulationController::error_occurred);
+            QVERIFY(!other.restore_session(session, "s.json"));
+            QCOMPARE(errors.count(), 1);
+            QVERIFY2(errors.at(0).at(1).toString().contains("$.position: should be a whole number of events"),
+                     qPrintable(errors.at(0).at(1).toString()));
+        }
+        QJsonObject session = controller.session();
+        session["position"] = 17.0;  // the seed's last event: a position
+        SimulationController other;
+        QVERIFY(other.restore_session(session, "s.json"));
+        QCOMPARE(other.position(), 17u);
+    }
+
     void a_session_naming_an_unknown_ggml_version_is_refused() {
         SimulationController controller;
         QVERIFY(controller.load_example("seed"));

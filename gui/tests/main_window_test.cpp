@@ -358,6 +358,9 @@ private Q_SLOTS:
             }
         };
         check_all(false);
+        // And it says so: no "before event 1 of 0", no "the plan is complete".
+        QCOMPARE(empty.event_log().just_happened(), QString("Nothing: no graph is open (File > Open, or an example)."));
+        QCOMPARE(empty.event_log().happens_next(), QString("Nothing until a graph is open."));
         QTemporaryDir dir;
         QVERIFY(!empty.controller().open_file(write_file(dir, "broken.json", "{ not json")));
         check_all(false);

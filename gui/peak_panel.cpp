@@ -5,7 +5,6 @@
 #include "simulator/analysis/analysis.hpp"
 #include "simulator/trace/explain.hpp"
 
-#include <QStringList>
 #include <QTextBrowser>
 #include <QUrl>
 #include <QVBoxLayout>
@@ -41,32 +40,6 @@ void PeakPanel::showEvent(QShowEvent* event) {
         rebuild();
     }
 }
-
-namespace {
-
-// Where the bound is reached and the largest blocks live there (a block joins tensors ggml
-// ran in place: "a+mul"): what any smaller plan would have to fit at once.
-QString bound_position(const Trace& trace, const ArenaComparison& arena) {
-    constexpr std::size_t kShown = 5;
-    const int step = arena.lower_bound.step;
-    const auto& nodes = trace.tensors.nodes();
-    const QString running = step > 0 && static_cast<std::size_t>(step) <= nodes.size()
-                                ? PeakPanel::tr("%1 running").arg(qstr(trace.tensor(nodes[static_cast<std::size_t>(step - 1)]).name).toHtmlEscaped())
-                                : PeakPanel::tr("before the first node");
-    QStringList shown;
-    for (std::size_t i = 0; i < std::min(arena.live_at_bound.size(), kShown); ++i) {
-        const LiveBlock& block = arena.live_at_bound[i];
-        shown << PeakPanel::tr("%1 %2").arg(qstr(block.name).toHtmlEscaped(), human_bytes(block.size));
-    }
-    if (arena.live_at_bound.size() > kShown) {
-        shown << PeakPanel::tr("and %1 more").arg(arena.live_at_bound.size() - kShown);
-    }
-    return PeakPanel::tr("<p>The bound is reached at node step %1 (%2), with %3 live: %4.</p>")
-        .arg(step)
-        .arg(running, qstr(counted(arena.live_at_bound.size(), "block")), shown.join(", "));
-}
-
-} // namespace
 
 void PeakPanel::rebuild() {
     stale_ = false;
@@ -130,7 +103,7 @@ void PeakPanel::rebuild() {
             html += tr("<p>In-place-aware lower bound (%1): %2; best other planner on the same blocks, %3: %4.</p>")
                         .arg(qstr(arena->buffer_type).toHtmlEscaped(), qstr(byte_count(arena->lower_bound.bytes)),
                              qstr(std::string(best.planner->title)), qstr(byte_count(best.outcome.plan.size)));
-            html += bound_position(trace, *arena);
+            html += tr("<p>The bound is reached at %1.</p>").arg(qstr(bound_position_text(trace, *arena)).toHtmlEscaped());
         }
     }
     text_->setHtml(html);

@@ -137,10 +137,8 @@ std::string lifetime_end_text(const Trace& trace, const GraphLifetimes& lifetime
     const std::string step = "node step " + std::to_string(lifetime->last);
     switch (lifetime->end) {
     case LifetimeEnd::last_consumer: {
-        const auto& nodes = trace.tensors.nodes();
-        const auto position = static_cast<std::size_t>(lifetime->last - 1);
-        const std::string consumer = lifetime->last > 0 && position < nodes.size() ? trace.tensor(nodes[position]).name : "";
-        return "until its last consumer " + consumer + " (" + step + ")";
+        const TensorId consumer = trace.tensors.node_at_step(lifetime->last);
+        return "until its last consumer " + (consumer != kNoTensor ? trace.tensor(consumer).name : "") + " (" + step + ")";
     }
     case LifetimeEnd::last_view: return "until its last view is done (" + step + ")";
     case LifetimeEnd::output: return "a graph output: never freed";

@@ -1,7 +1,9 @@
 #include "simulator/analysis/analysis_plans.hpp"
 #include "reference/dynamic_allocator.hpp"
+#include "simulator/model/amount_text.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <map>
 #include <unordered_map>
 
@@ -16,18 +18,49 @@ GgmlPlan run_ggml_plan(const GraphFile& file, TraceTensors tensors, const Alloca
     GgmlPlan plan{std::move(traced.run), std::move(traced.trace), {}, {}, {}, 0};
     plan.timeline = Timeline(plan.trace);
     plan.lifetimes = plan_lifetimes(file, plan.trace, plan.timeline);
-    for (const TraceEvent& event : plan.trace.events) {
+    // A parent that gets memory again after a node took it in place (an input node can, while
+    // ggml still counts consumers) no longer shares bytes with that node: such pairs are dropped
+    // once every event has been seen, so the scan stays linear.
+    constexpr std::size_t kNever = SIZE_MAX;
+    std::vector<std::size_t> last_allocated(plan.trace.tensors.size(), kNever);
+    std::vector<std::size_t> reused_at;  // per pair, its event
+    for (std::size_t i = 0; i < plan.trace.events.size(); ++i) {
+        const TraceEvent& event = plan.trace.events[i];
         if (const auto* reused = std::get_if<Recorded<event::InPlaceReused>>(&event.data)) {
             plan.in_place.push_back({reused->node, reused->parent});
+            reused_at.push_back(i);
         } else if (const auto* allocated = std::get_if<Recorded<event::TensorAllocated>>(&event.data)) {
-            // A parent that gets memory again (an input node took its first memory in place
-            // while ggml was still counting consumers) no longer shares bytes with that node.
-            std::erase_if(plan.in_place, [&](const InPlacePair& pair) { return pair.parent == allocated->tensor; });
+            last_allocated.at(static_cast<std::size_t>(allocated->tensor)) = i;
         } else if (const auto* extra = std::get_if<Recorded<event::ExtraSpaceFreed>>(&event.data)) {
             plan.extra_space_freed += plan.trace.freed(*extra).size;
         }
     }
+    std::size_t kept = 0;
+    for (std::size_t p = 0; p < plan.in_place.size(); ++p) {
+        const std::size_t again = last_allocated[static_cast<std::size_t>(plan.in_place[p].parent)];
+        if (again == kNever || again < reused_at[p]) {
+            plan.in_place[kept++] = plan.in_place[p];
+        }
+    }
+    plan.in_place.resize(kept);
     return plan;
+}
+
+std::string bound_position_text(const Trace& trace, const ArenaComparison& arena) {
+    constexpr std::size_t kShown = 5;
+    const int step = arena.lower_bound.step;
+    const TensorId node = trace.tensors.node_at_step(step);
+    const auto& live = arena.live_at_bound;
+    std::string text = "node step " + std::to_string(step) + " (" +
+                       (node != kNoTensor ? trace.tensor(node).name + " running" : std::string("before the first node")) +
+                       "), with " + counted(live.size(), "block") + " live";
+    for (std::size_t i = 0; i < std::min(live.size(), kShown); ++i) {
+        text += (i == 0 ? ": " : ", ") + live[i].name + " " + binary_size(live[i].size);
+    }
+    if (live.size() > kShown) {
+        text += ", and " + std::to_string(live.size() - kShown) + " more";
+    }
+    return text;
 }
 
 PlanToCheck ggml_plan_to_check(const GraphFile& file, const GgmlPlan& plan) {

@@ -73,6 +73,11 @@ struct Comparison {
     std::string ggml_error;  // when reserve or alloc_graph failed
 };
 
+// Where the arena's bound is reached and the largest blocks live there, as every report says it:
+// "node step 24 (kq-0 running), with 9 blocks live: kq-0+kq_soft_max-0 256.00 MiB, …, and 4 more"
+// (a block names the tensors ggml ran in place as one: what any smaller plan must hold at once).
+std::string bound_position_text(const Trace& trace, const ArenaComparison& arena);
+
 // Compares ggml's plan of the file with the alternatives; its in-place pairs decide the blocks.
 Comparison compare_planners(const GraphFile& file, const GgmlPlan& ggml, const ExactLimits& limits = {});
 

@@ -111,8 +111,7 @@ int run_command_line(int argc, const char* const* argv, const Console& console) 
             }
         }
     } catch (const std::bad_alloc&) {
-        err << "gallocsim: out of memory: this input needs more memory than the process may use\n";
-        return kFailed;
+        return report_out_of_memory(err);
     } catch (const std::exception& error) {
         // Commands report bad input themselves (cli/errors.hpp): this is a bug.
         err << "gallocsim: internal error: " << error.what() << "\n";

@@ -28,6 +28,12 @@ public:
     using std::runtime_error::runtime_error;
 };
 
+// Not a bug and not bad input: the input needs more memory than the process was given.
+inline int report_out_of_memory(std::ostream& err) {
+    err << "gallocsim: out of memory: this input needs more memory than the process may use\n";
+    return kFailed;
+}
+
 template <typename Body>
 int run_guarded(std::ostream& err, Body&& body) {
     try {
@@ -39,9 +45,7 @@ int run_guarded(std::ostream& err, Body&& body) {
     } catch (const MiniMallocError& error) {
         err << error.what() << "\n";
     } catch (const std::bad_alloc&) {
-        // Not a bug and not bad input: the input needs more memory than the process was given.
-        err << "gallocsim: out of memory: this input needs more memory than the process may use\n";
-        return kFailed;
+        return report_out_of_memory(err);
     }
     return kBadInput;
 }

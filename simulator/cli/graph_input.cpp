@@ -71,11 +71,7 @@ GraphFile example_from_flags(const std::string& name, const ModelFlags& flags) {
     if (flags.preset) {
         const ModelPreset* preset = find_model_preset(*flags.preset);
         if (preset == nullptr) {
-            std::string names;
-            for (const ModelPreset& known : model_presets()) {
-                names += (names.empty() ? "" : ", ") + std::string(known.name);
-            }
-            throw UsageError("--preset: unknown model \"" + *flags.preset + "\" (" + names + ")");
+            throw UsageError("--preset: unknown model \"" + *flags.preset + "\" (" + model_preset_names() + ")");
         }
         if (preset->example != name) {
             throw UsageError("--preset " + *flags.preset + " shapes the " + std::string(preset->example) +

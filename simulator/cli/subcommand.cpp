@@ -13,11 +13,8 @@ namespace gallocsim::cli {
 
 void add_model_flags(CLI::App* command, ModelFlags& flags) {
     const std::string group = "Example options";
-    std::string presets;
-    for (const ModelPreset& preset : model_presets()) {
-        presets += (presets.empty() ? "" : ", ") + std::string(preset.name);
-    }
-    command->add_option("--preset", flags.preset, "a real model's shapes, under the flags given: " + presets)->group(group);
+    command->add_option("--preset", flags.preset, "a real model's shapes, under the flags given: " + model_preset_names())
+        ->group(group);
     command->add_option("--layers", flags.layers, "transformer blocks / linear layers")->group(group);
     command->add_option("--embd", flags.embd, "model width")->group(group);
     command->add_option("--heads", flags.heads, "attention heads")->group(group);

@@ -30,29 +30,22 @@ using nlohmann::json;
 struct BufferAnswer {
     const BufferPeak* peak = nullptr;
     const BufferTypeSpec* type = nullptr;
-    std::size_t lower_bound = 0;       // in-place-aware, over the whole buffer type
-    const ArenaComparison* arena = nullptr;  // where the bound is reached, and what is live there
-    std::size_t best_alternative = 0;  // the best other planner on the same merged blocks
-    std::string best_planner;
+    const ArenaComparison* arena = nullptr;  // its buffer type's bound and planners (none: no tensor there)
+
+    // In-place-aware, over the whole buffer type.
+    std::size_t lower_bound() const { return arena != nullptr ? arena->lower_bound.bytes : 0; }
+    // The best other planner on the same merged blocks.
+    std::size_t best_alternative() const { return arena != nullptr ? arena->best_alternative().outcome.plan.size : 0; }
+    std::string best_planner() const { return arena != nullptr ? std::string(arena->best_alternative().planner->title) : ""; }
 };
 
-// Each buffer's peak with the bound and the best other planner of its buffer type.
+// Each buffer's peak with the comparison of its buffer type.
 std::vector<BufferAnswer> answer(const GraphFile& file, const Comparison& comparison, const std::vector<BufferPeak>& peaks) {
     std::vector<BufferAnswer> answers;
     for (const BufferPeak& peak : peaks) {
-        const auto type = static_cast<std::size_t>(file.buffers[static_cast<std::size_t>(peak.buffer_id)]);
-        BufferAnswer a;
-        a.peak = &peak;
-        a.type = &file.buffer_types[type];
-        const auto arena = std::ranges::find(comparison.arenas, file.buffer_types[type].name, &ArenaComparison::buffer_type);
-        if (arena != comparison.arenas.end()) {
-            const AlternativePlan& best = arena->best_alternative();
-            a.lower_bound = arena->lower_bound.bytes;
-            a.arena = &*arena;
-            a.best_alternative = best.outcome.plan.size;
-            a.best_planner = best.planner->title;
-        }
-        answers.push_back(std::move(a));
+        const BufferTypeSpec& type = file.buffer_types[static_cast<std::size_t>(file.buffers[static_cast<std::size_t>(peak.buffer_id)])];
+        const auto arena = std::ranges::find(comparison.arenas, type.name, &ArenaComparison::buffer_type);
+        answers.push_back({&peak, &type, arena != comparison.arenas.end() ? &*arena : nullptr});
     }
     return answers;
 }
@@ -71,32 +64,6 @@ std::string event_text(const Trace& trace, std::size_t event) {
                        std::string(kind_name(kind_of(e))) + "), node step " + std::to_string(step) + " of " +
                        std::to_string(trace.node_count);
     return text + (e.node != kNoTensor ? " (" + trace.tensor(e.node).name + " running)" : " (before the first node)");
-}
-
-// "node step 964 (result_output running)", or "node step 0 (before the first node)".
-std::string node_step_text(const Trace& trace, int step) {
-    const auto& nodes = trace.tensors.nodes();
-    const std::string text = "node step " + std::to_string(step);
-    if (step <= 0 || static_cast<std::size_t>(step) > nodes.size()) {
-        return text + " (before the first node)";
-    }
-    return text + " (" + trace.tensor(nodes[static_cast<std::size_t>(step - 1)]).name + " running)";
-}
-
-// Where the bound is reached and the largest blocks live there: what a smaller buffer
-// would have to shrink (a block joins the tensors ggml ran in place, "a+mul").
-void print_bound_position(const Trace& trace, const ArenaComparison& arena, std::ostream& out) {
-    constexpr std::size_t kShown = 5;
-    const auto& live = arena.live_at_bound;
-    out << "  the bound is reached at " << node_step_text(trace, arena.lower_bound.step) << ", with "
-        << counted(live.size(), "block") << " live";
-    for (std::size_t i = 0; i < std::min(live.size(), kShown); ++i) {
-        out << (i == 0 ? ": " : ", ") << live[i].name << " " << binary_size(live[i].size);
-    }
-    if (live.size() > kShown) {
-        out << ", and " << live.size() - kShown << " more";
-    }
-    out << "\n";
 }
 
 std::string split_label(const TraceTensor& tensor, const SchedulerSplits& splits) {
@@ -155,14 +122,14 @@ void print_text(const Trace& trace, const GraphLifetimes& lifetimes, const std::
             }
             out << "\n";
         }
-        out << "  in-place-aware lower bound (" << a.type->name << "): " << byte_count(a.lower_bound)
-            << "; best other planner on the same blocks, " << a.best_planner << ": " << byte_count(a.best_alternative) << "\n";
+        out << "  in-place-aware lower bound (" << a.type->name << "): " << byte_count(a.lower_bound())
+            << "; best other planner on the same blocks, " << a.best_planner() << ": " << byte_count(a.best_alternative()) << "\n";
         if (a.arena != nullptr) {
-            print_bound_position(trace, *a.arena, out);
+            out << "  the bound is reached at " << bound_position_text(trace, *a.arena) << "\n";
         }
-        if (peak.size > a.lower_bound) {
-            out << "  the allocator's choices cost " << byte_count(peak.size - a.lower_bound) << " ("
-                << percent_of(peak.size - a.lower_bound, a.lower_bound) << ") over the bound\n";
+        if (peak.size > a.lower_bound()) {
+            out << "  the allocator's choices cost " << byte_count(peak.size - a.lower_bound()) << " ("
+                << percent_of(peak.size - a.lower_bound(), a.lower_bound()) << ") over the bound\n";
         } else {
             out << "  the plan meets the bound: only a different in-place decision or graph could need less\n";
         }
@@ -176,20 +143,18 @@ json to_json(const Trace& trace, const GraphLifetimes& lifetimes, const std::vec
         const BufferPeak& peak = *a.peak;
         json buffer{{"buffer", peak.buffer_id},        {"type", a.type->name},
                     {"size", peak.size},               {"chunk_sizes", peak.chunk_sizes},
-                    {"holes_bytes", peak.hole_bytes()}, {"lower_bound", a.lower_bound},
-                    {"best_alternative", a.best_alternative}, {"best_alternative_planner", a.best_planner}};
+                    {"holes_bytes", peak.hole_bytes()}, {"lower_bound", a.lower_bound()},
+                    {"best_alternative", a.best_alternative()}, {"best_alternative_planner", a.best_planner()}};
         if (a.arena != nullptr) {
             const int step = a.arena->lower_bound.step;
-            const auto& nodes = trace.tensors.nodes();
+            const TensorId node = trace.tensors.node_at_step(step);
             json live = json::array();
             for (const LiveBlock& block : a.arena->live_at_bound) {
                 live.push_back({{"blocks", block.name}, {"bytes", block.size}});
             }
             buffer["lower_bound_at"] = {
                 {"node_step", step},
-                {"node", step > 0 && static_cast<std::size_t>(step) <= nodes.size()
-                             ? json(trace.tensor(nodes[static_cast<std::size_t>(step - 1)]).name)
-                             : json()},
+                {"node", node != kNoTensor ? json(trace.tensor(node).name) : json()},
                 {"live", std::move(live)}};
         } else {
             buffer["lower_bound_at"] = nullptr;

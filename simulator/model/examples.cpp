@@ -501,6 +501,14 @@ const ModelPreset* find_model_preset(std::string_view name) {
     return found == std::end(kPresets) ? nullptr : &*found;
 }
 
+std::string model_preset_names() {
+    std::string names;
+    for (const ModelPreset& preset : kPresets) {
+        names += (names.empty() ? "" : ", ") + std::string(preset.name);
+    }
+    return names;
+}
+
 ExampleOptions with_preset(ExampleOptions options, const ModelPreset& preset) {
     options.layers = options.layers.value_or(preset.layers);
     options.embd = options.embd.value_or(preset.embd);

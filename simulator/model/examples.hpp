@@ -119,6 +119,7 @@ struct ModelPreset {
 };
 std::span<const ModelPreset> model_presets();
 const ModelPreset* find_model_preset(std::string_view name);
+std::string model_preset_names();  // "tinyllama-1.1b, llama-2-7b, …": for help and errors
 // The options with the preset's shapes wherever they give none (an explicit flag wins).
 ExampleOptions with_preset(ExampleOptions options, const ModelPreset& preset);
 

@@ -204,6 +204,12 @@ const std::vector<TensorId>& TraceTensors::nodes() const {
     return nodes_ ? *nodes_ : none;
 }
 
+TensorId TraceTensors::node_at_step(std::int64_t step) const {
+    const auto& all_nodes = nodes();
+    return step > 0 && static_cast<std::size_t>(step) <= all_nodes.size() ? all_nodes[static_cast<std::size_t>(step - 1)]
+                                                                            : kNoTensor;
+}
+
 TraceTensors describe_tensors(const GraphFile& file) {
     const auto& context = file.context.tensors();
     // A tensor's id is its position in the graph file's context.

@@ -85,6 +85,9 @@ public:
     std::size_t source_count() const { return source_count_; }
     // The graph's nodes in execution order: node(i) is graph.nodes[i], run at node step i + 1.
     const std::vector<TensorId>& nodes() const;
+    // The node that runs at a node step (step 1 runs the first); kNoTensor before the first
+    // node (step 0) and past the last.
+    TensorId node_at_step(std::int64_t step) const;
 
 private:
     const std::vector<TraceTensor>& all() const;

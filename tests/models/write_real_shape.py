@@ -17,6 +17,9 @@ import sys
 import gguf
 import numpy as np
 
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent / "e2e"))
+from write_tiny_model import copy_tokenizer  # noqa: E402  (the tokenizer of a vocab-only GGUF, as the tiny models take it)
+
 # Shapes as the models' configs give them (config.json on their model cards).
 MODELS = {
     "llama-3.1-8b": dict(arch="llama", vocab_file="ggml-vocab-llama-bpe.gguf", layers=32, embd=4096, heads=32,
@@ -24,24 +27,6 @@ MODELS = {
     "mistral-7b": dict(arch="llama", vocab_file="ggml-vocab-llama-spm.gguf", layers=32, embd=4096, heads=32,
                        kv_heads=8, ff=14336, context=32768, rope_base=1000000.0, weights="Q4_0"),
 }
-
-
-def copy_tokenizer(writer: gguf.GGUFWriter, vocab_path: pathlib.Path) -> int:
-    """Copies every tokenizer.* key of a vocab-only GGUF; returns the vocabulary size."""
-    reader = gguf.GGUFReader(vocab_path)
-    vocab_size = 0
-    for key, field in reader.fields.items():
-        if not key.startswith("tokenizer."):
-            continue
-        value = field.contents()
-        vtype = field.types[0]
-        sub_type = field.types[-1] if vtype == gguf.GGUFValueType.ARRAY else None
-        writer.add_key_value(key, value, vtype, sub_type)
-        if key == "tokenizer.ggml.tokens":
-            vocab_size = len(value)
-    if vocab_size == 0:
-        sys.exit(f"{vocab_path}: no tokenizer.ggml.tokens")
-    return vocab_size
 
 
 def llama_tensors(m, vocab):
@@ -104,7 +89,8 @@ def main() -> None:
     writer.add_rope_freq_base(m["rope_base"])
     writer.add_file_type(gguf.LlamaFileType.MOSTLY_Q4_0)
 
-    total = 0
+    total = padded = 0
+    alignment = 32  # gguf's default: each tensor's data starts aligned
     for name, ne, type_name in llama_tensors(m, vocab):
         size = nbytes(ne, type_name)
         # gguf takes numpy's order (rows first), the row given in bytes.
@@ -114,13 +100,12 @@ def main() -> None:
         shape_bytes[-1] = ne[0] // block * type_size
         writer.add_tensor_info(name, shape_bytes, np.dtype(np.uint8), size, raw_dtype=qtype)
         total += size
+        padded += -(-size // alignment) * alignment
     writer.write_header_to_file()
     writer.write_kv_data_to_file()
     writer.write_ti_data_to_file()
     writer.close()
-    # The data section: a hole as large as the weights (aligned as gguf aligns each tensor).
-    alignment = 32
-    padded = sum(-(-nbytes(ne, t) // alignment) * alignment for _, ne, t in llama_tensors(m, vocab))
+    # The data section: a hole as large as the weights.
     with open(args.out, "r+b") as out:
         out.seek(0, os.SEEK_END)
         start = out.tell()

@@ -10,8 +10,8 @@ std::size_t align_up(std::size_t size, std::size_t alignment) {
     return size + (alignment - size % alignment) % alignment;
 }
 
-DynamicAllocator::DynamicAllocator(std::size_t alignment, std::size_t max_buffer_size, TailChoice tail_choice)
-    : alignment_(alignment), max_chunk_size_(std::min(max_buffer_size, kMaxChunkSize)), tail_choice_(tail_choice) {
+DynamicAllocator::DynamicAllocator(std::size_t alignment, std::size_t max_buffer_size, FitRules rules)
+    : alignment_(alignment), max_chunk_size_(std::min(max_buffer_size, kMaxChunkSize)), rules_(rules) {
     if (!is_valid_alignment(alignment)) {
         throw std::invalid_argument("alignment must be a power of two");
     }
@@ -30,10 +30,7 @@ std::size_t DynamicAllocator::total_high_water() const {
     return total;
 }
 
-// Best fit over every chunk's non-tail blocks. The best size is tracked per chunk, so a
-// fitting block in a later chunk wins over a tighter one in an earlier chunk (upstream's
-// behaviour), and among equal sizes the later block wins.
-DynamicAllocator::Pick DynamicAllocator::find_best_fit(std::size_t size, std::vector<BlockCandidate>* candidates) const {
+DynamicAllocator::Pick DynamicAllocator::find_free_block(std::size_t size, std::vector<BlockCandidate>* candidates) const {
     // The blocks looked at, for whoever explains the choice, in a pass of their own: the
     // search below is the hot loop of planning and stays free of the question.
     if (candidates != nullptr) {
@@ -45,16 +42,65 @@ DynamicAllocator::Pick DynamicAllocator::find_best_fit(std::size_t size, std::ve
             }
         }
     }
+    switch (rules_.block_fit) {
+    case BlockFit::first: return find_first_fit(size);
+    case BlockFit::largest: return find_largest_fit(size);
+    case BlockFit::best: break;
+    }
+    return find_best_fit(size);
+}
+
+// Best fit over every chunk's non-tail blocks. The best size is tracked per chunk, so a
+// fitting block in a later chunk wins over a tighter one in an earlier chunk (upstream's
+// behaviour), and among equal sizes the later block wins (the earlier with FitTies::first).
+DynamicAllocator::Pick DynamicAllocator::find_best_fit(std::size_t size) const {
+    const bool later_wins_ties = rules_.ties == FitTies::last;
     Pick pick;
     for (int c = 0; c < chunk_count(); ++c) {
         const auto& blocks = chunks_[static_cast<std::size_t>(c)].free_blocks;
         std::size_t best_size = SIZE_MAX;
+        bool found = false;
         const int last = static_cast<int>(blocks.size()) - 1;  // the tail is not best fit's
         for (int i = 0; i < last; ++i) {
             const std::size_t block_size = blocks[static_cast<std::size_t>(i)].size;
-            if (block_size >= size && block_size <= best_size) {
+            const bool better = block_size < best_size || (block_size == best_size && (later_wins_ties || !found));
+            if (block_size >= size && better) {
                 pick = {c, i, BlockChoice::best_fit, 0};
                 best_size = block_size;
+                found = true;
+            }
+        }
+    }
+    return pick;
+}
+
+// A policy's alternative: the first non-tail block that fits, in chunk and address order.
+DynamicAllocator::Pick DynamicAllocator::find_first_fit(std::size_t size) const {
+    for (int c = 0; c < chunk_count(); ++c) {
+        const auto& blocks = chunks_[static_cast<std::size_t>(c)].free_blocks;
+        for (int i = 0; i + 1 < static_cast<int>(blocks.size()); ++i) {
+            if (blocks[static_cast<std::size_t>(i)].size >= size) {
+                return {c, i, BlockChoice::best_fit, 0};
+            }
+        }
+    }
+    return {};
+}
+
+// A policy's alternative: the largest non-tail block that fits, over every chunk; of equals
+// the later (FitTies::last) or the earlier.
+DynamicAllocator::Pick DynamicAllocator::find_largest_fit(std::size_t size) const {
+    const bool later_wins_ties = rules_.ties == FitTies::last;
+    Pick pick;
+    std::size_t largest = 0;
+    for (int c = 0; c < chunk_count(); ++c) {
+        const auto& blocks = chunks_[static_cast<std::size_t>(c)].free_blocks;
+        for (int i = 0; i + 1 < static_cast<int>(blocks.size()); ++i) {
+            const std::size_t block_size = blocks[static_cast<std::size_t>(i)].size;
+            const bool better = pick.block < 0 || block_size > largest || (block_size == largest && later_wins_ties);
+            if (block_size >= size && better) {
+                pick = {c, i, BlockChoice::best_fit, 0};
+                largest = block_size;
             }
         }
     }
@@ -65,7 +111,8 @@ namespace {
 // Best fit's diagnostic, from the blocks it looked at: how many fitted and which clause of
 // the rule above picked `taken` (per chunk the smallest, the last of equals; across chunks
 // the later chunk's).
-void explain_best_fit(std::span<const BlockCandidate> candidates, const FreeBlock& taken, AllocationDecision& decision) {
+void explain_best_fit(std::span<const BlockCandidate> candidates, const FreeBlock& taken, FitRules rules,
+                      AllocationDecision& decision) {
     std::size_t smallest = SIZE_MAX;
     for (const BlockCandidate& c : candidates) {
         if (!c.is_tail && c.fits) {
@@ -76,10 +123,15 @@ void explain_best_fit(std::span<const BlockCandidate> candidates, const FreeBloc
     }
     if (decision.fitting_blocks <= 1) {
         decision.best_fit_reason = BestFitReason::only_fit;
+    } else if (rules.block_fit == BlockFit::first) {
+        decision.best_fit_reason = BestFitReason::first_fit;
+    } else if (rules.block_fit == BlockFit::largest) {
+        decision.best_fit_reason = BestFitReason::largest_fit;
     } else if (smallest < taken.size) {
         decision.best_fit_reason = BestFitReason::later_chunk;
     } else if (decision.equal_fits > 1) {
-        decision.best_fit_reason = BestFitReason::last_of_equals;
+        decision.best_fit_reason =
+            rules.ties == FitTies::last ? BestFitReason::last_of_equals : BestFitReason::first_of_equals;
     } else {
         decision.best_fit_reason = BestFitReason::smallest;
     }
@@ -125,7 +177,7 @@ DynamicAllocator::Pick DynamicAllocator::find_tail(std::size_t size, std::vector
         }
         const int last = static_cast<int>(chunk.free_blocks.size()) - 1;
         const std::int64_t reuse_factor = reuse_factor_of(chunk);
-        if (tail_choice_ == TailChoice::first_that_fits) {
+        if (rules_.tail_choice == TailChoice::first_that_fits) {
             return {c, last, BlockChoice::tail, reuse_factor};
         }
         const bool better_reuse = best_reuse < 0 && reuse_factor > best_reuse;
@@ -164,7 +216,7 @@ AllocationDecision DynamicAllocator::allocate(std::size_t size, std::vector<Bloc
     AllocationDecision decision;
     decision.size = size;
 
-    Pick pick = find_best_fit(size, candidates);
+    Pick pick = find_free_block(size, candidates);
     if (pick.block < 0) {
         pick = find_tail(size, candidates);
     }
@@ -187,9 +239,9 @@ AllocationDecision DynamicAllocator::allocate(std::size_t size, std::vector<Bloc
     decision.reuse_factor = pick.reuse_factor;
     decision.high_water_before = chunk.high_water;
     if (candidates != nullptr && pick.choice == BlockChoice::best_fit) {
-        explain_best_fit(*candidates, block, decision);
+        explain_best_fit(*candidates, block, rules_, decision);
     } else if (candidates != nullptr && pick.choice == BlockChoice::tail) {
-        explain_tail(*candidates, tail_choice_, decision);
+        explain_tail(*candidates, rules_.tail_choice, decision);
     }
 
     block.offset += size;

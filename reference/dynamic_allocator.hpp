@@ -45,7 +45,7 @@ struct Chunk {
 
 // Which rule picked the block.
 enum class BlockChoice {
-    best_fit,   // smallest non-tail block that fits (later chunks and later blocks win ties)
+    best_fit,   // a non-tail block that fits: the smallest (later chunks and later blocks win ties), or by a policy's BlockFit
     tail,       // a chunk's last block, chosen by reuse factor (may grow the chunk)
     new_chunk,  // nothing fitted: a fresh chunk
 };
@@ -75,6 +75,9 @@ enum class BestFitReason : std::uint8_t {
     smallest,        // the smallest of those that fit
     last_of_equals,  // several as small fit: the scan's `<=` keeps the last one
     later_chunk,     // an earlier chunk has a smaller fit, but the best is kept per chunk and a later chunk's wins
+    first_of_equals, // several as small fit: FitTies::first keeps the first one (a policy)
+    first_fit,       // BlockFit::first: the first block that fits (a policy)
+    largest_fit,     // BlockFit::largest: the largest block that fits (a policy)
 };
 
 // Which clause of the tail rule decided among the tails that fit (tail choices only).
@@ -142,8 +145,7 @@ inline constexpr std::size_t kMaxChunkSize = SIZE_MAX / 2;
 class DynamicAllocator {
 public:
     // max_buffer_size is clamped to SIZE_MAX/2, as upstream does, to avoid overflows.
-    DynamicAllocator(std::size_t alignment, std::size_t max_buffer_size,
-                     TailChoice tail_choice = TailChoice::reuse_factor);
+    DynamicAllocator(std::size_t alignment, std::size_t max_buffer_size, FitRules rules = {});
 
     // The blocks the search looks at are appended to `candidates` when one is given (the
     // caller keeps and reuses it, so that explaining a plan allocates nothing per tensor).
@@ -169,7 +171,11 @@ private:
         BlockChoice choice = BlockChoice::best_fit;
         std::int64_t reuse_factor = 0;
     };
-    Pick find_best_fit(std::size_t size, std::vector<BlockCandidate>* candidates) const;
+    // A free block before a chunk's tail, by rules_.block_fit.
+    Pick find_free_block(std::size_t size, std::vector<BlockCandidate>* candidates) const;
+    Pick find_best_fit(std::size_t size) const;
+    Pick find_first_fit(std::size_t size) const;
+    Pick find_largest_fit(std::size_t size) const;
     Pick find_tail(std::size_t size, std::vector<BlockCandidate>* candidates) const;
     // A new chunk able to hold `min_size` bytes, and why it has its size; chunk -1 when all
     // kMaxChunks are in use.
@@ -177,7 +183,7 @@ private:
 
     std::size_t alignment_;
     std::size_t max_chunk_size_;
-    TailChoice tail_choice_;
+    FitRules rules_;
     std::vector<Chunk> chunks_;
 };
 

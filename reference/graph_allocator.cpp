@@ -86,7 +86,7 @@ GraphAllocator::GraphAllocator(std::span<BufferType* const> types, const Allocat
             slots_.push_back(slots_[static_cast<std::size_t>(earlier - types_.begin())]);
         } else {
             slots_.push_back({static_cast<int>(allocators_.size())});
-            allocators_.emplace_back(type->alignment(), profile.planning_max_size(type->max_size()), profile.tail_choice);
+            allocators_.emplace_back(type->alignment(), profile.planning_max_size(type->max_size()), profile.fit_rules());
             buffers_.emplace_back();
         }
         types_.push_back(type);
@@ -321,7 +321,11 @@ bool GraphAllocator::try_inplace(const Tensor* node, TensorRecord& record) {
         auto reject = [&](InPlaceRejection reason) {
             emit<Observed<event::InPlaceRejected>>(node, parent, reason, parent_record.children, parent_record.views);
         };
-        if (!parent_record.allocated) {
+        // A view owns no memory; a policy may look through a view that starts where its
+        // source does, to the source (upstream's view branch below, made reachable).
+        const bool through_view = profile_->inplace_through_views && parent->is_view() && parent->view_offs == 0 &&
+                                  node_of(parent->view_src).allocated;
+        if (!parent_record.allocated && !through_view) {
             reject(InPlaceRejection::not_owned);
             continue;
         }
@@ -342,7 +346,8 @@ bool GraphAllocator::try_inplace(const Tensor* node, TensorRecord& record) {
         TensorRecord* owner_record = &parent_record;
         if (parent->is_view()) {
             // Upstream keeps this branch, but a view is never "own" (views are not
-            // allocated), so the ownership check above always skips it first.
+            // allocated), so the ownership check above always skips it first, unless a
+            // policy sets inplace_through_views.
             TensorRecord& source = node_of(parent->view_src);
             if (source.views != 1 || source.children != 0 || parent->view_src->data != parent->data) {
                 reject(InPlaceRejection::view_source_busy);
@@ -352,8 +357,9 @@ bool GraphAllocator::try_inplace(const Tensor* node, TensorRecord& record) {
             owner = parent->view_src;
             owner_record = &source;
         }
-        record.buffer_id = parent_record.buffer_id;
-        record.address = parent_record.address;
+        // The owner's place: the parent's own, or (through a view) its source's.
+        record.buffer_id = owner_record->buffer_id;
+        record.address = owner_record->address;
         record.alloc_size = types_[static_cast<std::size_t>(record.buffer_id)]->alloc_size(*node);
         parent_record.allocated = false;  // so that releasing the parent does not free the node's memory
         emit<Observed<event::InPlaceReused>>(node, parent, owner != parent ? owner : nullptr, record.buffer_id, record.address,

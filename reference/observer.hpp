@@ -129,7 +129,7 @@ template <class R>
 struct InPlaceReused {
     TensorRef<R> node = R::kNone;
     TensorRef<R> parent = R::kNone;
-    TensorRef<R> view_source = R::kNone;  // set when the parent is a view (upstream never gets here)
+    TensorRef<R> view_source = R::kNone;  // set when the parent is a view (upstream never gets here; a policy may)
     int buffer_id = 0;
     BufferAddress address;
     std::size_t alloc_size = 0;

@@ -1,6 +1,8 @@
 #include "reference/profile.hpp"
 
 #include <algorithm>
+#include <functional>
+#include <stdexcept>
 #include <string>
 
 namespace gallocsim {
@@ -147,8 +149,16 @@ constexpr std::array<AllocatorProfile, kProfileCount> make_profiles() {
 
 constexpr std::array<AllocatorProfile, kProfileCount> kProfiles = make_profiles();
 
-// The position of a profile in the history: 0 for the seed era.
+bool in_history(const AllocatorProfile& profile) {
+    const std::less<const AllocatorProfile*> before;
+    return !before(&profile, kProfiles.data()) && before(&profile, kProfiles.data() + kProfileCount);
+}
+
+// The position of a profile in the history: 0 for the seed era. A policy has none.
 std::size_t age(const AllocatorProfile& profile) {
+    if (!in_history(profile)) {
+        throw std::logic_error("profile " + std::string(profile.name) + " is a policy, not a state of ggml's history");
+    }
     const auto index = static_cast<std::size_t>(&profile - kProfiles.data());
     return kProfileCount - 1 - index;
 }
@@ -167,6 +177,8 @@ static_assert(kBaselineIndex < kProfileCount, "the baseline profile is in the hi
 
 std::span<const AllocatorProfile> allocator_profiles() { return kProfiles; }
 
+bool is_builtin_profile(const AllocatorProfile& profile) { return in_history(profile); }
+
 std::size_t profile_age(const AllocatorProfile& profile) { return age(profile); }
 
 const AllocatorProfile& profile_of_age(std::size_t step) {
@@ -174,11 +186,17 @@ const AllocatorProfile& profile_of_age(std::size_t step) {
 }
 
 const RuleChange* change_that_made(const AllocatorProfile& profile) {
+    if (!in_history(profile)) {
+        return nullptr;
+    }
     const std::size_t step = age(profile);
     return step == 0 ? nullptr : &kSteps[step - 1].change;
 }
 
 std::vector<const AllocatorProfile*> history_between(const AllocatorProfile& a, const AllocatorProfile& b) {
+    if (!in_history(a) || !in_history(b)) {
+        return {&a, &b};
+    }
     const std::size_t older = std::min(age(a), age(b));
     const std::size_t newer = std::max(age(a), age(b));
     std::vector<const AllocatorProfile*> states;

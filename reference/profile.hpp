@@ -61,6 +61,28 @@ enum class Reallocation : std::uint8_t {
     when_a_chunk_grows,  // any chunk of the plan is larger than the chunk the buffer has (b3f27f37)
 };
 
+// Which free block before a chunk's tail a request takes. Every upstream state has `best`;
+// the others are alternatives a policy file may choose (docs/policies.md).
+enum class BlockFit : std::uint8_t {
+    best,     // the smallest that fits (per chunk; a later chunk's fit wins over an earlier one's)
+    first,    // the first that fits, in chunk and address order
+    largest,  // the largest that fits ("worst fit": what stays free is as large as it can be)
+};
+
+// Which of several equally good free blocks wins.
+enum class FitTies : std::uint8_t {
+    last,   // the later one (upstream's `<=` scan)
+    first,  // the earlier one
+};
+
+// The rules by which one buffer type's dynamic allocator picks a block.
+struct FitRules {
+    BlockFit block_fit = BlockFit::best;
+    FitTies ties = FitTies::last;
+    TailChoice tail_choice = TailChoice::reuse_factor;
+    constexpr bool operator==(const FitRules&) const = default;
+};
+
 // What happens to the bytes of a larger parent past the end of a node that takes it over.
 enum class ExtraSpace : std::uint8_t {
     kept,           // taken until the node is freed, then only the node's size comes back
@@ -86,8 +108,15 @@ struct AllocatorProfile {
     // buffer per buffer type, the max size ignored while planning.
     bool chunks = true;
     TailChoice tail_choice = TailChoice::reuse_factor;  // with chunks only
+    BlockFit block_fit = BlockFit::best;
+    FitTies fit_ties = FitTies::last;
     Reallocation reallocation = Reallocation::when_a_chunk_grows;
     ExtraSpace free_extra_space = ExtraSpace::freed_aligned;
+    // A node may take over the memory of a view parent's source (a view at offset 0 that is
+    // the source's only view, the source read by nothing else). Upstream has the branch but
+    // never reaches it (a view owns no memory, so the ownership check rejects it first): no
+    // upstream state has it; a policy may.
+    bool inplace_through_views = false;
     // A tensor on an external buffer but without data counts as allocated (not planned).
     // Without, the allocator plans it like any other.
     bool external_buffer_is_allocated = true;
@@ -104,6 +133,7 @@ struct AllocatorProfile {
     bool empty_buffers_are_dummies = true;
 
     constexpr bool can_inplace(Op op) const { return inplace_ops.contains(op); }
+    constexpr FitRules fit_rules() const { return {block_fit, fit_ties, tail_choice}; }
     // The largest chunk planning makes in a buffer type with this max size: the max size
     // itself with chunks; before chunks, no limit (the max size played no part in planning,
     // and the one block of a plan was as large as a measure allocator's).
@@ -125,13 +155,18 @@ struct RuleChange {
 
 // Every profile, newest first.
 std::span<const AllocatorProfile> allocator_profiles();
-// The change that made `profile` from the one before it; nullptr for the oldest.
+// One of allocator_profiles(), not a policy made at run time (a policy file's profile).
+bool is_builtin_profile(const AllocatorProfile& profile);
+// The change that made `profile` from the one before it; nullptr for the oldest and for a
+// policy.
 const RuleChange* change_that_made(const AllocatorProfile& profile);
 // The states from the older of two profiles to the newer, both included, oldest first:
-// each one after the first is the one before it plus change_that_made(it).
+// each one after the first is the one before it plus change_that_made(it). With a policy,
+// just the two (no history joins them).
 std::vector<const AllocatorProfile*> history_between(const AllocatorProfile& a, const AllocatorProfile& b);
 
 // A profile's place in the history: 0 for the seed era, 1 for the state after it, …
+// (std::logic_error for a policy: ask is_builtin_profile first).
 std::size_t profile_age(const AllocatorProfile& profile);
 const AllocatorProfile& profile_of_age(std::size_t age);  // clamped to the newest
 

@@ -349,7 +349,7 @@ TEST(DynamicAllocator, TailThatGrowsItsChunkLeastWins) {
 //   chunk 0: high water 48, all free    |................
 //   chunk 1: high water 32, all free    |................
 TEST(DynamicAllocator, FirstTailThatFitsWinsBeforeTheReuseFactor) {
-    DynamicAllocator allocator(8, 64, TailChoice::first_that_fits);
+    DynamicAllocator allocator(8, 64, {.tail_choice = TailChoice::first_that_fits});
     const auto a = allocator.allocate(48);
     const auto b = allocator.allocate(32);
     ASSERT_EQ(b.address, (BufferAddress{1, 0}));
@@ -413,6 +413,77 @@ TEST(DynamicAllocator, ResetForgetsEveryChunk) {
     EXPECT_EQ(allocator.chunk_count(), 0);
     EXPECT_EQ(allocator.total_high_water(), 0u);
     EXPECT_EQ(allocator.allocate(8).address, (BufferAddress{0, 0}));
+}
+
+// The rules a policy file may choose instead of best fit (docs/policies.md). One arena for all:
+//
+// 0       32      48  56  64      96     104
+// |.......|#######|...|###|.......|######|...tail
+//   32 free   16 used 8 free 8 used 32 free 8 used
+//
+// A request for 8 bytes fits all three free blocks before the tail: best fit takes the 8-byte
+// block at 48, first fit the block at 0 (lowest address), largest fit one of the two 32-byte
+// blocks: the later (64) under FitTies::last, the earlier (0) under FitTies::first.
+class PolicyFits : public ::testing::Test {
+protected:
+    static DynamicAllocator arena(FitRules rules) {
+        DynamicAllocator allocator(8, kUnbounded, rules);
+        for (const std::size_t size : {32, 16, 8, 8, 32, 8}) {
+            allocator.allocate(size);
+        }
+        allocator.free({0, 0}, 32);
+        allocator.free({0, 48}, 8);
+        allocator.free({0, 64}, 32);
+        return allocator;
+    }
+};
+
+TEST_F(PolicyFits, TheArenaHasThreeFreeBlocksBeforeTheTail) {
+    EXPECT_EQ(blocks(arena({})), (Blocks{{0, 32}, {48, 8}, {64, 32}, {104, kChunkMax - 104}}));
+}
+
+TEST_F(PolicyFits, BestFitTakesTheSmallest) {
+    DynamicAllocator allocator = arena({});
+    EXPECT_EQ(allocator.allocate(8).address, (BufferAddress{0, 48}));
+}
+
+TEST_F(PolicyFits, FirstFitTakesTheLowestAddressThatFits) {
+    DynamicAllocator allocator = arena({.block_fit = BlockFit::first});
+    std::vector<BlockCandidate> candidates;
+    const AllocationDecision decision = allocator.allocate(8, &candidates);
+    EXPECT_EQ(decision.address, (BufferAddress{0, 0}));
+    EXPECT_EQ(decision.best_fit_reason, BestFitReason::first_fit);
+    EXPECT_EQ(decision.fitting_blocks, 3);
+    // Too large for [0, 32): the next that fits is none before the tail, so the tail.
+    EXPECT_EQ(allocator.allocate(40).address, (BufferAddress{0, 104}));
+}
+
+TEST_F(PolicyFits, LargestFitTakesTheLargestAndTiesFollowTheTieRule) {
+    DynamicAllocator later = arena({.block_fit = BlockFit::largest});
+    std::vector<BlockCandidate> candidates;
+    const AllocationDecision decision = later.allocate(8, &candidates);
+    EXPECT_EQ(decision.address, (BufferAddress{0, 64}));
+    EXPECT_EQ(decision.best_fit_reason, BestFitReason::largest_fit);
+
+    DynamicAllocator earlier = arena({.block_fit = BlockFit::largest, .ties = FitTies::first});
+    EXPECT_EQ(earlier.allocate(8).address, (BufferAddress{0, 0}));
+    // Now [8, 32) holds 24 and [64, 96) 32: the larger one wins whatever the tie rule.
+    EXPECT_EQ(earlier.allocate(8).address, (BufferAddress{0, 64}));
+}
+
+// Best fit with FitTies::first: of two equal 16-byte blocks the earlier wins (upstream: the
+// later, BestFitTieGoesToTheLaterBlock above).
+TEST(DynamicAllocator, BestFitWithFirstTiesTakesTheEarlierBlock) {
+    DynamicAllocator allocator(16, kUnbounded, {.ties = FitTies::first});
+    for (int i = 0; i < 4; ++i) {
+        allocator.allocate(16);
+    }
+    allocator.free({0, 0}, 16);
+    allocator.free({0, 32}, 16);
+    std::vector<BlockCandidate> candidates;
+    const AllocationDecision decision = allocator.allocate(16, &candidates);
+    EXPECT_EQ(decision.address, (BufferAddress{0, 0}));
+    EXPECT_EQ(decision.best_fit_reason, BestFitReason::first_of_equals);
 }
 
 } // namespace

@@ -283,6 +283,51 @@ TEST_F(GraphAllocatorTest, ParentThatIsAViewIsNeverReused) {
     EXPECT_EQ(freed[0].reason, FreeReason::last_view);
 }
 
+// A policy's rule (inplace_through_views): the same graph, and c looks through its view
+// parent r to r's source x, whose only view r is and which nothing else reads: c takes x's
+// memory. Nothing is freed (x's memory is c's now, and c is an output), and the buffer
+// holds one slot instead of two.
+//
+//   0      16
+//   | x, then c |
+TEST_F(GraphAllocatorTest, ThroughViewsAPolicyTakesTheViewsSourceInPlace) {
+    Tensor& x = vec("x");
+    Tensor& r = named(ggml.reshape(x, {2, 2, 1, 1}), "r");
+    Tensor& c = named(ggml.scale(r, 2.0f), "c");
+    set_output(c);
+    expand(c);
+    AllocatorProfile through_views = newest_profile();
+    through_views.inplace_through_views = true;
+    GraphAllocator allocator(type, through_views);
+    plan(allocator);
+
+    EXPECT_EQ(rejections(), Rejections{});
+    const auto reused = log.all<Observed<event::InPlaceReused>>();
+    ASSERT_EQ(reused.size(), 1u);
+    EXPECT_EQ(reused[0].parent, &r);
+    EXPECT_EQ(reused[0].view_source, &x);
+    EXPECT_EQ(places(allocator), (Places{{"x", {0, 0, 0}}, {"r", {0, 0, 0}}, {"c", {0, 0, 0}}}));
+    EXPECT_TRUE(log.all<Observed<event::TensorFreed>>().empty());
+    EXPECT_EQ(allocator.buffer_size(0), 16u);
+}
+
+// Through views only where the view starts at its source's start: a view at offset 16 of a
+// 2-slot source would put c at the source's address, not the view's; it is refused as before.
+TEST_F(GraphAllocatorTest, ThroughViewsRefusesAViewThatDoesNotStartAtItsSource) {
+    Tensor& x = vec("x", 8);
+    Tensor& v = named(ggml.view_1d(x, 4, 16), "v");
+    Tensor& c = named(ggml.scale(v, 2.0f), "c");
+    set_output(c);
+    expand(c);
+    AllocatorProfile through_views = newest_profile();
+    through_views.inplace_through_views = true;
+    GraphAllocator allocator(type, through_views);
+    plan(allocator);
+
+    EXPECT_EQ(rejections(), (Rejections{{"c", "v", InPlaceRejection::not_owned}}));
+    EXPECT_EQ(places(allocator), (Places{{"x", {0, 0, 0}}, {"v", {0, 0, 16}}, {"c", {0, 0, 32}}}));
+}
+
 // Even a view of an output is refused for being a view first.
 TEST_F(GraphAllocatorTest, ViewOfAnOutputIsNotReused) {
     Tensor& x = vec("x");

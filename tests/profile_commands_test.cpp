@@ -76,7 +76,8 @@ TEST_F(ProfileCommands, AnUnknownVersionListsTheKnownOnes) {
     std::ostringstream out, err;
     EXPECT_EQ(cli::plan({.graph = {.input = "seed", .ggml_version = "ggml-1234"}}, out, err), 2);
     EXPECT_EQ(err.str(), "--ggml-version ggml-1234: unknown version; known: " + std::string(known_profile_names()) +
-                             ", or a ggml release that carries exactly one of them (0.9.1, 0.13.1, 0.25.3, ...)\n");
+                             ", or a ggml release that carries exactly one of them (0.9.1, 0.13.1, 0.25.3, ...); or a "
+                             "policy file (docs/policies.md)\n");
     // A ggml version the map places between two states is not enough to choose by.
     std::ostringstream conform_err;
     EXPECT_EQ(cli::conform({.paths = {dir.string()}, .ggml_version = "0.9.4"}, out, conform_err), 2);

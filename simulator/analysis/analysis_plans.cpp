@@ -27,7 +27,9 @@ GgmlPlan run_ggml_plan(const GraphFile& file, TraceTensors tensors, const Alloca
     for (std::size_t i = 0; i < plan.trace.events.size(); ++i) {
         const TraceEvent& event = plan.trace.events[i];
         if (const auto* reused = std::get_if<Recorded<event::InPlaceReused>>(&event.data)) {
-            plan.in_place.push_back({reused->node, reused->parent});
+            // Through a view (a policy's rule), the memory taken is the view's source's.
+            const TensorId owner = reused->view_source != kNoTensor ? reused->view_source : reused->parent;
+            plan.in_place.push_back({reused->node, owner});
             reused_at.push_back(i);
         } else if (const auto* allocated = std::get_if<Recorded<event::TensorAllocated>>(&event.data)) {
             last_allocated.at(static_cast<std::size_t>(allocated->tensor)) = i;
@@ -261,6 +263,9 @@ bool same_plan(const GgmlPlan& a, const GgmlPlan& b) {
 
 std::vector<RuleEffect> version_rule_changes(const GraphFile& file, const AllocatorProfile& a, const AllocatorProfile& b) {
     std::vector<RuleEffect> effects;
+    if (!is_builtin_profile(a) || !is_builtin_profile(b)) {
+        return effects;  // a policy: no upstream history joins it to the other profile
+    }
     const std::vector<const AllocatorProfile*> states = history_between(a, b);
     GgmlPlan before = run_ggml_plan(file, *states.front());
     for (std::size_t i = 1; i < states.size(); ++i) {

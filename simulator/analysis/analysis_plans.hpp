@@ -100,7 +100,8 @@ PlanDiff diff_plans(const PlanRecord& before, const PlanRecord& after);
 
 // Why two plans of one graph under two ggml versions differ: the upstream changes between
 // the two profiles, replayed one at a time on the graph (oldest first), that changed its
-// plan, each with what it did here. Empty when both profiles are the same state.
+// plan, each with what it did here. Empty when both profiles are the same state, and when
+// either is a policy (no upstream history joins them: rule_differences says what differs).
 struct RuleEffect {
     const RuleChange* change = nullptr;
     std::string effect;  // "buffer 0 8256 -> 7232 bytes; Vcur-0 (clamp) takes Vcur-0's memory"

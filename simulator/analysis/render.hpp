@@ -7,6 +7,7 @@
 // data-* attributes (name, offset, size, steps) so pictures can be read back by tools.
 
 #include "simulator/analysis/analysis_plans.hpp"
+#include "simulator/analysis/policy_comparison.hpp"
 #include "simulator/trace/trace.hpp"
 
 #include <cstddef>
@@ -52,5 +53,11 @@ std::string render_memory_map_svg(const PlanPicture& picture, int step);
 
 // The free ranges of a band at a step: [offset, offset + size) not covered by a live block.
 std::vector<std::pair<std::size_t, std::size_t>> free_ranges(const PictureBand& band, int step);
+
+// A policy comparison as a chart: a row per graph, a bar per policy whose length is its plan
+// over the graph's in-place-aware bound (1.0 is the bound, drawn as a line; graphs of every size
+// share the axis), broken plans marked, the policies in a legend. Bars carry data-graph,
+// data-policy, data-bytes and data-bound.
+std::string render_policy_chart_svg(const PolicyComparison& comparison);
 
 } // namespace gallocsim

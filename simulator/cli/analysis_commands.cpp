@@ -2,6 +2,7 @@
 #include "simulator/model/visible_text.hpp"
 
 #include "simulator/cli/errors.hpp"
+#include "simulator/model/policy_file.hpp"
 
 #include "simulator/analysis/analysis_plans.hpp"
 #include "simulator/analysis/minimalloc.hpp"
@@ -112,25 +113,6 @@ void print_violations(const std::vector<Violation>& violations, std::ostream& ou
         out << "  " << violation_kind_name(v.kind) << ": " << v.message << "\n";
     }
 }
-
-int write_text(const std::string& text, const std::string& output, std::ostream& out, std::ostream& err) {
-    if (output.empty() || output == "-") {
-        out << text;
-        return 0;
-    }
-    std::ofstream file(output, std::ios::binary);
-    if (!file.is_open()) {
-        // A path that cannot be a file (no such folder, no permission) is the user's to fix: bad input.
-        err << output << ": cannot create the file: " << std::strerror(errno) << "\n";
-        return kBadInput;
-    }
-    if (!(file << text) || !file.flush()) {
-        err << output << ": cannot write: " << std::strerror(errno) << "\n";  // a full disk, a lost device
-        return kFailed;
-    }
-    return kDone;
-}
-
 
 std::vector<std::string> step_labels(const GraphFile& file, const GraphLifetimes& lifetimes) {
     std::vector<std::string> labels;
@@ -409,7 +391,10 @@ int diff(const DiffOptions& options, std::ostream& out, std::ostream& err) {
                     << place_text(m.after) << "\n";
             }
         }
-        if (&profile_a != &profile_b) {
+        if (&profile_a != &profile_b && (!is_builtin_profile(profile_a) || !is_builtin_profile(profile_b))) {
+            out << "\nrules that differ between " << profile_a.name << " and " << profile_b.name << ": "
+                << rule_differences_text(profile_a, profile_b) << "\n";
+        } else if (&profile_a != &profile_b) {
             const auto rules = version_rule_changes(after, profile_a, profile_b);
             out << "\nupstream changes between " << profile_a.name << " and " << profile_b.name
                 << " that changed this plan (each applied alone, oldest first):" << (rules.empty() ? " none" : "") << "\n";

@@ -8,6 +8,7 @@
 #include "simulator/cli/errors.hpp"
 #include "simulator/cli/step_commands.hpp"
 #include "simulator/cli/visible_output.hpp"
+#include "simulator/cli/policy_command.hpp"
 #include "simulator/cli/versions_command.hpp"
 #include "simulator/cli/why_command.hpp"
 
@@ -98,7 +99,8 @@ int run_command_line(int argc, const char* const* argv, const Console& console) 
     for (const SubcommandAdder add :
          {add_plan_command, add_conform_command, add_examples_command, add_compare_command, add_diff_command,
           add_render_command, add_export_minimalloc_command, add_import_minimalloc_command, add_trace_command,
-          add_walk_command, add_stats_command, add_why_command, add_versions_command, add_capture_command}) {
+          add_walk_command, add_stats_command, add_why_command, add_versions_command, add_policy_command,
+          add_capture_command}) {
         commands.push_back(add(app, io));
     }
     if (const int code = parse(app, argc, argv, out, err); code >= 0) {

@@ -7,6 +7,7 @@
 #include "simulator/cli/capture_commands.hpp"
 #include "simulator/model/amount_text.hpp"
 #include "simulator/model/capture_session.hpp"
+#include "simulator/model/corpus.hpp"
 #include "simulator/model/examples.hpp"
 #include "simulator/model/graph_file.hpp"
 #include "simulator/model/plan.hpp"
@@ -86,41 +87,12 @@ struct ConformInputs {
 };
 
 ConformInputs collect_inputs(const std::vector<std::string>& paths, std::ostream& err, bool& ok) {
-    ConformInputs inputs;
-    for (const std::string& path : paths) {
-        std::error_code ec;
-        if (is_capture_dir(path)) {
-            inputs.captures.emplace_back(path);
-        } else if (fs::is_directory(path, ec)) {
-            std::vector<fs::path> found;
-            std::vector<fs::path> captures;
-            for (auto it = fs::recursive_directory_iterator(path, ec); it != fs::recursive_directory_iterator(); ++it) {
-                if (it->is_directory() && is_capture_dir(it->path())) {
-                    captures.push_back(it->path());
-                    it.disable_recursion_pending();
-                } else if (it->is_regular_file() && it->path().extension() == ".json") {
-                    found.push_back(it->path());
-                }
-            }
-            if (found.empty() && captures.empty()) {
-                err << path << ": a folder with no graph files (*.json) and no capture folders in it\n";
-                ok = false;
-            }
-            std::ranges::sort(found);
-            std::ranges::sort(captures);
-            inputs.files.insert(inputs.files.end(), found.begin(), found.end());
-            inputs.captures.insert(inputs.captures.end(), captures.begin(), captures.end());
-        } else if (const auto folder = capture_holding(path)) {
-            err << path << ": part of the capture in " << folder->string() << "; give the capture folder\n";
-            ok = false;
-        } else if (fs::exists(path, ec)) {
-            inputs.files.emplace_back(path);
-        } else {
-            err << path << ": no such file or folder\n";
-            ok = false;
-        }
+    CorpusInputs found = find_corpus_inputs(paths);
+    for (const std::string& problem : found.problems) {
+        err << problem << "\n";
+        ok = false;
     }
-    return inputs;
+    return {std::move(found.files), std::move(found.captures)};
 }
 
 } // namespace

@@ -9,7 +9,11 @@
 #include "simulator/analysis/minimalloc.hpp"
 #include "simulator/model/graph_file.hpp"
 
+#include <cerrno>
+#include <cstring>
+#include <fstream>
 #include <new>
+#include <string>
 #include <ostream>
 #include <stdexcept>
 
@@ -32,6 +36,25 @@ public:
 inline int report_out_of_memory(std::ostream& err) {
     err << "gallocsim: out of memory: this input needs more memory than the process may use\n";
     return kFailed;
+}
+
+// Writes a command's text output to `output` ("" or "-": standard output). A file that cannot
+// be created is the user's to fix (kBadInput); one that cannot be written (a full disk) fails.
+inline int write_text(const std::string& text, const std::string& output, std::ostream& out, std::ostream& err) {
+    if (output.empty() || output == "-") {
+        out << text;
+        return kDone;
+    }
+    std::ofstream file(output, std::ios::binary);
+    if (!file.is_open()) {
+        err << output << ": cannot create the file: " << std::strerror(errno) << "\n";
+        return kBadInput;
+    }
+    if (!(file << text) || !file.flush()) {
+        err << output << ": cannot write: " << std::strerror(errno) << "\n";
+        return kFailed;
+    }
+    return kDone;
 }
 
 template <typename Body>

@@ -4,11 +4,14 @@
 #include "simulator/model/buffer_settings.hpp"
 #include "simulator/model/capture_session.hpp"
 #include "simulator/model/input_file.hpp"
+#include "simulator/model/policy_file.hpp"
 #include "reference/dynamic_allocator.hpp"
 #include "reference/version_map.hpp"
 
 #include <filesystem>
 #include <iostream>
+#include <memory>
+#include <vector>
 #include <sstream>
 #include <string>
 
@@ -59,7 +62,23 @@ const AllocatorProfile& chosen_profile(const std::string& ggml_version) {
     if (const AllocatorProfile* profile = profile_named(ggml_version)) {
         return *profile;
     }
-    throw UsageError("--ggml-version " + ggml_version + ": " + unknown_version_text());
+    if (looks_like_policy_file(ggml_version)) {
+        return loaded_policy(ggml_version).profile();
+    }
+    throw UsageError("--ggml-version " + ggml_version + ": " + unknown_version_text() +
+                     "; or a policy file (docs/policies.md)");
+}
+
+const Policy& loaded_policy(const std::string& file) {
+    // A command plans by a policy for as long as it runs: the policies it read stay loaded
+    // for the process (a handful of small objects), each read once.
+    static std::vector<std::unique_ptr<const Policy>> loaded;
+    for (const auto& policy : loaded) {
+        if (policy->file() == file) {
+            return *policy;
+        }
+    }
+    return *loaded.emplace_back(load_policy_file(file));
 }
 
 GraphFile load_input(const std::string& input) {

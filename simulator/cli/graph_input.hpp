@@ -15,6 +15,7 @@
 
 namespace gallocsim {
 struct AllocatorProfile;
+class Policy;
 }
 
 namespace gallocsim::cli {
@@ -46,9 +47,12 @@ struct GraphInput {
     std::string ggml_version{};  // --ggml-version: a profile name; empty: the newest
 };
 
-// The profile --ggml-version names (the newest when empty). Throws UsageError naming the
-// known versions for any other.
+// The profile --ggml-version (or --policy) names: a state, a ggml version, or a policy file
+// (the newest state when empty). Throws UsageError naming the known versions for anything
+// else, GraphFileError for a policy file that cannot be read.
 const AllocatorProfile& chosen_profile(const std::string& ggml_version);
+// A policy file, read once per process and kept loaded while the process runs.
+const Policy& loaded_policy(const std::string& file);
 
 // A path that names an existing file is loaded, "-" reads the file from standard input;
 // anything else must be an example name (a folder is refused: it is no graph file).

@@ -53,10 +53,11 @@ void add_buffer_flags(CLI::App* command, BufferFlags& flags, const std::string& 
 
 void add_graph_input(CLI::App* command, GraphInput& input) {
     static const std::string version_help =
-        "plan by the rules of this ggml allocator state, or of the state a ggml version carries (gallocsim versions "
-        "lists them; default: the newest, " + std::string(newest_profile().name) + ")";
+        "plan by the rules of this ggml allocator state, of the state a ggml version carries (gallocsim versions "
+        "lists them; default: the newest, " + std::string(newest_profile().name) + "), or of a policy file "
+        "(docs/policies.md)";
     command->add_option("input", input.input, "graph file (- reads standard input), or example name (see `gallocsim examples`)")->required();
-    command->add_option("--ggml-version", input.ggml_version, version_help);
+    command->add_option("--ggml-version,--policy", input.ggml_version, version_help);
     add_model_flags(command, input.model);
     add_buffer_flags(command, input.buffers, "Buffer options");
 }

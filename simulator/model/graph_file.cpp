@@ -548,24 +548,7 @@ void check_graph_bytes(const GraphFile& file, std::string_view source) {
 }
 
 GraphFile parse_graph_file(std::string_view text, std::string_view source_name) {
-    // A NUL byte is no JSON anywhere; nlohmann reads it as the end of the text and would say
-    // "unexpected end of input" at the place of the NUL, which misleads about a file of zeros.
-    if (const auto nul = text.find('\0'); nul != std::string_view::npos) {
-        throw GraphFileError(std::string(source_name) + ": a NUL byte at offset " + std::to_string(nul) +
-                             ": not a JSON text (a binary file?)");
-    }
-    json doc;
-    try {
-        doc = json::parse(text);
-    } catch (const json::exception& error) {
-        // A syntax error (parse_error), or a number too large for a double (out_of_range
-        // 406). nlohmann's message already says where ("parse error at line 3, column 7:
-        // ..."); only its "[json.exception.parse_error.101] " prefix is dropped.
-        std::string what = error.what();
-        const auto prefix_end = what.find("] ");
-        throw GraphFileError(std::string(source_name) + ": invalid JSON: " +
-                             (prefix_end == std::string::npos ? what : what.substr(prefix_end + 2)));
-    }
+    const json doc = json_input::parse_document(text, source_name);
     GraphFile file = Parser(doc, source_name).parse();
     check_graph_bytes(file, std::string(source_name) + ": $");
     if (file.name.empty()) {

@@ -60,6 +60,28 @@ Path dot(Path&& parent, std::string_view key) = delete;
 Path at(Path&& parent, std::size_t index) = delete;
 Path at(Path&& parent, std::string_view key, std::size_t index) = delete;
 
+// Parses one whole document. Throws GraphFileError naming `source` and where the text stops
+// being JSON.
+inline json parse_document(std::string_view text, std::string_view source) {
+    // A NUL byte is no JSON anywhere; nlohmann reads it as the end of the text and would say
+    // "unexpected end of input" at the place of the NUL, which misleads about a file of zeros.
+    if (const auto nul = text.find('\0'); nul != std::string_view::npos) {
+        throw GraphFileError(std::string(source) + ": a NUL byte at offset " + std::to_string(nul) +
+                             ": not a JSON text (a binary file?)");
+    }
+    try {
+        return json::parse(text);
+    } catch (const json::exception& error) {
+        // A syntax error (parse_error), or a number too large for a double (out_of_range
+        // 406). nlohmann's message already says where ("parse error at line 3, column 7:
+        // ..."); only its "[json.exception.parse_error.101] " prefix is dropped.
+        std::string what = error.what();
+        const auto prefix_end = what.find("] ");
+        throw GraphFileError(std::string(source) + ": invalid JSON: " +
+                             (prefix_end == std::string::npos ? what : what.substr(prefix_end + 2)));
+    }
+}
+
 // Reads one document, remembering where it is so every error can say so.
 class Reader {
 public:

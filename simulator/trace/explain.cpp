@@ -411,7 +411,8 @@ private:
         const BlockTaken& taken = trace_.taken(e);
         const auto fitting = static_cast<std::size_t>(taken.fitting_blocks);
         std::string text = fitting <= 1 ? "the only free block before the tail that fits"
-                                        : "the best fit among " + counted(fitting, "free block") + " that fit";
+                                        : fit_rule_words(taken.best_fit_reason) + " among " + counted(fitting, "free block") +
+                                              " that fit";
         text += " has " + byte_count(taken.block_before.size) + " there";
         text += taken.block_consumed ? ", all used"
                                      : ", so " + byte_count(taken.block_before.size - taken.size) + " stay free at offset " +
@@ -426,8 +427,22 @@ private:
         case BestFitReason::last_of_equals:
             text += " (of " + std::to_string(taken.equal_fits) + " blocks of that size, the last one wins)";
             break;
+        case BestFitReason::first_of_equals:
+            text += " (of " + std::to_string(taken.equal_fits) + " blocks of that size, the policy takes the first)";
+            break;
+        case BestFitReason::first_fit:
+        case BestFitReason::largest_fit: break;
         }
         return text;
+    }
+
+    // The rule that chose among several fitting blocks: upstream's best fit, or a policy's.
+    static std::string fit_rule_words(BestFitReason reason) {
+        switch (reason) {
+        case BestFitReason::first_fit: return "the first fit (the policy's rule)";
+        case BestFitReason::largest_fit: return "the largest fit (the policy's rule)";
+        default: return "the best fit";
+        }
     }
 
     // The chunk holding the tightest fit that lost to a later chunk's (for the wording only).

@@ -1,0 +1,104 @@
+#include "simulator/analysis/policy_comparison.hpp"
+
+#include "simulator/analysis/analysis_plans.hpp"
+
+#include <numeric>
+#include <stdexcept>
+
+namespace gallocsim {
+namespace {
+
+std::size_t sum(const std::vector<std::size_t>& sizes) { return std::accumulate(sizes.begin(), sizes.end(), std::size_t{0}); }
+
+PolicyPlan policy_plan(const GraphFile& file, const GgmlPlan& ggml) {
+    PolicyPlan plan;
+    plan.error = ggml.run.error;
+    if (!plan.error.empty()) {
+        return plan;
+    }
+    plan.buffer_sizes = ggml.run.plan.buffer_sizes;
+    plan.chunk_sizes = ggml.run.plan.chunk_sizes;
+    plan.total = sum(plan.buffer_sizes);
+    for (const Violation& violation : check_plan(ggml_plan_to_check(file, ggml))) {
+        plan.violations.push_back(violation.message);
+    }
+    return plan;
+}
+
+// The reference plan's bound and best offline planner, every buffer type together.
+void add_bounds(const GraphFile& file, const GgmlPlan& reference, const ExactLimits& limits, PolicyGraphResult& result) {
+    const Comparison comparison = compare_planners(file, reference, limits);
+    std::string planner;
+    bool one_planner = true;
+    for (const ArenaComparison& arena : comparison.arenas) {
+        result.lower_bound += arena.lower_bound.bytes;
+        if (arena.alternatives.empty()) {
+            continue;
+        }
+        const AlternativePlan& best = arena.best_alternative();
+        result.best_offline += best.outcome.plan.size;
+        const std::string title(best.planner->title);
+        one_planner = one_planner && (planner.empty() || planner == title);
+        planner = title;
+    }
+    result.best_offline_planner = one_planner ? planner : "best per buffer type";
+}
+
+} // namespace
+
+double PolicyComparison::share_of_excess_recovered(std::size_t p) const {
+    double reference_excess = 0;
+    double policy_excess = 0;
+    for (const PolicyGraphResult& graph : graphs) {
+        const PolicyPlan& reference = graph.plans.front();
+        const PolicyPlan& policy = graph.plans.at(p);
+        if (reference.broken() || policy.broken()) {
+            continue;
+        }
+        reference_excess += static_cast<double>(reference.total) - static_cast<double>(graph.lower_bound);
+        policy_excess += static_cast<double>(policy.total) - static_cast<double>(graph.lower_bound);
+    }
+    return reference_excess > 0 ? (reference_excess - policy_excess) / reference_excess : 0.0;
+}
+
+PolicyComparison compare_policies(std::span<const CorpusGraph> graphs, std::span<const AllocatorProfile* const> policies,
+                                  const ExactLimits& limits) {
+    if (policies.empty()) {
+        throw std::invalid_argument("compare_policies needs a reference policy");
+    }
+    PolicyComparison comparison;
+    comparison.policies.assign(policies.begin(), policies.end());
+    comparison.totals.resize(policies.size());
+    for (const CorpusGraph& graph : graphs) {
+        PolicyGraphResult result{graph.label, graph.file.graph.nodes.size(), {}, 0, 0, {}};
+        const GgmlPlan reference = run_ggml_plan(graph.file, *policies.front());
+        result.plans.push_back(policy_plan(graph.file, reference));
+        if (reference.run.error.empty()) {
+            add_bounds(graph.file, reference, limits, result);
+        }
+        for (std::size_t p = 1; p < policies.size(); ++p) {
+            result.plans.push_back(policy_plan(graph.file, run_ggml_plan(graph.file, reference.trace.tensors, *policies[p])));
+        }
+        for (std::size_t p = 0; p < policies.size(); ++p) {
+            const PolicyPlan& plan = result.plans[p];
+            PolicyTotals& totals = comparison.totals[p];
+            if (plan.broken()) {
+                totals.graphs_broken += 1;
+                continue;
+            }
+            totals.total += plan.total;
+            const PolicyPlan& ref = result.plans.front();
+            if (!ref.broken()) {
+                totals.graphs_smaller += plan.total < ref.total ? 1 : 0;
+                totals.graphs_larger += plan.total > ref.total ? 1 : 0;
+            }
+        }
+        comparison.lower_bound += result.lower_bound;
+        comparison.best_offline += result.best_offline;
+        comparison.reference_total += result.plans.front().broken() ? 0 : result.plans.front().total;
+        comparison.graphs.push_back(std::move(result));
+    }
+    return comparison;
+}
+
+} // namespace gallocsim

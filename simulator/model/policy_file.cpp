@@ -1,0 +1,333 @@
+#include "simulator/model/policy_file.hpp"
+
+#include "simulator/model/input_file.hpp"
+#include "simulator/model/json_reader.hpp"
+#include "simulator/model/visible_text.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <array>
+#include <functional>
+#include <system_error>
+
+namespace gallocsim {
+namespace {
+
+using json_input::json;
+using json_input::Path;
+using json_input::Reader;
+
+template <class Enum>
+struct Named {
+    Enum value;
+    std::string_view name;
+};
+
+constexpr Named<BlockFit> kBlockFits[] = {
+    {BlockFit::best, "best"}, {BlockFit::first, "first"}, {BlockFit::largest, "largest"}};
+constexpr Named<FitTies> kFitTies[] = {{FitTies::last, "last"}, {FitTies::first, "first"}};
+constexpr Named<TailChoice> kTailChoices[] = {
+    {TailChoice::reuse_factor, "reuse_factor"}, {TailChoice::first_that_fits, "first_that_fits"}};
+constexpr Named<Reallocation> kReallocations[] = {
+    {Reallocation::when_a_chunk_grows, "when_a_chunk_grows"}, {Reallocation::when_total_grows, "when_total_grows"}};
+constexpr Named<ExtraSpace> kExtraSpaces[] = {
+    {ExtraSpace::freed_aligned, "freed_aligned"}, {ExtraSpace::freed, "freed"}, {ExtraSpace::kept, "kept"}};
+
+template <class Enum, std::size_t N>
+std::string_view name_of(const Named<Enum> (&names)[N], Enum value) {
+    return std::ranges::find(names, value, &Named<Enum>::value)->name;
+}
+
+template <class Enum, std::size_t N>
+std::string names_text(const Named<Enum> (&names)[N]) {
+    std::string text;
+    for (const auto& n : names) {
+        text += (text.empty() ? "" : ", ") + std::string(n.name);
+    }
+    return text;
+}
+
+template <class Enum, std::size_t N>
+Enum read_enum(const Reader& reader, const json& value, const Path& path, const Named<Enum> (&names)[N]) {
+    const std::string text = reader.string(value, path);
+    const auto it = std::ranges::find(names, text, &Named<Enum>::name);
+    if (it == std::end(names)) {
+        reader.fail(path, "must be one of " + names_text(names) + ", got \"" + visible_text(text) + "\"");
+    }
+    return it->value;
+}
+
+// The in-place ops as a file writes them: every op of the set, in ggml's op order.
+json op_list(OpSet ops) {
+    json list = json::array();
+    for (std::size_t i = 0; i < kOpCount; ++i) {
+        const auto op = static_cast<Op>(i);
+        if (ops.contains(op)) {
+            list.push_back(op_name(op));
+        }
+    }
+    return list;
+}
+
+Op read_op(const Reader& reader, const json& value, const Path& path) {
+    const std::string text = reader.string(value, path);
+    const std::optional<Op> op = parse_op(text);
+    if (!op) {
+        reader.fail(path, "\"" + visible_text(text) + "\" is not a ggml op name (ADD, MUL_MAT, SOFT_MAX, ...)");
+    }
+    return *op;
+}
+
+OpSet read_ops(const Reader& reader, const json& value, const Path& path, OpSet start) {
+    OpSet ops = start;
+    reader.array(value, path);
+    for (std::size_t i = 0; i < value.size(); ++i) {
+        ops = ops.with(read_op(reader, value[i], at(path, i)));
+    }
+    return ops;
+}
+
+// inplace_ops: the whole set (a list), or the base's set with ops added and removed.
+OpSet read_inplace_ops(const Reader& reader, const json& value, const Path& path, OpSet base) {
+    if (value.is_array()) {
+        return read_ops(reader, value, path, OpSet{});
+    }
+    if (!value.is_object()) {
+        reader.fail(path, "must be a list of op names or an object with \"add\" and \"remove\" lists, got " +
+                              Reader::describe(value));
+    }
+    reader.only_keys(value, path, {"add", "remove"});
+    OpSet ops = base;
+    if (const auto add = value.find("add"); add != value.end()) {
+        const Path add_path = dot(path, "add");
+        ops = read_ops(reader, *add, add_path, ops);
+    }
+    if (const auto remove = value.find("remove"); remove != value.end()) {
+        const Path remove_path = dot(path, "remove");
+        reader.array(*remove, remove_path);
+        OpSet removed;
+        for (std::size_t i = 0; i < remove->size(); ++i) {
+            removed = removed.with(read_op(reader, (*remove)[i], at(remove_path, i)));
+        }
+        OpSet kept;
+        for (std::size_t i = 0; i < kOpCount; ++i) {
+            const auto op = static_cast<Op>(i);
+            if (ops.contains(op) && !removed.contains(op)) {
+                kept = kept.with(op);
+            }
+        }
+        ops = kept;
+    }
+    return ops;
+}
+
+// One rule of a profile: how a policy file reads it, writes it, and what it means.
+struct RuleIo {
+    PolicyRule rule;
+    std::function<void(const Reader&, const json&, const Path&, AllocatorProfile&)> read;
+    std::function<json(const AllocatorProfile&)> write;
+};
+
+template <class Enum, std::size_t N>
+RuleIo enum_rule(PolicyRule rule, Enum AllocatorProfile::*field, const Named<Enum> (&names)[N]) {
+    return {rule,
+            [field, &names](const Reader& r, const json& v, const Path& p, AllocatorProfile& profile) {
+                profile.*field = read_enum(r, v, p, names);
+            },
+            [field, &names](const AllocatorProfile& profile) { return json(name_of(names, profile.*field)); }};
+}
+
+RuleIo bool_rule(PolicyRule rule, bool AllocatorProfile::*field) {
+    return {rule,
+            [field](const Reader& r, const json& v, const Path& p, AllocatorProfile& profile) {
+                profile.*field = r.boolean(v, p);
+            },
+            [field](const AllocatorProfile& profile) { return json(profile.*field); }};
+}
+
+const std::vector<RuleIo>& rule_ios() {
+    static const std::vector<RuleIo> rules = [] {
+        std::vector<RuleIo> list;
+        list.push_back({{"inplace_ops", "a list of op names (the whole set), or {\"add\": [...], \"remove\": [...]}",
+                         "ops whose result may take over a parent's memory (ggml_op_can_inplace)"},
+                        [](const Reader& r, const json& v, const Path& p, AllocatorProfile& profile) {
+                            profile.inplace_ops = read_inplace_ops(r, v, p, profile.inplace_ops);
+                        },
+                        [](const AllocatorProfile& profile) { return op_list(profile.inplace_ops); }});
+        list.push_back(enum_rule({"block_fit", "best, first, largest",
+                                  "which free block before a chunk's tail a request takes: the smallest that fits "
+                                  "(ggml), the first that fits, or the largest that fits"},
+                                 &AllocatorProfile::block_fit, kBlockFits));
+        list.push_back(enum_rule({"fit_ties", "last, first",
+                                  "of equally good free blocks in a chunk, the later (ggml's `<=` scan) or the earlier"},
+                                 &AllocatorProfile::fit_ties, kFitTies));
+        list.push_back(bool_rule({"inplace_through_views", "true, false",
+                                  "an in-place node may take over the source of a view parent (a view at offset 0, "
+                                  "its source's only view): upstream's unreachable view branch, made reachable"},
+                                 &AllocatorProfile::inplace_through_views));
+        list.push_back(bool_rule({"chunks", "true, false",
+                                  "a buffer type's plan is split into chunks of at most its max size (false: one "
+                                  "buffer, the max size ignored while planning)"},
+                                 &AllocatorProfile::chunks));
+        list.push_back(enum_rule({"tail_choice", "reuse_factor, first_that_fits",
+                                  "which chunk's tail takes a request no free block fits"},
+                                 &AllocatorProfile::tail_choice, kTailChoices));
+        list.push_back(enum_rule({"reallocation", "when_a_chunk_grows, when_total_grows",
+                                  "when reserve replaces a buffer type's chunks"},
+                                 &AllocatorProfile::reallocation, kReallocations));
+        list.push_back(enum_rule({"free_extra_space", "freed_aligned, freed, kept",
+                                  "the bytes of a larger parent past the end of a node that takes it over in place"},
+                                 &AllocatorProfile::free_extra_space, kExtraSpaces));
+        list.push_back(bool_rule({"external_buffer_is_allocated", "true, false",
+                                  "a tensor on an external buffer but without data counts as allocated"},
+                                 &AllocatorProfile::external_buffer_is_allocated));
+        list.push_back(bool_rule({"has_reserve_n_size", "true, false", "ggml_gallocr_reserve_n_size exists"},
+                                 &AllocatorProfile::has_reserve_n_size));
+        list.push_back(bool_rule({"replans_when_data_dropped", "true, false",
+                                  "alloc_graph plans again when a tensor's external data was dropped"},
+                                 &AllocatorProfile::replans_when_data_dropped));
+        list.push_back(bool_rule({"empty_buffers_are_dummies", "true, false",
+                                  "a request for 0 bytes gets a dummy buffer with no memory"},
+                                 &AllocatorProfile::empty_buffers_are_dummies));
+        return list;
+    }();
+    return rules;
+}
+
+std::string ops_difference(OpSet before, OpSet after) {
+    std::string text;
+    for (std::size_t i = 0; i < kOpCount; ++i) {
+        const auto op = static_cast<Op>(i);
+        if (before.contains(op) != after.contains(op)) {
+            text += (text.empty() ? "" : " ") + std::string(after.contains(op) ? "+" : "-") + std::string(op_name(op));
+        }
+    }
+    return text;
+}
+
+std::string value_text(const json& value) { return value.is_string() ? value.get<std::string>() : value.dump(); }
+
+} // namespace
+
+Policy::Policy(std::string name, std::string description, std::string file, const AllocatorProfile& base,
+               const AllocatorProfile& rules)
+    : name_(std::move(name)), description_(std::move(description)), file_(std::move(file)), base_(&base), profile_(rules) {
+    profile_.name = name_;
+    profile_.commit = {};
+    profile_.date = {};
+    profile_.upstream = description_;
+    profile_.aliases = {};
+    profile_.sources = {};
+}
+
+std::unique_ptr<const Policy> parse_policy(std::string_view text, std::string_view source) {
+    const json doc = json_input::parse_document(text, source);
+    const Reader reader(source);
+    const Path root("$");
+    reader.object(doc, root);
+    reader.only_keys(doc, root, {"format", "name", "description", "base", "rules"});
+    const Path format_path("$.format");
+    if (const std::string format = reader.string(reader.member(doc, root, "format"), format_path); format != kPolicyFormat) {
+        reader.fail(format_path, "must be \"" + std::string(kPolicyFormat) + "\", got \"" + visible_text(format) + "\"");
+    }
+    const Path name_path("$.name");
+    const std::string name = reader.string(reader.member(doc, root, "name"), name_path);
+    if (name.empty() || !is_visible_text(name)) {
+        reader.fail(name_path, "must be a non-empty name of printable characters");
+    }
+    std::string description;
+    if (const auto it = doc.find("description"); it != doc.end()) {
+        description = reader.string(*it, Path("$.description"));
+    }
+    const Path base_path("$.base");
+    const std::string base_name = reader.string(reader.member(doc, root, "base"), base_path);
+    const AllocatorProfile* base = find_profile(base_name);
+    if (base == nullptr) {
+        reader.fail(base_path, "\"" + visible_text(base_name) + "\" is no allocator state (" +
+                                   std::string(known_profile_names()) + ")");
+    }
+    AllocatorProfile rules = *base;
+    if (const auto it = doc.find("rules"); it != doc.end()) {
+        const Path rules_path("$.rules");
+        reader.object(*it, rules_path);
+        for (const auto& [key, value] : it->items()) {
+            const auto io = std::ranges::find(rule_ios(), key, [](const RuleIo& r) { return r.rule.name; });
+            if (io == rule_ios().end()) {
+                std::string known;
+                for (const RuleIo& r : rule_ios()) {
+                    known += (known.empty() ? "" : ", ") + std::string(r.rule.name);
+                }
+                reader.fail(rules_path, "unknown rule \"" + visible_text(key) + "\" (the rules: " + known + ")");
+            }
+            const Path rule_path = dot(rules_path, key);
+            io->read(reader, value, rule_path, rules);
+        }
+    }
+    return std::make_unique<const Policy>(name, description.empty() ? base_name + " with the rules the file changes" : description,
+                                          std::string(source), *base, rules);
+}
+
+std::unique_ptr<const Policy> load_policy_file(const std::filesystem::path& path) {
+    return parse_policy(read_input_file(path), path.string());
+}
+
+bool looks_like_policy_file(std::string_view argument) {
+    std::error_code ec;
+    return argument.find('/') != std::string_view::npos || argument.ends_with(".json") ||
+           std::filesystem::is_regular_file(std::filesystem::path(argument), ec);
+}
+
+std::string policy_file_text(const AllocatorProfile& profile, std::string_view name, std::string_view description) {
+    nlohmann::ordered_json out;
+    out["format"] = kPolicyFormat;
+    out["name"] = name;
+    out["description"] = description;
+    // A built-in state is its own base; a policy is written in full over the newest state, so
+    // the file holds every rule and needs nothing it does not say.
+    out["base"] = is_builtin_profile(profile) ? profile.name : newest_profile().name;
+    auto& rules = out["rules"] = nlohmann::ordered_json::object();
+    for (const RuleIo& io : rule_ios()) {
+        rules[std::string(io.rule.name)] = nlohmann::ordered_json::parse(io.write(profile).dump());
+    }
+    return out.dump(2) + "\n";
+}
+
+std::vector<RuleDifference> rule_differences(const AllocatorProfile& before, const AllocatorProfile& after) {
+    std::vector<RuleDifference> differences;
+    if (before.inplace_ops != after.inplace_ops) {
+        differences.push_back({"inplace_ops", "", ops_difference(before.inplace_ops, after.inplace_ops)});
+    }
+    for (const RuleIo& io : rule_ios()) {
+        if (io.rule.name == "inplace_ops") {
+            continue;
+        }
+        const json a = io.write(before);
+        const json b = io.write(after);
+        if (a != b) {
+            differences.push_back({std::string(io.rule.name), value_text(a), value_text(b)});
+        }
+    }
+    return differences;
+}
+
+std::string rule_differences_text(const AllocatorProfile& before, const AllocatorProfile& after) {
+    std::string text;
+    for (const RuleDifference& d : rule_differences(before, after)) {
+        text += (text.empty() ? "" : "; ") + d.rule + " " + (d.before.empty() ? d.after : d.before + " -> " + d.after);
+    }
+    return text.empty() ? "no rule differs" : text;
+}
+
+std::span<const PolicyRule> policy_rules() {
+    static const std::vector<PolicyRule> rules = [] {
+        std::vector<PolicyRule> list;
+        for (const RuleIo& io : rule_ios()) {
+            list.push_back(io.rule);
+        }
+        return list;
+    }();
+    return rules;
+}
+
+} // namespace gallocsim

@@ -1,0 +1,158 @@
+// `gallocsim policy`: rules, export, check and compare, through the command functions. The
+// sizes asserted come from upstream, not from gallocsim: a golden file's `expected` plan (ggml
+// d99724f2) and the real llama.cpp's buffer size recorded in the 8B capture's session.
+#include "simulator/cli/graph_input.hpp"
+#include "simulator/cli/policy_command.hpp"
+#include "tests/cli_run.hpp"
+#include "tests/test_support.hpp"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+namespace gallocsim::cli {
+namespace {
+
+using test_support::Result;
+using test_support::run;
+using ::testing::HasSubstr;
+
+const std::string kGolden = GALLOCSIM_SHARED_DIR "/golden/upstream-view_inplace.json";
+const std::string kCapture8b = GALLOCSIM_TEST_DATA_DIR "/captures/llama-3.1-8b-c4096-u512";
+
+std::string write_policy(const std::string& name, const std::string& rules) {
+    const auto path = test_support::scratch_path(name + ".json");
+    std::ofstream(path) << R"({"format": "gallocsim-policy/1", "name": ")" << name
+                        << R"(", "base": "llama.cpp-0c1e570", "rules": )" << rules << "}";
+    return path.string();
+}
+
+nlohmann::json compare_json(std::vector<std::string> inputs, std::vector<std::string> policies) {
+    PolicyCompareOptions options;
+    options.inputs = std::move(inputs);
+    options.policies = std::move(policies);
+    options.json = true;
+    const Result r = run(policy_compare, options);
+    EXPECT_EQ(r.code, 0) << r.err;
+    return nlohmann::json::parse(r.out);
+}
+
+// The reference's plan of a golden file is upstream's: its sizes are the file's `expected`.
+TEST(PolicyCompare, TheReferencePlansAGoldenFileAsUpstreamDid) {
+    std::ifstream golden(kGolden);
+    const nlohmann::json expected = nlohmann::json::parse(golden)["expected"];
+    const nlohmann::json report = compare_json({kGolden}, {"ggml-f54604ef"});
+    ASSERT_EQ(report["graphs"].size(), 1u);
+    EXPECT_EQ(report["graphs"][0]["plans"][0]["buffer_sizes"], expected["buffer_sizes"]);
+    EXPECT_EQ(report["policies"][0]["name"], "llama.cpp-0c1e570");
+    EXPECT_EQ(report["policies"][1]["name"], "ggml-f54604ef");
+}
+
+// Llama-3.1-8B at 4k context, micro-batch 512: llama.cpp reserved 322,971,648 bytes (the
+// session's buffer_sizes). With inplace_through_views, Qcur-0#3 = ROPE(RESHAPE(Qcur-0)) takes
+// Qcur-0's 8 MiB slot instead of the tail (the trace of that plan, events 2372-2380), so the
+// chunk's top, where kq-0 starts, is 8 MiB lower: 322,971,648 - 8,388,608 = 314,583,040. The
+// bound (292.01 MiB: kq-0 256 MiB + 36.01 MiB live with it) is the same for both.
+TEST(PolicyCompare, ThroughViewsSavesEightMebibytesOnTheLlama8bGraph) {
+    const nlohmann::json report = compare_json({kCapture8b}, {write_policy("through-views", R"({"inplace_through_views": true})")});
+    ASSERT_EQ(report["graphs"].size(), 2u);  // the ubatch graph and the one-token graph
+    const nlohmann::json& big = report["graphs"][0];
+    EXPECT_EQ(big["graph"], "llama-3.1-8b-c4096-u512 call 0");  // sessions count calls from 0
+    EXPECT_EQ(big["nodes"], 1158);
+    EXPECT_EQ(big["plans"][0]["total"], 322971648u);
+    EXPECT_EQ(big["plans"][1]["total"], 322971648u - 8388608u);
+    EXPECT_EQ(big["lower_bound"], 306192384u);
+    EXPECT_EQ(report["policies"][1]["graphs_larger"], 0);
+    EXPECT_EQ(report["policies"][1]["graphs_broken"], 0);
+    EXPECT_EQ(report["policies"][1]["changes"][0]["rule"], "inplace_through_views");
+}
+
+TEST(PolicyCompare, TheTableNamesEachPolicyAndWhatItChanges) {
+    PolicyCompareOptions options;
+    options.inputs = {kGolden};
+    options.policies = {write_policy("first-fit", R"({"block_fit": "first"})")};
+    const Result r = run(policy_compare, options);
+    EXPECT_EQ(r.code, 0) << r.err;
+    EXPECT_THAT(r.out, HasSubstr("B = first-fit: block_fit best -> first\n"));
+    EXPECT_THAT(r.out, HasSubstr("B (first-fit) against A: "));
+}
+
+TEST(PolicyCompare, TheSvgHasABarPerGraphAndPolicy) {
+    PolicyCompareOptions options;
+    options.inputs = {kGolden};
+    options.policies = {"ggml-f54604ef"};
+    options.svg = test_support::scratch_path("policies.svg").string();
+    ASSERT_EQ(run(policy_compare, options).code, 0);
+    std::ifstream file(*options.svg);
+    const std::string svg((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+    EXPECT_THAT(svg, HasSubstr("data-policy=\"llama.cpp-0c1e570\""));
+    EXPECT_THAT(svg, HasSubstr("data-policy=\"ggml-f54604ef\""));
+}
+
+TEST(PolicyCompare, ABadPolicyFileIsBadInputNamingTheFile) {
+    PolicyCompareOptions options;
+    options.inputs = {kGolden};
+    const std::string bad = write_policy("bad", R"({"block_fit": 3})");
+    options.policies = {bad};
+    const Result r = run(policy_compare, options);
+    EXPECT_EQ(r.code, 2);
+    EXPECT_EQ(r.err, bad + ": $.rules.block_fit: must be a string, got the number 3\n");
+}
+
+TEST(PolicyCompare, AnUnknownPolicyNameSaysWhatIsKnown) {
+    PolicyCompareOptions options;
+    options.inputs = {kGolden};
+    options.policies = {"best-fit-ever"};
+    const Result r = run(policy_compare, options);
+    EXPECT_EQ(r.code, 2);
+    EXPECT_THAT(r.err, HasSubstr("--ggml-version best-fit-ever: "));
+    EXPECT_THAT(r.err, HasSubstr("or a policy file (docs/policies.md)"));
+}
+
+// A state exported and checked: its file changes nothing from its base; against the newest it
+// lacks the five changes after 254ea3e5 (profile.cpp's history; ops in ggml's op order).
+TEST(PolicyCommand, AnExportedStateChecksAsChangingNothing) {
+    const auto path = test_support::scratch_path("exported.json").string();
+    ASSERT_EQ(run(policy_export, PolicyExportOptions{"ggml-254ea3e5", std::nullopt, path}).code, 0);
+    std::ostringstream out, err;
+    EXPECT_EQ(policy_check({path}, out, err), 0) << err.str();
+    EXPECT_EQ(out.str(), path + ": policy ggml-254ea3e5, from ggml-254ea3e5: no rule differs (against the newest state, "
+                                "llama.cpp-0c1e570: inplace_ops -CLAMP -FILL; tail_choice reuse_factor -> first_that_fits; "
+                                "reallocation when_a_chunk_grows -> when_total_grows; free_extra_space freed_aligned -> kept; "
+                                "external_buffer_is_allocated true -> false; has_reserve_n_size true -> false)\n");
+}
+
+TEST(PolicyCommand, CheckReportsEachBadFileAndGoesOn) {
+    const std::string good = write_policy("good", R"({"fit_ties": "first"})");
+    const std::string bad = write_policy("bad-ties", R"({"fit_ties": "middle"})");
+    std::ostringstream out, err;
+    EXPECT_EQ(policy_check({bad, good}, out, err), 2);
+    EXPECT_EQ(err.str(), bad + ": $.rules.fit_ties: must be one of last, first, got \"middle\"\n");
+    EXPECT_EQ(out.str(), good + ": policy good, from llama.cpp-0c1e570: fit_ties last -> first\n");
+}
+
+TEST(PolicyCommand, RulesListsEveryRuleAPolicyFileMaySet) {
+    std::ostringstream out;
+    policy_rules_list(out);
+    for (const char* rule : {"inplace_ops:", "block_fit:", "fit_ties:", "inplace_through_views:", "chunks:", "tail_choice:",
+                             "reallocation:", "free_extra_space:", "external_buffer_is_allocated:", "has_reserve_n_size:",
+                             "replans_when_data_dropped:", "empty_buffers_are_dummies:"}) {
+        EXPECT_THAT(out.str(), HasSubstr(std::string("\n") + rule)) << rule;
+    }
+}
+
+// Every command that takes --ggml-version takes a policy file there (or as --policy).
+TEST(PolicyCommand, APolicyFileIsAProfileForEveryCommand) {
+    const std::string path = write_policy("largest", R"({"block_fit": "largest"})");
+    const AllocatorProfile& profile = chosen_profile(path);
+    EXPECT_EQ(profile.name, "largest");
+    EXPECT_EQ(profile.block_fit, BlockFit::largest);
+    EXPECT_EQ(&chosen_profile(path), &profile);  // read once
+}
+
+} // namespace
+} // namespace gallocsim::cli

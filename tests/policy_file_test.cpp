@@ -1,0 +1,156 @@
+// Policy files (docs/policies.md): read with errors that name the file, the JSON path and the
+// problem; every rule of a profile settable; the built-in states, written out as files,
+// plan exactly as the states do on the golden corpus and the real-size captures.
+#include "simulator/model/corpus.hpp"
+#include "simulator/model/graph_file.hpp"
+#include "simulator/model/plan.hpp"
+#include "simulator/model/policy_file.hpp"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <string>
+
+namespace gallocsim {
+namespace {
+
+namespace fs = std::filesystem;
+using ::testing::StartsWith;
+
+std::unique_ptr<const Policy> policy(const std::string& rules, const std::string& base = "llama.cpp-0c1e570") {
+    return parse_policy(R"({"format": "gallocsim-policy/1", "name": "p", "base": ")" + base + R"(", "rules": )" + rules + "}",
+                        "p.json");
+}
+
+std::string error_of(const std::string& text) {
+    try {
+        parse_policy(text, "p.json");
+    } catch (const GraphFileError& error) {
+        return error.what();
+    }
+    return "no error";
+}
+
+TEST(PolicyFile, AFileWithoutRulesPlansByItsBase) {
+    const auto p = parse_policy(R"({"format": "gallocsim-policy/1", "name": "same", "base": "ggml-f54604ef"})", "same.json");
+    EXPECT_EQ(p->name(), "same");
+    EXPECT_EQ(&p->base(), find_profile("ggml-f54604ef"));
+    EXPECT_TRUE(rule_differences(p->base(), p->profile()).empty());
+    EXPECT_EQ(p->profile().name, "same");
+    EXPECT_FALSE(is_builtin_profile(p->profile()));
+}
+
+TEST(PolicyFile, EachRuleIsReadIntoTheProfile) {
+    EXPECT_EQ(policy(R"({"block_fit": "first"})")->profile().block_fit, BlockFit::first);
+    EXPECT_EQ(policy(R"({"block_fit": "largest"})")->profile().block_fit, BlockFit::largest);
+    EXPECT_EQ(policy(R"({"fit_ties": "first"})")->profile().fit_ties, FitTies::first);
+    EXPECT_TRUE(policy(R"({"inplace_through_views": true})")->profile().inplace_through_views);
+    EXPECT_FALSE(policy(R"({"chunks": false})")->profile().chunks);
+    EXPECT_EQ(policy(R"({"tail_choice": "first_that_fits"})")->profile().tail_choice, TailChoice::first_that_fits);
+    EXPECT_EQ(policy(R"({"reallocation": "when_total_grows"})")->profile().reallocation, Reallocation::when_total_grows);
+    EXPECT_EQ(policy(R"({"free_extra_space": "kept"})")->profile().free_extra_space, ExtraSpace::kept);
+    EXPECT_FALSE(policy(R"({"external_buffer_is_allocated": false})")->profile().external_buffer_is_allocated);
+    EXPECT_FALSE(policy(R"({"has_reserve_n_size": false})")->profile().has_reserve_n_size);
+    EXPECT_FALSE(policy(R"({"replans_when_data_dropped": false})")->profile().replans_when_data_dropped);
+    EXPECT_FALSE(policy(R"({"empty_buffers_are_dummies": false})")->profile().empty_buffers_are_dummies);
+}
+
+// llama.cpp-0c1e570 is ggml-0a2b6b20 plus CLAMP in place (profile.cpp's history), so the newest
+// state without CLAMP has 0a2b6b20's op set, and 0a2b6b20 with CLAMP added has the newest's.
+TEST(PolicyFile, InPlaceOpsAreAddedAndRemovedFromTheBasesSet) {
+    const AllocatorProfile& older = *find_profile("ggml-0a2b6b20");
+    EXPECT_EQ(policy(R"({"inplace_ops": {"remove": ["CLAMP"]}})")->profile().inplace_ops, older.inplace_ops);
+    EXPECT_EQ(policy(R"({"inplace_ops": {"add": ["CLAMP"]}})", "ggml-0a2b6b20")->profile().inplace_ops,
+              newest_profile().inplace_ops);
+    // A whole list replaces the set.
+    const AllocatorProfile only_add = policy(R"({"inplace_ops": ["ADD"]})")->profile();
+    EXPECT_TRUE(only_add.can_inplace(Op::ADD));
+    EXPECT_FALSE(only_add.can_inplace(Op::MUL));
+    EXPECT_EQ(rule_differences_text(older, newest_profile()), "inplace_ops +CLAMP");
+}
+
+TEST(PolicyFile, ErrorsNameTheFileThePathAndTheProblem) {
+    const std::string head = R"({"format": "gallocsim-policy/1", "name": "p", "base": "llama.cpp-0c1e570", )";
+    EXPECT_EQ(error_of(head + R"("rules": {"block_fit": "worst"}})"),
+              "p.json: $.rules.block_fit: must be one of best, first, largest, got \"worst\"");
+    EXPECT_EQ(error_of(head + R"("rules": {"inplace_ops": {"add": ["ADD", "FOO"]}}})"),
+              "p.json: $.rules.inplace_ops.add[1]: \"FOO\" is not a ggml op name (ADD, MUL_MAT, SOFT_MAX, ...)");
+    EXPECT_EQ(error_of(head + R"("rules": {"chunks": "yes"}})"),
+              "p.json: $.rules.chunks: must be true or false, got the string \"yes\"");
+    EXPECT_THAT(error_of(head + R"("rules": {"bestfit": "first"}})"),
+                StartsWith("p.json: $.rules: unknown rule \"bestfit\" (the rules: inplace_ops, block_fit, "));
+    EXPECT_EQ(error_of(head + R"("extra": 1})"), "p.json: $: unknown field \"extra\"");
+    EXPECT_EQ(error_of(R"({"format": "gallocsim-policy/2", "name": "p", "base": "x"})"),
+              "p.json: $.format: must be \"gallocsim-policy/1\", got \"gallocsim-policy/2\"");
+    EXPECT_EQ(error_of(R"({"format": "gallocsim-policy/1", "base": "x"})"), "p.json: $: missing required field \"name\"");
+    EXPECT_THAT(error_of(R"({"format": "gallocsim-policy/1", "name": "p", "base": "ggml-1234"})"),
+                StartsWith("p.json: $.base: \"ggml-1234\" is no allocator state (llama.cpp-0c1e570, "));
+    EXPECT_EQ(error_of(R"({"format": "gallocsim-policy/1", "name": "", "base": "ggml-f54604ef"})"),
+              "p.json: $.name: must be a non-empty name of printable characters");
+    EXPECT_EQ(error_of(std::string("{\"a\"\0", 5)), "p.json: a NUL byte at offset 4: not a JSON text (a binary file?)");
+    EXPECT_EQ(error_of("[1, 2]"), "p.json: $: must be an object, got an array");
+    EXPECT_THAT(error_of("{"), StartsWith("p.json: invalid JSON: parse error at line 1, column 2"));
+}
+
+// Every state written out and read back has the state's rules, rule by rule.
+TEST(PolicyFile, EveryStateExportedReadsBackWithItsRules) {
+    for (const AllocatorProfile& state : allocator_profiles()) {
+        const auto read = parse_policy(policy_file_text(state, state.name, "exported"), "exported.json");
+        EXPECT_EQ(&read->base(), &state);
+        EXPECT_EQ(rule_differences_text(state, read->profile()), "no rule differs") << state.name;
+    }
+}
+
+// A policy written over the newest state keeps every rule it changed.
+TEST(PolicyFile, APolicyRewrittenInFullKeepsItsRules) {
+    const auto p = policy(R"({"block_fit": "largest", "inplace_ops": {"remove": ["ROPE"]}, "chunks": false})", "ggml-9dea367c");
+    const auto again = parse_policy(policy_file_text(p->profile(), "p2", "again"), "p2.json");
+    EXPECT_EQ(&again->base(), &newest_profile());
+    EXPECT_EQ(rule_differences_text(p->profile(), again->profile()), "no rule differs");
+}
+
+std::vector<CorpusGraph> corpus() {
+    std::vector<CorpusGraph> graphs;
+    const std::string paths[] = {GALLOCSIM_SHARED_DIR "/golden", GALLOCSIM_TEST_DATA_DIR "/captures/llama-3.1-8b-c4096-u512",
+                                 GALLOCSIM_TEST_DATA_DIR "/captures/llama-3.1-8b-c4096-u512-fa"};
+    const CorpusInputs inputs = find_corpus_inputs(paths);
+    EXPECT_TRUE(inputs.problems.empty());
+    for (const fs::path& file : inputs.files) {
+        graphs.push_back({file.string(), load_graph_file(file)});
+    }
+    for (const fs::path& capture : inputs.captures) {
+        for (CorpusGraph& graph : capture_graphs(capture)) {
+            graphs.push_back(std::move(graph));
+        }
+    }
+    return graphs;
+}
+
+// The issue's promise: each built-in state, as a file, makes exactly the state's plans on the
+// golden corpus (200 graphs) and the real-size captures (4 graphs): offsets, chunks, sizes.
+TEST(PolicyFile, EveryStateAsAFilePlansTheGoldenCorpusAndTheRealCapturesExactlyAsTheState) {
+    const std::vector<CorpusGraph> graphs = corpus();
+    ASSERT_EQ(graphs.size(), 204u);
+    for (const AllocatorProfile& state : allocator_profiles()) {
+        const auto file = parse_policy(policy_file_text(state, "as-file", "exported"), "as-file.json");
+        for (const CorpusGraph& graph : graphs) {
+            const PlanRun by_state = run_plan(graph.file, nullptr, state);
+            const PlanRun by_file = run_plan(graph.file, nullptr, file->profile());
+            ASSERT_EQ(by_state.error, by_file.error) << state.name << " " << graph.label;
+            ASSERT_EQ(by_state.plan.buffer_sizes, by_file.plan.buffer_sizes) << state.name << " " << graph.label;
+            ASSERT_EQ(by_state.plan.chunk_sizes, by_file.plan.chunk_sizes) << state.name << " " << graph.label;
+            ASSERT_EQ(by_state.plan.tensors, by_file.plan.tensors) << state.name << " " << graph.label;
+        }
+    }
+}
+
+TEST(PolicyFile, AnArgumentLooksLikeAPolicyFileByItsPathOrName) {
+    EXPECT_TRUE(looks_like_policy_file("policies/first.json"));
+    EXPECT_TRUE(looks_like_policy_file("first.json"));
+    EXPECT_FALSE(looks_like_policy_file("ggml-f54604ef"));
+    EXPECT_FALSE(looks_like_policy_file("0.9.4"));
+}
+
+} // namespace
+} // namespace gallocsim

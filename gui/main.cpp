@@ -55,7 +55,10 @@ int main(int argc, char** argv) {
     const QCommandLineOption screenshot_option("screenshot", "save the window as a PNG and exit", "png");
     const QCommandLineOption size_option("size", "window size for --screenshot (default 1440x900)", "WxH", "1440x900");
     const QCommandLineOption raise_option("raise", "bring a dock to the front: timeline, state, statistics or peak", "dock");
-    const QCommandLineOption version_option("ggml-version", "plan by the rules of this ggml version (default: the newest)", "name");
+    const QCommandLineOption version_option(QStringList{"ggml-version", "policy"},
+                                            "plan by the rules of this ggml version, or of a policy file (docs/policies.md; "
+                                            "default: the newest version)",
+                                            "name");
     const QCommandLineOption call_option("call", "in a capture folder, pick this call: K (session 0) or S:K", "call");
     parser.addOptions({example_option, event_option, old_step_option, step_option, axis_option, peak_option, screenshot_option, size_option, raise_option, version_option,
                        call_option});
@@ -88,7 +91,12 @@ int main(int argc, char** argv) {
         });
     }
     auto& controller = window.controller();
-    if (parser.isSet(version_option)) {
+    if (parser.isSet(version_option) && gallocsim::profile_named(parser.value(version_option).toStdString()) == nullptr &&
+        gallocsim::looks_like_policy_file(parser.value(version_option).toStdString())) {
+        if (!controller.load_policy(parser.value(version_option))) {
+            return 2;  // the controller said why
+        }
+    } else if (parser.isSet(version_option)) {
         const gallocsim::AllocatorProfile* profile = gallocsim::profile_named(parser.value(version_option).toStdString());
         if (profile == nullptr) {
             std::cerr << "gallocsim-gui: --ggml-version " << parser.value(version_option).toStdString() << ": "

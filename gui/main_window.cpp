@@ -176,6 +176,7 @@ void MainWindow::build_actions() {
     events_axis_action_->setCheckable(true);
     events_axis_action_->setStatusTip(tr("The timeline's x axis: one column per event instead of one per node step"));
     peak_action_ = make(tr("Go to the &peak"), QKeySequence(tr("Ctrl+P")), [this] { controller_->go_to_peak(); });
+    policy_action_ = make(tr("Plan by a p&olicy file…"), QKeySequence(tr("Ctrl+Shift+P")), [this] { open_policy_dialog(); });
     peak_action_->setStatusTip(tr("Jump to where the largest buffer's size was set: what was live, and the holes"));
     find_action_ = make(tr("&Find tensor…"), QKeySequence::Find, [this] {
         search_->setFocus();
@@ -208,6 +209,7 @@ void MainWindow::build_menus() {
     simulation->addAction(peak_action_);
     simulation->addSeparator();
     simulation->addAction(settings_action_);
+    simulation->addAction(policy_action_);
 
     QMenu* breakpoints = menuBar()->addMenu(tr("&Breakpoints"));
     breakpoints->addAction(breakpoint_action_);
@@ -285,7 +287,8 @@ void MainWindow::build_toolbars() {
         ggml_version_->addItem(qstr(profile.name));
         ggml_version_->setItemData(ggml_version_->count() - 1, qstr(std::string(profile.upstream) + ", " + std::string(profile.date)), Qt::ToolTipRole);
     }
-    ggml_version_->setToolTip(tr("Plan by the rules of this ggml version's allocator (docs/versions.md); "
+    ggml_version_->setToolTip(tr("Plan by the rules of this ggml version's allocator (docs/versions.md), or of a "
+                                 "policy file read with Simulation > Plan by a policy file (docs/policies.md); "
                                  "changing it plans the graph again"));
     view->addWidget(ggml_version_);
     fit_action_->setIconText(tr("Fit"));
@@ -365,11 +368,23 @@ void MainWindow::connect_views() {
     connect(speed_, qOverload<int>(&QSpinBox::valueChanged), controller_, &SimulationController::set_speed);
     connect(unlimited_, &QCheckBox::toggled, controller_, &SimulationController::set_unlimited);
     connect(ggml_version_, &QComboBox::currentTextChanged, this, [this](const QString& name) {
-        const AllocatorProfile* profile = find_profile(name.toStdString());
+        const AllocatorProfile* profile = controller_->profile_named(name);
         if (profile != nullptr && !controller_->set_profile(*profile)) {
             const QSignalBlocker block(ggml_version_);  // refused: show the version still planning
             ggml_version_->setCurrentText(qstr(controller_->profile().name));
         }
+    });
+    connect(controller_, &SimulationController::policies_changed, this, [this] {
+        // Each policy read joins the selector once, after the states, its file and rules as the tooltip.
+        const Policy& policy = *controller_->policies().back();
+        const QSignalBlocker block(ggml_version_);
+        const QString name = qstr(policy.name());
+        if (ggml_version_->findText(name) < 0) {
+            ggml_version_->addItem(name);
+        }
+        ggml_version_->setItemData(ggml_version_->findText(name),
+                                   qstr(policy.file() + ": " + rule_differences_text(policy.base(), policy.profile())),
+                                   Qt::ToolTipRole);
     });
     connect(controller_, &SimulationController::profile_changed, this, [this] {
         const QSignalBlocker block(ggml_version_);
@@ -497,6 +512,15 @@ void MainWindow::open_capture_dialog() {
     focus_current_view();
     if (!folder.isEmpty()) {
         open(folder);
+    }
+}
+
+void MainWindow::open_policy_dialog() {
+    const QString path = QFileDialog::getOpenFileName(this, tr("Plan by a policy file (docs/policies.md)"), QString(),
+                                                      tr("Policy files (*.json)"));
+    focus_current_view();
+    if (!path.isEmpty()) {
+        controller_->load_policy(path);
     }
 }
 

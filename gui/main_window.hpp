@@ -95,6 +95,7 @@ private:
     void search();
     void open_dialog();
     void open_capture_dialog();
+    void open_policy_dialog();
     void save_session_dialog();
     void export_dialog(const QString& format);
     void buffer_settings_dialog();
@@ -140,6 +141,7 @@ private:
     QAction* breakpoint_action_ = nullptr;
     QAction* clear_breakpoints_action_ = nullptr;
     QAction* settings_action_ = nullptr;
+    QAction* policy_action_ = nullptr;
     QAction* fit_action_ = nullptr;
     QAction* zoom_in_action_ = nullptr;
     QAction* zoom_out_action_ = nullptr;

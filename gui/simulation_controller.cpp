@@ -707,6 +707,36 @@ QString SimulationController::describe_tensor(TensorId id) const {
 
 // --- Sessions -------------------------------------------------------------------------
 
+bool SimulationController::load_policy(const QString& path) {
+    std::unique_ptr<const Policy> policy;
+    try {
+        policy = load_policy_file(path.toStdString());
+    } catch (const std::exception& error) {
+        return fail(tr("Cannot read the policy"), QString::fromUtf8(error.what()));
+    }
+    return set_profile(keep_policy(std::move(policy)));
+}
+
+const AllocatorProfile& SimulationController::keep_policy(std::unique_ptr<const Policy> policy) {
+    const Policy& kept = *policies_.emplace_back(std::move(policy));
+    Q_EMIT policies_changed();
+    return kept.profile();
+}
+
+const AllocatorProfile* SimulationController::profile_named(const QString& name) const {
+    const std::string text = name.toStdString();
+    if (const AllocatorProfile* state = gallocsim::profile_named(text)) {
+        return state;
+    }
+    // The latest policy of that name (a file read again after an edit).
+    for (auto it = policies_.rbegin(); it != policies_.rend(); ++it) {
+        if ((*it)->name() == text) {
+            return &(*it)->profile();
+        }
+    }
+    return nullptr;
+}
+
 QJsonObject SimulationController::session() const {
     QJsonObject session;
     session["format"] = kSessionFormat;
@@ -717,6 +747,12 @@ QJsonObject SimulationController::session() const {
     session["graph"] = QJsonDocument::fromJson(QByteArray::fromStdString(graph_file_to_json(file()))).object();
     session["position"] = static_cast<qint64>(position());
     session["ggml_version"] = qstr(profile_->name);
+    if (!is_builtin_profile(*profile_)) {
+        // A policy travels with the session, whole, so that the session plans the same anywhere.
+        session["policy"] = QJsonDocument::fromJson(QByteArray::fromStdString(
+                                                        policy_file_text(*profile_, profile_->name, profile_->upstream)))
+                                .object();
+    }
     QJsonArray tensors, kinds;
     for (TensorId tensor : tensor_breakpoints_) {
         tensors.append(qstr(trace().tensor(tensor).name));
@@ -750,8 +786,20 @@ bool SimulationController::restore_session(const QJsonObject& session, const QSt
         return fail(title, QString::fromUtf8(error.what()));
     }
     const AllocatorProfile* profile = profile_;
-    if (const QJsonValue version = session.value("ggml_version"); !version.isUndefined()) {
-        profile = profile_named(version.toString().toStdString());
+    std::unique_ptr<const Policy> policy;
+    if (const QJsonValue policy_value = session.value("policy"); !policy_value.isUndefined()) {
+        if (!policy_value.isObject()) {
+            return fail(title, tr("%1: $.policy: should be a policy file's object (docs/policies.md)").arg(origin));
+        }
+        const QByteArray text = QJsonDocument(policy_value.toObject()).toJson(QJsonDocument::Compact);
+        try {
+            policy = parse_policy(std::string_view(text.constData(), static_cast<std::size_t>(text.size())),
+                                  (origin + ": $.policy").toStdString());
+        } catch (const std::exception& error) {
+            return fail(title, QString::fromUtf8(error.what()));
+        }
+    } else if (const QJsonValue version = session.value("ggml_version"); !version.isUndefined()) {
+        profile = profile_named(version.toString());
         if (!version.isString() || profile == nullptr) {
             return fail(title, tr("%1: $.ggml_version: no ggml version \"%2\" (known: %3)")
                                    .arg(origin, version.toString(), qstr(known_profile_names())));
@@ -782,6 +830,9 @@ bool SimulationController::restore_session(const QJsonObject& session, const QSt
             return fail(title, tr("%1: $.breakpoints.kinds: no event kind \"%2\"").arg(origin, name.toString()));
         }
         kinds.push_back(*kind);
+    }
+    if (policy) {
+        profile = &keep_policy(std::move(policy));
     }
     const AllocatorProfile* previous = profile_;
     profile_ = profile;

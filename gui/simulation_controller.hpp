@@ -17,6 +17,7 @@
 #include "simulator/trace/scheduler_splits.hpp"
 #include "simulator/model/examples.hpp"
 #include "simulator/model/graph_file.hpp"
+#include "simulator/model/policy_file.hpp"
 
 #include <QColor>
 #include <QJsonObject>
@@ -79,6 +80,13 @@ public:
     // re-plans the shown graph, keeping breakpoints, selection and position.
     const AllocatorProfile& profile() const { return *profile_; }
     bool set_profile(const AllocatorProfile& profile);
+    // Reads a policy file (docs/policies.md) and plans by it like by a version; false, with
+    // the file's error, when it cannot be read or the plan fails. Policies read stay
+    // selectable by name for the rest of the run (policies_changed).
+    bool load_policy(const QString& path);
+    const std::vector<std::unique_ptr<const Policy>>& policies() const { return policies_; }
+    // A state (by name or alias) or a policy read before, by its name; nullptr for neither.
+    const AllocatorProfile* profile_named(const QString& name) const;
 
     // --- Captures (a folder of sessions, docs/graph-format.md) ---------------------------
     // Opens the folder and shows its first call; open_file on a folder does the same.
@@ -174,6 +182,7 @@ Q_SIGNALS:
     void breakpoints_changed();
     void selection_changed(std::optional<TensorId> tensor);
     void profile_changed();
+    void policies_changed();  // a policy file was read: one more name to plan by
     void error_occurred(const QString& title, const QString& message);
     void capture_changed();       // another capture (or none)
     void selected_call_changed();  // another call of the capture shown (or none)
@@ -220,6 +229,10 @@ private:
     struct Worker;                 // a worker thread and whether its job is done
     std::vector<Worker> workers_;  // joined once done, and at destruction
     const AllocatorProfile* profile_ = &newest_profile();
+    std::vector<std::unique_ptr<const Policy>> policies_;  // every policy read; profile_ may point into one
+    // Keeps a policy read from a file or a session; the one of the same name read before is
+    // replaced only when nothing plans by it.
+    const AllocatorProfile& keep_policy(std::unique_ptr<const Policy> policy);
     SimState before_;
     QTimer timer_;
     int speed_ = kDefaultSpeed;

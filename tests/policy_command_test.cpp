@@ -71,6 +71,22 @@ TEST(PolicyCompare, ThroughViewsSavesEightMebibytesOnTheLlama8bGraph) {
     EXPECT_EQ(report["policies"][1]["changes"][0]["rule"], "inplace_through_views");
 }
 
+// docs/examples/rope-through-view.json, by hand (alignment 32; x, a, q, qr 64 bytes, k 32, kq
+// and out 1024): ggml puts x at 0, a at 64, q in x's freed slot at 0; qr cannot take q through
+// the view q2, so it takes the tail at 128; k goes to q's freed slot at 0; kq takes the tail at
+// 192: 1216 bytes. Through views, qr takes q at 0, k the tail at 128 (32 bytes), kq the tail at
+// 160: 1184 bytes. The bound, at kq's step, is kq + qr + k = 1024 + 64 + 32 = 1120.
+TEST(PolicyCompare, ThroughViewsOnTheDocsMiniatureOfLlamasQPath) {
+    const nlohmann::json report =
+        compare_json({GALLOCSIM_SOURCE_DIR "/docs/examples/rope-through-view.json"}, {GALLOCSIM_SOURCE_DIR "/docs/policies/through-views.json"});
+    const nlohmann::json& graph = report["graphs"][0];
+    EXPECT_EQ(graph["plans"][0]["total"], 1216);
+    EXPECT_EQ(graph["plans"][1]["total"], 1184);
+    EXPECT_EQ(graph["lower_bound"], 1120);
+    // (1216 - 1120) excess, 32 of it recovered.
+    EXPECT_DOUBLE_EQ(report["policies"][1]["share_of_excess_recovered"].get<double>(), 32.0 / 96.0);
+}
+
 TEST(PolicyCompare, TheTableNamesEachPolicyAndWhatItChanges) {
     PolicyCompareOptions options;
     options.inputs = {kGolden};

@@ -284,6 +284,62 @@ private Q_SLOTS:
         QCOMPARE(restored.state().tensor(*restored.find_tensor("c")).record.address.offset, 32u);
     }
 
+    // The same clamp graph by a policy file that takes CLAMP out of the in-place ops: c is placed
+    // as ggml-d99724f2 places it (at 32, beside a), since that is the only rule the file changes
+    // here. A session carries the policy whole, so it plans the same without the file.
+    void a_policy_file_plans_like_a_version_and_travels_with_the_session() {
+        QTemporaryDir dir;
+        const QString policy_path = dir.filePath("no-clamp.json");
+        {
+            QFile policy(policy_path);
+            QVERIFY(policy.open(QIODevice::WriteOnly));
+            policy.write(R"({"format": "gallocsim-policy/1", "name": "no-clamp", "base": "llama.cpp-0c1e570",
+                             "rules": {"inplace_ops": {"remove": ["CLAMP"]}}})");
+        }
+        SimulationController controller;
+        QVERIFY(controller.load_graph(parse_graph_file(R"({"format": "ggml-graph/1",
+            "buffer_types": [{"name": "CPU", "alignment": 32}],
+            "tensors": [{"name": "a", "type": "f32", "ne": [8], "flags": ["input"]},
+                        {"name": "c", "type": "f32", "ne": [8], "op": "CLAMP", "src": ["a"], "flags": ["output"]}],
+            "leafs": ["a"], "nodes": ["c"]})", "clamp"), "clamp"));
+        QSignalSpy policies(&controller, &SimulationController::policies_changed);
+        QVERIFY(controller.load_policy(policy_path));
+        QCOMPARE(policies.count(), 1);
+        QCOMPARE(controller.profile().name, std::string_view("no-clamp"));
+        QCOMPARE(controller.profile_named("no-clamp"), &controller.profile());
+        controller.to_last();
+        QCOMPARE(controller.state().tensor(*controller.find_tensor("c")).record.address.offset, 32u);
+
+        const QString session = dir.filePath("clamp.session.json");
+        QVERIFY(controller.save_session(session));
+        QVERIFY(QFile::remove(policy_path));
+        SimulationController restored;
+        QVERIFY(restored.open_file(session));
+        QCOMPARE(restored.profile().name, std::string_view("no-clamp"));
+        QVERIFY(!restored.profile().can_inplace(Op::CLAMP));
+        restored.to_last();
+        QCOMPARE(restored.state().tensor(*restored.find_tensor("c")).record.address.offset, 32u);
+    }
+
+    void a_wrong_policy_file_is_refused_and_the_plan_stays() {
+        QTemporaryDir dir;
+        const QString path = dir.filePath("bad.json");
+        {
+            QFile policy(path);
+            QVERIFY(policy.open(QIODevice::WriteOnly));
+            policy.write(R"({"format": "gallocsim-policy/1", "name": "bad", "base": "llama.cpp-0c1e570",
+                             "rules": {"block_fit": "worst"}})");
+        }
+        SimulationController controller;
+        QVERIFY(controller.load_example("seed"));
+        QSignalSpy errors(&controller, &SimulationController::error_occurred);
+        QVERIFY(!controller.load_policy(path));
+        QCOMPARE(errors.count(), 1);
+        QCOMPARE(errors.at(0).at(1).toString(),
+                 path + ": $.rules.block_fit: must be one of best, first, largest, got \"worst\"");
+        QCOMPARE(&controller.profile(), &newest_profile());
+    }
+
     // A position is a whole number of events that fits: 1e300 used to be converted to size_t
     // unchecked (undefined behaviour) and opened at Start; -1 and 2.5 are no positions either.
     void a_session_position_out_of_range_is_refused() {

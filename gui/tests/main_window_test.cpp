@@ -180,6 +180,29 @@ private Q_SLOTS:
         QCOMPARE(selector->currentText(), QString("ggml-0a2b6b20"));
     }
 
+    // A policy file read joins the selector after the states, selected; choosing a state and
+    // then the policy's name again plans by the policy again.
+    void a_policy_file_joins_the_version_selector() {
+        QTemporaryDir dir;
+        const QString path = dir.filePath("first-fit.json");
+        {
+            QFile policy(path);
+            QVERIFY(policy.open(QIODevice::WriteOnly));
+            policy.write(R"({"format": "gallocsim-policy/1", "name": "first-fit", "base": "llama.cpp-0c1e570",
+                             "rules": {"block_fit": "first"}})");
+        }
+        auto* selector = window_->findChild<QComboBox*>("ggml_version");
+        QVERIFY(controller().load_policy(path));
+        QCOMPARE(selector->count(), static_cast<int>(allocator_profiles().size()) + 1);
+        QCOMPARE(selector->currentText(), QString("first-fit"));
+        QCOMPARE(selector->itemData(selector->count() - 1, Qt::ToolTipRole).toString(), path + ": block_fit best -> first");
+        selector->setCurrentText("llama.cpp-0c1e570");
+        QCOMPARE(&controller().profile(), &newest_profile());
+        selector->setCurrentText("first-fit");
+        QCOMPARE(controller().profile().block_fit, BlockFit::first);
+        controller().set_profile(newest_profile());
+    }
+
     void home_and_end_jump_and_the_slider_moves_the_cursor() {
         QTest::keyClick(window_.get(), Qt::Key_End);
         check_views_show(17);

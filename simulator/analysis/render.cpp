@@ -458,6 +458,7 @@ std::string render_policy_chart_svg(const PolicyComparison& c) {
     svg.raw("<line x1=\"" + num(bound_x) + "\" y1=\"" + num(rows_top - 4) + "\" x2=\"" + num(bound_x) + "\" y2=\"" +
             num(height - 24) + "\" stroke=\"black\" stroke-dasharray=\"3,2\"/>");
     svg.text(bound_x - 12, height - 12, "bound");
+    svg.text(kLabelWidth, height - 12, "0.9");
     svg.text(kLabelWidth + kBarsWidth - 20, height - 12, num(top_ratio).substr(0, 5));
     for (std::size_t i = 0; i < c.graphs.size(); ++i) {
         const PolicyGraphResult& g = c.graphs[i];

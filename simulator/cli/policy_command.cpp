@@ -82,17 +82,35 @@ std::string policy_origin(const AllocatorProfile& profile) {
     return std::string(profile.upstream);
 }
 
+// The table's text with no spaces at the ends of lines (the padding of empty last columns).
+std::string without_trailing_spaces(const std::string& text) {
+    std::string out;
+    std::size_t start = 0;
+    while (start < text.size()) {
+        const std::size_t end = std::min(text.find('\n', start), text.size());
+        std::string line = text.substr(start, end - start);
+        line.erase(line.find_last_not_of(' ') + 1);
+        out += line + (end < text.size() ? "\n" : "");
+        start = end + 1;
+    }
+    return out;
+}
+
+void print_rows(const PolicyComparison& c, std::ostream& out);
+
 void print_table(const PolicyComparison& c, std::ostream& out) {
+    std::ostringstream rows;
+    print_rows(c, rows);
+    out << without_trailing_spaces(rows.str());
+}
+
+void print_rows(const PolicyComparison& c, std::ostream& out) {
     const std::size_t policies = c.policies.size();
     out << "policies (sizes are every buffer of a graph together; A is the reference):\n";
     for (std::size_t p = 0; p < policies; ++p) {
         const AllocatorProfile& profile = *c.policies[p];
         out << "  " << static_cast<char>('A' + p) << " = " << profile.name;
-        if (p > 0) {
-            out << ": " << rule_differences_text(*c.policies[0], profile);
-        } else {
-            out << " (" << policy_origin(profile) << ")";
-        }
+        out << (p > 0 ? ": " + rule_differences_text(*c.policies[0], profile) : ", " + policy_origin(profile));
         out << "\n";
     }
     std::size_t width = 5;
@@ -103,8 +121,10 @@ void print_table(const PolicyComparison& c, std::ostream& out) {
     out << "\n" << padded("graph", width) << std::right << std::setw(8) << "nodes" << std::setw(kColumn) << "bound"
         << std::setw(kColumn) << "best offline";
     for (std::size_t p = 0; p < policies; ++p) {
-        out << std::setw(kColumn) << std::string(1, static_cast<char>('A' + p)) << std::setw(7) << "/bound"
-            << (p > 0 ? std::string(kColumn, ' ') : "");
+        out << std::setw(kColumn) << std::string(1, static_cast<char>('A' + p)) << std::setw(7) << "/bound";
+        if (p > 0) {
+            out << std::setw(kColumn) << "vs A";
+        }
     }
     out << "\n";
     for (const PolicyGraphResult& g : c.graphs) {

@@ -1,0 +1,136 @@
+// The questions users bring about a real model, timed on its largest graph (issue "The models
+// people run"): load the graph, plan it as `plan` does, answer `why` (ggml's plan, the bound,
+// the offline planners), and compare three policies as `policy compare` does. The graph is the
+// largest of tests/data/captures' real-size captures, or each graph file named in
+// GALLOCSIM_BENCH_GRAPHS (colon-separated; a capture's graphs/ID.json copied out, or any graph
+// file), so the larger corpus (tests/models/capture_corpus.sh --matrix) can be measured too.
+#include "simulator/analysis/analysis_plans.hpp"
+#include "simulator/analysis/policy_comparison.hpp"
+#include "simulator/model/corpus.hpp"
+#include "simulator/model/graph_file.hpp"
+
+#include <benchmark/benchmark.h>
+
+#include <cstdlib>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace gallocsim {
+namespace {
+
+// The largest graph of the committed real-size captures.
+std::vector<CorpusGraph> default_graphs() {
+    CorpusGraph largest;
+    for (const char* capture : {"llama-3.1-8b-c4096-u512", "llama-3.1-8b-c4096-u512-fa"}) {
+        for (CorpusGraph& graph : capture_graphs(std::string(GALLOCSIM_SOURCE_DIR "/tests/data/captures/") + capture)) {
+            if (graph.file.graph.nodes.size() > largest.file.graph.nodes.size()) {
+                largest = std::move(graph);
+            }
+        }
+    }
+    std::vector<CorpusGraph> graphs;
+    graphs.push_back(std::move(largest));
+    return graphs;
+}
+
+const std::vector<CorpusGraph>& bench_graphs() {
+    static const std::vector<CorpusGraph> graphs = [] {
+        const char* listed = std::getenv("GALLOCSIM_BENCH_GRAPHS");
+        if (listed == nullptr || *listed == '\0') {
+            return default_graphs();
+        }
+        std::vector<CorpusGraph> files;
+        std::stringstream paths(listed);
+        for (std::string path; std::getline(paths, path, ':');) {
+            files.push_back({path, load_graph_file(path)});
+        }
+        return files;
+    }();
+    return graphs;
+}
+
+const AllocatorProfile& with_through_views() {
+    static const AllocatorProfile profile = [] {
+        AllocatorProfile p = newest_profile();
+        p.name = "through-views";
+        p.inplace_through_views = true;
+        return p;
+    }();
+    return profile;
+}
+
+const AllocatorProfile& with_first_fit() {
+    static const AllocatorProfile profile = [] {
+        AllocatorProfile p = newest_profile();
+        p.name = "first-fit";
+        p.block_fit = BlockFit::first;
+        return p;
+    }();
+    return profile;
+}
+
+const CorpusGraph& graph_of(const benchmark::State& state) {
+    return bench_graphs().at(static_cast<std::size_t>(state.range(0)));
+}
+
+void label(benchmark::State& state, const CorpusGraph& graph) {
+    state.SetLabel(graph.label);
+    state.counters["nodes"] = static_cast<double>(graph.file.graph.nodes.size());
+}
+
+// Reading the graph file, as every command does first.
+void BM_RealLoad(benchmark::State& state) {
+    const CorpusGraph& graph = graph_of(state);
+    const std::string text = graph_file_to_json(graph.file);
+    for (auto _ : state) {
+        benchmark::DoNotOptimize(parse_graph_file(text, "bench"));
+    }
+    label(state, graph);
+}
+
+// `plan`: ggml's plan with its trace (what every report reads).
+void BM_RealPlan(benchmark::State& state) {
+    const CorpusGraph& graph = graph_of(state);
+    for (auto _ : state) {
+        benchmark::DoNotOptimize(run_ggml_plan(graph.file));
+    }
+    label(state, graph);
+}
+
+// `why`: ggml's plan, the in-place-aware bound and the offline planners on its blocks.
+void BM_RealWhy(benchmark::State& state) {
+    const CorpusGraph& graph = graph_of(state);
+    for (auto _ : state) {
+        const GgmlPlan ggml = run_ggml_plan(graph.file);
+        benchmark::DoNotOptimize(compare_planners(graph.file, ggml, ExactLimits{}));
+    }
+    label(state, graph);
+}
+
+// `policy compare` of three policies: the newest state, through-views and first fit, each plan
+// checked, the bound and the offline planners from the reference's plan.
+void BM_RealPolicyCompare3(benchmark::State& state) {
+    const CorpusGraph& graph = graph_of(state);
+    const AllocatorProfile* policies[] = {&newest_profile(), &with_through_views(), &with_first_fit()};
+    for (auto _ : state) {
+        benchmark::DoNotOptimize(compare_policies(std::span(&graph, 1), policies, ExactLimits{}));
+    }
+    label(state, graph);
+}
+
+void each_graph(benchmark::internal::Benchmark* b) {
+    for (std::size_t i = 0; i < bench_graphs().size(); ++i) {
+        b->Arg(static_cast<std::int64_t>(i));
+    }
+}
+
+BENCHMARK(BM_RealLoad)->Apply(each_graph)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_RealPlan)->Apply(each_graph)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_RealWhy)->Apply(each_graph)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_RealPolicyCompare3)->Apply(each_graph)->Unit(benchmark::kMillisecond);
+
+} // namespace
+} // namespace gallocsim
+
+BENCHMARK_MAIN();

@@ -48,6 +48,27 @@ TEST(WhyCommand, SeedSizeIsSetWhenBothLeafsAreLive) {
     EXPECT_EQ(buffer["best_alternative"], 64);
 }
 
+// What each live tensor costs on its own: the plan made again with it outside the buffer.
+// docs/examples/rope-through-view.json (alignment 32) by hand: x at 0, a at 64, q in x's slot
+// at 0, qr at the tail (128), k in q's slot at 0, a's slot [32, 128) a hole below qr, kq at the
+// tail (192): 1216 bytes, set when kq is placed, with kq, qr and k live.
+//   - without kq: out (ADD) cannot run in place of it and needs 1024 bytes of its own; qr is
+//     freed after kq's step, so the tail starts at 32: 32 + 1024 = 1056.
+//   - without qr: q's slot is free once the view q2 is done, k takes [0, 32), a's [64, 128)
+//     joins the tail at 32, and kq goes there: 1056.
+//   - without k: qr still sits at 128 above the [0, 128) hole and kq at 192: 1216, no saving.
+TEST(WhyCommand, EachLargeLiveTensorSaysWhatThePlanWouldBeWithoutIt) {
+    const json report = why_json(GALLOCSIM_SOURCE_DIR "/docs/examples/rope-through-view.json");
+    const json& live = report["buffers"][0]["live"];
+    ASSERT_EQ(live.size(), 3u);
+    EXPECT_EQ(live[0]["name"], "kq");
+    EXPECT_EQ(live[0]["size_without_it"], 1056);
+    EXPECT_EQ(live[1]["name"], "qr");
+    EXPECT_EQ(live[1]["size_without_it"], 1056);
+    EXPECT_EQ(live[2]["name"], "k");
+    EXPECT_EQ(live[2]["size_without_it"], 1216);
+}
+
 // Where the bound is reached can be far from where the buffer's size was set. In a one-layer
 // llama of width 64 over 32 tokens with a 4096-word vocabulary, the last node (node step 34
 // of 34) is the output projection: it writes the logits, 4096 x 32 f32 = 524,288 bytes,

@@ -48,6 +48,15 @@ GgmlPlan run_ggml_plan(const GraphFile& file, TraceTensors tensors, const Alloca
     return plan;
 }
 
+std::vector<std::size_t> buffer_sizes_without(GraphFile& file, TensorId tensor, const AllocatorProfile& profile) {
+    const Tensor& what = file.context.tensors().at(static_cast<std::size_t>(tensor));
+    const bool was_external = file.is_external(what);
+    file.mark_external(what, true);
+    const PlanRun run = run_plan(file, nullptr, profile);
+    file.mark_external(what, was_external);
+    return run.error.empty() ? run.plan.buffer_sizes : std::vector<std::size_t>{};
+}
+
 std::string bound_position_text(const Trace& trace, const ArenaComparison& arena) {
     constexpr std::size_t kShown = 5;
     const int step = arena.lower_bound.step;

@@ -81,6 +81,12 @@ std::string bound_position_text(const Trace& trace, const ArenaComparison& arena
 // Compares ggml's plan of the file with the alternatives; its in-place pairs decide the blocks.
 Comparison compare_planners(const GraphFile& file, const GgmlPlan& ggml, const ExactLimits& limits = {});
 
+// What one tensor costs ggml's plan on its own: the buffer sizes ggml plans for `file` when that
+// tensor lives outside the buffers (external, as weights do) and every other tensor is as it was
+// (its in-place children then cannot take its memory). `file` is restored before returning. Empty
+// when that plan fails. `why` asks it of the largest tensors live at each buffer's high-water mark.
+std::vector<std::size_t> buffer_sizes_without(GraphFile& file, TensorId tensor, const AllocatorProfile& profile);
+
 struct TensorMove {
     std::string name;
     std::optional<Placement> before;  // absent: no memory in plan A

@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <iomanip>
 #include <memory>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <utility>
@@ -26,11 +27,18 @@ namespace {
 
 using nlohmann::json;
 
+// How many of the largest tensors live at a high-water mark get their own what-if plan: each
+// costs one plan of the graph, and past the few largest the answer is nearly always "nothing".
+constexpr std::size_t kCostedTensors = 5;
+
 // The answer for one buffer: where its size was set, and what it could have been.
 struct BufferAnswer {
     const BufferPeak* peak = nullptr;
     const BufferTypeSpec* type = nullptr;
     const ArenaComparison* arena = nullptr;  // its buffer type's bound and planners (none: no tensor there)
+    // Per live tensor (peak->live's order, the largest first, at most kCostedTensors): the
+    // buffer's size if that tensor lived outside it (buffer_sizes_without); none when that plan failed.
+    std::vector<std::optional<std::size_t>> size_without;
 
     // In-place-aware, over the whole buffer type.
     std::size_t lower_bound() const { return arena != nullptr ? arena->lower_bound.bytes : 0; }
@@ -39,15 +47,33 @@ struct BufferAnswer {
     std::string best_planner() const { return arena != nullptr ? std::string(arena->best_alternative().planner->title) : ""; }
 };
 
-// Each buffer's peak with the comparison of its buffer type.
-std::vector<BufferAnswer> answer(const GraphFile& file, const Comparison& comparison, const std::vector<BufferPeak>& peaks) {
+// Each buffer's peak with the comparison of its buffer type, and what its largest live tensors cost.
+std::vector<BufferAnswer> answer(GraphFile& file, const AllocatorProfile& profile, const Comparison& comparison,
+                                 const std::vector<BufferPeak>& peaks) {
     std::vector<BufferAnswer> answers;
     for (const BufferPeak& peak : peaks) {
         const BufferTypeSpec& type = file.buffer_types[static_cast<std::size_t>(file.buffers[static_cast<std::size_t>(peak.buffer_id)])];
         const auto arena = std::ranges::find(comparison.arenas, type.name, &ArenaComparison::buffer_type);
-        answers.push_back({&peak, &type, arena != comparison.arenas.end() ? &*arena : nullptr});
+        BufferAnswer& a = answers.emplace_back(BufferAnswer{&peak, &type, arena != comparison.arenas.end() ? &*arena : nullptr, {}});
+        for (std::size_t i = 0; i < std::min(peak.live.size(), kCostedTensors); ++i) {
+            const std::vector<std::size_t> sizes = buffer_sizes_without(file, peak.live[i].tensor, profile);
+            const auto id = static_cast<std::size_t>(peak.buffer_id);
+            a.size_without.push_back(id < sizes.size() ? std::optional(sizes[id]) : std::nullopt);
+        }
     }
     return answers;
+}
+
+// "without it: 300.01 MiB (saves 8.00 MiB)"; "(saves nothing)" when another tensor sets the same
+// mark without it (a later layer's twin); more when its in-place children lose its memory.
+std::string without_text(std::size_t size, const std::optional<std::size_t>& without) {
+    if (!without) {
+        return "without it: the plan fails";
+    }
+    if (*without >= size) {
+        return "without it: " + binary_size(*without) + (*without == size ? " (saves nothing)" : " (more: in-place reuse of it is lost)");
+    }
+    return "without it: " + binary_size(*without) + " (saves " + binary_size(size - *without) + ")";
 }
 
 std::string percent_of(std::size_t part, std::size_t whole) {
@@ -106,7 +132,12 @@ void print_text(const Trace& trace, const GraphLifetimes& lifetimes, const std::
             if (!splits.empty()) {
                 out << std::setw(10) << split_label(tensor, splits);
             }
-            out << std::right << std::setw(12) << t.bytes << " bytes  " << lifetime_end_text(trace, lifetimes, t.tensor) << "\n";
+            out << std::right << std::setw(12) << t.bytes << " bytes  " << lifetime_end_text(trace, lifetimes, t.tensor);
+            const auto i = static_cast<std::size_t>(&t - peak.live.data());
+            if (i < a.size_without.size()) {
+                out << "; " << without_text(peak.size, a.size_without[i]);
+            }
+            out << "\n";
         }
         out << "  holes below the high-water mark then: " << counted(peak.holes.size(), "hole") << ", "
             << byte_count(peak.hole_bytes()) << "\n";
@@ -171,7 +202,10 @@ json to_json(const Trace& trace, const GraphLifetimes& lifetimes, const std::vec
         buffer["live"] = json::array();
         for (const PeakTensor& t : peak.live) {
             const TraceTensor& tensor = trace.tensor(t.tensor);
+            const auto i = static_cast<std::size_t>(&t - peak.live.data());
+            const json without = i < a.size_without.size() && a.size_without[i] ? json(*a.size_without[i]) : json();
             buffer["live"].push_back({{"name", tensor.name},
+                                      {"size_without_it", without},
                                       {"op", op_name(tensor.op)},
                                       {"bytes", t.bytes},
                                       {"chunk", t.address.chunk},
@@ -210,7 +244,7 @@ int why(const WhyOptions& options, std::ostream& out, std::ostream& err) {
         const Trace& trace = ggml.trace;
         const std::vector<BufferPeak> peaks = buffer_peaks(trace);
         const Comparison comparison = compare_planners(file, ggml, ExactLimits{});
-        const std::vector<BufferAnswer> answers = answer(file, comparison, peaks);
+        const std::vector<BufferAnswer> answers = answer(file, profile, comparison, peaks);
         if (options.json) {
             out << to_json(trace, ggml.lifetimes, answers).dump(2, ' ', /*ensure_ascii=*/true) << "\n";
         } else {

@@ -516,11 +516,11 @@ void GraphFile::record_alloc_size(const Tensor& tensor, std::size_t size) {
     (*tensor_sizes_)[tensor.index] = size;
 }
 
-void GraphFile::mark_external(const Tensor& tensor) {
+void GraphFile::mark_external(const Tensor& tensor, bool external) {
     if (tensor.index >= external_.size()) {
         external_.resize(tensor.index + 1);
     }
-    external_[tensor.index] = true;
+    external_[tensor.index] = external;
 }
 
 void check_graph_bytes(const GraphFile& file, std::string_view source) {

@@ -321,10 +321,11 @@ bool GraphAllocator::try_inplace(const Tensor* node, TensorRecord& record) {
         auto reject = [&](InPlaceRejection reason) {
             emit<Observed<event::InPlaceRejected>>(node, parent, reason, parent_record.children, parent_record.views);
         };
-        // A view owns no memory; a policy may look through a view that starts where its
-        // source does, to the source (upstream's view branch below, made reachable).
+        // A view owns no memory; a policy may look through a view that shows its whole source
+        // (a RESHAPE: same start, same bytes) to the source (upstream's view branch below, made
+        // reachable). A partial view is refused: the node would take more than it replaces.
         const bool through_view = profile_->inplace_through_views && parent->is_view() && parent->view_offs == 0 &&
-                                  node_of(parent->view_src).allocated;
+                                  nbytes(*parent) == nbytes(*parent->view_src) && node_of(parent->view_src).allocated;
         if (!parent_record.allocated && !through_view) {
             reject(InPlaceRejection::not_owned);
             continue;

@@ -112,8 +112,8 @@ struct AllocatorProfile {
     FitTies fit_ties = FitTies::last;
     Reallocation reallocation = Reallocation::when_a_chunk_grows;
     ExtraSpace free_extra_space = ExtraSpace::freed_aligned;
-    // A node may take over the memory of a view parent's source (a view at offset 0 that is
-    // the source's only view, the source read by nothing else). Upstream has the branch but
+    // A node may take over the memory of a view parent's source (a view showing its whole
+    // source, as a RESHAPE does, that is the source's only view, the source read by nothing else). Upstream has the branch but
     // never reaches it (a view owns no memory, so the ownership check rejects it first): no
     // upstream state has it; a policy may.
     bool inplace_through_views = false;

@@ -311,9 +311,10 @@ TEST_F(GraphAllocatorTest, ThroughViewsAPolicyTakesTheViewsSourceInPlace) {
     EXPECT_EQ(allocator.buffer_size(0), 16u);
 }
 
-// Through views only where the view starts at its source's start: a view at offset 16 of a
-// 2-slot source would put c at the source's address, not the view's; it is refused as before.
-TEST_F(GraphAllocatorTest, ThroughViewsRefusesAViewThatDoesNotStartAtItsSource) {
+// Through views only where the view shows its whole source: a view at offset 16 of a 2-slot
+// source would put c at the source's address, not the view's, and a view of the first slot only
+// would hand c the source's second slot too; both are refused as before.
+TEST_F(GraphAllocatorTest, ThroughViewsRefusesAViewThatDoesNotShowItsWholeSource) {
     Tensor& x = vec("x", 8);
     Tensor& v = named(ggml.view_1d(x, 4, 16), "v");
     Tensor& c = named(ggml.scale(v, 2.0f), "c");
@@ -326,6 +327,21 @@ TEST_F(GraphAllocatorTest, ThroughViewsRefusesAViewThatDoesNotStartAtItsSource) 
 
     EXPECT_EQ(rejections(), (Rejections{{"c", "v", InPlaceRejection::not_owned}}));
     EXPECT_EQ(places(allocator), (Places{{"x", {0, 0, 0}}, {"v", {0, 0, 16}}, {"c", {0, 0, 32}}}));
+}
+
+TEST_F(GraphAllocatorTest, ThroughViewsRefusesAViewOfPartOfItsSource) {
+    Tensor& x = vec("x", 8);
+    Tensor& v = named(ggml.view_1d(x, 4, 0), "v");
+    Tensor& c = named(ggml.scale(v, 2.0f), "c");
+    set_output(c);
+    expand(c);
+    AllocatorProfile through_views = newest_profile();
+    through_views.inplace_through_views = true;
+    GraphAllocator allocator(type, through_views);
+    plan(allocator);
+
+    EXPECT_EQ(rejections(), (Rejections{{"c", "v", InPlaceRejection::not_owned}}));
+    EXPECT_EQ(places(allocator), (Places{{"x", {0, 0, 0}}, {"v", {0, 0, 0}}, {"c", {0, 0, 32}}}));
 }
 
 // Even a view of an output is refused for being a view first.

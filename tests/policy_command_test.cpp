@@ -87,6 +87,27 @@ TEST(PolicyCompare, ThroughViewsOnTheDocsMiniatureOfLlamasQPath) {
     EXPECT_DOUBLE_EQ(report["policies"][1]["share_of_excess_recovered"].get<double>(), 32.0 / 96.0);
 }
 
+// SwiGLU as llama.cpp builds it without a fused gate: s = GLU(gate, up), then z = s + y. By hand
+// (f32 [8], 32 bytes each, alignment 32): x at 0, y at 32, gate at 64; x is freed once gate has
+// run, so up takes [0, 32); ggml cannot run GLU in place, no free block is left, and s takes the
+// tail at 96: 128 bytes. With GLU among the in-place ops (docs/policies/glu-in-place.json) s takes
+// gate's memory at 64 (s is gate's last reader): 96 bytes. z runs in place of s either way.
+TEST(PolicyCompare, GluInPlaceTakesTheGatesMemory) {
+    const auto graph = test_support::scratch_path("swiglu.json");
+    std::ofstream(graph) << R"({"format": "ggml-graph/1", "buffer_types": [{"name": "CPU", "alignment": 32}],
+        "tensors": [{"name": "x", "type": "f32", "ne": [8], "flags": ["input"]},
+                    {"name": "y", "type": "f32", "ne": [8], "flags": ["input"]},
+                    {"name": "gate", "type": "f32", "ne": [8], "op": "CONT", "src": ["x"]},
+                    {"name": "up", "type": "f32", "ne": [8], "op": "CONT", "src": ["y"]},
+                    {"name": "s", "type": "f32", "ne": [8], "op": "GLU", "src": ["gate", "up"]},
+                    {"name": "z", "type": "f32", "ne": [8], "op": "ADD", "src": ["s", "y"], "flags": ["output"]}],
+        "leafs": ["x", "y"], "nodes": ["gate", "up", "s", "z"]})";
+    const nlohmann::json report = compare_json({graph.string()}, {GALLOCSIM_SOURCE_DIR "/docs/policies/glu-in-place.json"});
+    EXPECT_EQ(report["graphs"][0]["plans"][0]["total"], 128);
+    EXPECT_EQ(report["graphs"][0]["plans"][1]["total"], 96);
+    EXPECT_EQ(report["policies"][1]["changes"][0]["after"], "+GLU");
+}
+
 TEST(PolicyCompare, TheTableNamesEachPolicyAndWhatItChanges) {
     PolicyCompareOptions options;
     options.inputs = {kGolden};

@@ -117,7 +117,7 @@ std::vector<CorpusGraph> corpus() {
     const CorpusInputs inputs = find_corpus_inputs(paths);
     EXPECT_TRUE(inputs.problems.empty());
     for (const fs::path& file : inputs.files) {
-        graphs.push_back({file.string(), load_graph_file(file)});
+        graphs.push_back({file.string(), load_graph_file(file), file});
     }
     for (const fs::path& capture : inputs.captures) {
         for (CorpusGraph& graph : capture_graphs(capture)) {

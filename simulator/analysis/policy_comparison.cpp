@@ -70,7 +70,7 @@ PolicyComparison compare_policies(std::span<const CorpusGraph> graphs, std::span
     comparison.policies.assign(policies.begin(), policies.end());
     comparison.totals.resize(policies.size());
     for (const CorpusGraph& graph : graphs) {
-        PolicyGraphResult result{graph.label, graph.file.graph.nodes.size(), {}, 0, 0, {}};
+        PolicyGraphResult result{graph.label, graph.path.string(), graph.file.graph.nodes.size(), {}, 0, 0, {}};
         const GgmlPlan reference = run_ggml_plan(graph.file, *policies.front());
         result.plans.push_back(policy_plan(graph.file, reference));
         if (reference.run.error.empty()) {

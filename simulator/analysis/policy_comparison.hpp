@@ -30,6 +30,7 @@ struct PolicyPlan {
 
 struct PolicyGraphResult {
     std::string label;
+    std::string path;  // the graph file (empty for an example)
     std::size_t nodes = 0;
     std::vector<PolicyPlan> plans;  // per policy, in the order given; plans[0] is the reference
     std::size_t lower_bound = 0;    // the reference plan's in-place-aware bound, summed over buffer types

@@ -43,7 +43,7 @@ const std::vector<CorpusGraph>& bench_graphs() {
         std::vector<CorpusGraph> files;
         std::stringstream paths(listed);
         for (std::string path; std::getline(paths, path, ':');) {
-            files.push_back({path, load_graph_file(path)});
+            files.push_back({path, load_graph_file(path), path});
         }
         return files;
     }();

@@ -53,7 +53,7 @@ std::vector<CorpusGraph> load_policy_corpus(const PolicyCompareOptions& options)
         std::vector<CorpusGraph> found;
         std::error_code ec;
         if (!std::filesystem::exists(input, ec) && input != "-") {
-            found.push_back({input, load_graph_input({.input = input})});
+            found.push_back({input, load_graph_input({.input = input}), {}});
         } else {
             const std::string paths[] = {input};
             CorpusInputs corpus = find_corpus_inputs(paths);
@@ -61,7 +61,7 @@ std::vector<CorpusGraph> load_policy_corpus(const PolicyCompareOptions& options)
                 throw GraphFileError(corpus.problems.front());
             }
             for (const auto& file : corpus.files) {
-                found.push_back({file.string(), load_graph_input({.input = file.string()})});
+                found.push_back({file.string(), load_graph_input({.input = file.string()}), file});
             }
             for (const auto& capture : corpus.captures) {
                 std::ranges::move(capture_graphs(capture), std::back_inserter(found));
@@ -197,6 +197,7 @@ nlohmann::ordered_json comparison_json(const PolicyComparison& c) {
     auto& graphs = out["graphs"] = nlohmann::ordered_json::array();
     for (const PolicyGraphResult& g : c.graphs) {
         nlohmann::ordered_json entry{{"graph", g.label},
+                                     {"file", g.path.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(g.path)},
                                      {"nodes", g.nodes},
                                      {"lower_bound", g.lower_bound},
                                      {"best_offline", g.best_offline},

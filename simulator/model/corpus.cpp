@@ -64,7 +64,7 @@ std::vector<CorpusGraph> capture_graphs(const fs::path& folder) {
             }
             label += (capture.sessions.size() > 1 ? " " + session.file.stem().string() : std::string()) + " call " +
                      std::to_string(call.number);
-            graphs.push_back({label, load_call_graph(session, call)});
+            graphs.push_back({label, load_call_graph(session, call), folder / call.graph});
         }
     }
     return graphs;

@@ -26,6 +26,7 @@ CorpusInputs find_corpus_inputs(std::span<const std::string> paths);
 struct CorpusGraph {
     std::string label;  // the file, or "CAPTURE call N" (the capture folder's name, the first call that planned it)
     GraphFile file;
+    std::filesystem::path path;  // the graph file it was read from (a capture's graphs/ID.json); empty for an example
 };
 
 // The distinct graphs a capture's calls planned (each graph file once, as its first call

@@ -163,8 +163,8 @@ const std::vector<RuleIo>& rule_ios() {
                                   "of equally good free blocks in a chunk, the later (ggml's `<=` scan) or the earlier"},
                                  &AllocatorProfile::fit_ties, kFitTies));
         list.push_back(bool_rule({"inplace_through_views", "true, false",
-                                  "an in-place node may take over the source of a view parent (a view at offset 0, "
-                                  "its source's only view): upstream's unreachable view branch, made reachable"},
+                                  "an in-place node may take over the source of a view parent (a view showing its "
+                                  "whole source, its only view): upstream's unreachable view branch, made reachable"},
                                  &AllocatorProfile::inplace_through_views));
         list.push_back(bool_rule({"chunks", "true, false",
                                   "a buffer type's plan is split into chunks of at most its max size (false: one "

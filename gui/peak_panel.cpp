@@ -49,13 +49,14 @@ void PeakPanel::rebuild() {
     }
     const Trace& trace = controller_.trace();
     const GraphLifetimes& lifetimes = controller_.lifetimes();
-    const Comparison& comparison = controller_.comparison();
+    const std::vector<BufferAnswer>& answers = controller_.why_answers();
     QString html;
     if (!controller_.splits().empty()) {
         html += tr("<p>ggml's scheduler cut this graph into %1.</p>").arg(qstr(splits_summary(trace, controller_.splits())).toHtmlEscaped());
     }
-    for (std::size_t i = 0; i < controller_.peaks().size(); ++i) {
-        const BufferPeak& peak = controller_.peaks()[i];
+    for (std::size_t i = 0; i < answers.size(); ++i) {
+        const BufferAnswer& answer = answers[i];
+        const BufferPeak& peak = *answer.peak;
         const TraceBuffer& buffer = trace.buffer(peak.buffer_id);
         html += tr("<h3>Buffer %1 (%2): %3</h3>")
                     .arg(peak.buffer_id)
@@ -75,15 +76,17 @@ void PeakPanel::rebuild() {
                     .arg(i);
         html += tr("<p>Live then: %1, %2</p><table cellspacing=4>")
                     .arg(qstr(counted(peak.live.size(), "tensor")), qstr(byte_count(peak.live_bytes())));
-        for (const PeakTensor& live : peak.live) {
+        for (std::size_t t = 0; t < peak.live.size(); ++t) {
+            const PeakTensor& live = peak.live[t];
             const TraceTensor& tensor = trace.tensor(live.tensor);
             // Where ggml's scheduler cut the graph, the split each tensor belongs to (#0 first, as ggml numbers them).
             const auto split = controller_.splits().split_of(tensor);
-            html += QStringLiteral("<tr><td><span style=\"background:%1\">&nbsp;&nbsp;</span> %2</td><td>%3</td><td>%4</td><td align=right>%5</td><td>%6</td></tr>")
+            html += QStringLiteral("<tr><td><span style=\"background:%1\">&nbsp;&nbsp;</span> %2</td><td>%3</td><td>%4</td><td align=right>%5</td><td>%6</td><td>%7</td></tr>")
                         .arg(controller_.color(live.tensor).name(), qstr(tensor.name).toHtmlEscaped(),
                              tensor.role == TensorRole::leaf ? tr("leaf") : qstr(op_name(tensor.op)),
                              split ? tr("split #%1").arg(*split) : QString(), human_bytes(live.bytes),
-                             qstr(lifetime_end_text(trace, lifetimes, live.tensor)).toHtmlEscaped());
+                             qstr(lifetime_end_text(trace, lifetimes, live.tensor)).toHtmlEscaped(),
+                             qstr(answer.without_text(t)).toHtmlEscaped());
         }
         html += tr("</table><p>Holes below the high-water mark then: %1, %2</p><ul>")
                     .arg(qstr(counted(peak.holes.size(), "hole")), qstr(byte_count(peak.hole_bytes())));
@@ -96,14 +99,11 @@ void PeakPanel::rebuild() {
                              hole.left_by ? tr("left by event %1").arg(*hole.left_by + 1) : tr("never used yet"));
         }
         html += QStringLiteral("</ul>");
-        const auto arena = std::find_if(comparison.arenas.begin(), comparison.arenas.end(),
-                                        [&](const ArenaComparison& a) { return a.buffer_type == buffer.type_name; });
-        if (arena != comparison.arenas.end()) {
-            const AlternativePlan& best = arena->best_alternative();
+        if (answer.arena != nullptr) {
             html += tr("<p>In-place-aware lower bound (%1): %2; best other planner on the same blocks, %3: %4.</p>")
-                        .arg(qstr(arena->buffer_type).toHtmlEscaped(), qstr(byte_count(arena->lower_bound.bytes)),
-                             qstr(std::string(best.planner->title)), qstr(byte_count(best.outcome.plan.size)));
-            html += tr("<p>The bound is reached at %1.</p>").arg(qstr(bound_position_text(trace, *arena)).toHtmlEscaped());
+                        .arg(qstr(answer.arena->buffer_type).toHtmlEscaped(), qstr(byte_count(answer.lower_bound())),
+                             qstr(answer.best_planner()), qstr(byte_count(answer.best_alternative())));
+            html += tr("<p>The bound is reached at %1.</p>").arg(qstr(bound_position_text(trace, *answer.arena)).toHtmlEscaped());
         }
     }
     text_->setHtml(html);

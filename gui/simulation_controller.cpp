@@ -191,6 +191,14 @@ const Comparison& SimulationController::comparison() {
     return *loaded_->comparison;
 }
 
+const std::vector<BufferAnswer>& SimulationController::why_answers() {
+    if (!loaded_->answers) {
+        const Comparison& compared = comparison();
+        loaded_->answers = gallocsim::why_answers(loaded_->file, *profile_, compared, loaded_->peaks);
+    }
+    return *loaded_->answers;
+}
+
 bool SimulationController::fail(const QString& title, const QString& message) {
     Q_EMIT error_occurred(title, message);
     return false;

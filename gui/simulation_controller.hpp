@@ -11,6 +11,7 @@
 
 #include "simulator/trace/timeline.hpp"
 #include "simulator/analysis/analysis_plans.hpp"
+#include "simulator/analysis/why_report.hpp"
 #include "simulator/model/capture_session.hpp"
 #include "simulator/trace/cursor.hpp"
 #include "simulator/trace/peak.hpp"
@@ -62,6 +63,9 @@ public:
     // ggml's plan beside the lower bound, no reuse and the other planners on the same
     // lifetimes; worked out on first use (it plans the graph again).
     const Comparison& comparison();
+    // Why each buffer is as large as it is (the answer `why` prints), with what each of the
+    // largest tensors live at its high-water mark costs on its own; worked out on first use.
+    const std::vector<BufferAnswer>& why_answers();
     // Where the graph came from: a file path, or "example:NAME".
     const QString& source() const { return loaded_->source; }
     QString graph_name() const;
@@ -202,6 +206,7 @@ private:
         std::vector<QColor> colors;
         QString source;
         std::optional<Comparison> comparison;
+        std::optional<std::vector<BufferAnswer>> answers;  // point into comparison and peaks
         std::vector<BufferPeak> peaks;
         SchedulerSplits splits;  // ggml's scheduler splits, where the graph shows them
     };

@@ -2,6 +2,7 @@
 #include "simulator/model/visible_text.hpp"
 
 #include "simulator/analysis/analysis_plans.hpp"
+#include "simulator/analysis/why_report.hpp"
 #include "simulator/cli/errors.hpp"
 #include "simulator/trace/explain.hpp"
 #include "simulator/trace/peak.hpp"
@@ -26,55 +27,6 @@ namespace gallocsim::cli {
 namespace {
 
 using nlohmann::json;
-
-// How many of the largest tensors live at a high-water mark get their own what-if plan: each
-// costs one plan of the graph, and past the few largest the answer is nearly always "nothing".
-constexpr std::size_t kCostedTensors = 5;
-
-// The answer for one buffer: where its size was set, and what it could have been.
-struct BufferAnswer {
-    const BufferPeak* peak = nullptr;
-    const BufferTypeSpec* type = nullptr;
-    const ArenaComparison* arena = nullptr;  // its buffer type's bound and planners (none: no tensor there)
-    // Per live tensor (peak->live's order, the largest first, at most kCostedTensors): the
-    // buffer's size if that tensor lived outside it (buffer_sizes_without); none when that plan failed.
-    std::vector<std::optional<std::size_t>> size_without;
-
-    // In-place-aware, over the whole buffer type.
-    std::size_t lower_bound() const { return arena != nullptr ? arena->lower_bound.bytes : 0; }
-    // The best other planner on the same merged blocks.
-    std::size_t best_alternative() const { return arena != nullptr ? arena->best_alternative().outcome.plan.size : 0; }
-    std::string best_planner() const { return arena != nullptr ? std::string(arena->best_alternative().planner->title) : ""; }
-};
-
-// Each buffer's peak with the comparison of its buffer type, and what its largest live tensors cost.
-std::vector<BufferAnswer> answer(GraphFile& file, const AllocatorProfile& profile, const Comparison& comparison,
-                                 const std::vector<BufferPeak>& peaks) {
-    std::vector<BufferAnswer> answers;
-    for (const BufferPeak& peak : peaks) {
-        const BufferTypeSpec& type = file.buffer_types[static_cast<std::size_t>(file.buffers[static_cast<std::size_t>(peak.buffer_id)])];
-        const auto arena = std::ranges::find(comparison.arenas, type.name, &ArenaComparison::buffer_type);
-        BufferAnswer& a = answers.emplace_back(BufferAnswer{&peak, &type, arena != comparison.arenas.end() ? &*arena : nullptr, {}});
-        for (std::size_t i = 0; i < std::min(peak.live.size(), kCostedTensors); ++i) {
-            const std::vector<std::size_t> sizes = buffer_sizes_without(file, peak.live[i].tensor, profile);
-            const auto id = static_cast<std::size_t>(peak.buffer_id);
-            a.size_without.push_back(id < sizes.size() ? std::optional(sizes[id]) : std::nullopt);
-        }
-    }
-    return answers;
-}
-
-// "without it: 300.01 MiB (saves 8.00 MiB)"; "(saves nothing)" when another tensor sets the same
-// mark without it (a later layer's twin); more when its in-place children lose its memory.
-std::string without_text(std::size_t size, const std::optional<std::size_t>& without) {
-    if (!without) {
-        return "without it: the plan fails";
-    }
-    if (*without >= size) {
-        return "without it: " + binary_size(*without) + (*without == size ? " (saves nothing)" : " (more: in-place reuse of it is lost)");
-    }
-    return "without it: " + binary_size(*without) + " (saves " + binary_size(size - *without) + ")";
-}
 
 std::string percent_of(std::size_t part, std::size_t whole) {
     std::ostringstream text;
@@ -133,9 +85,8 @@ void print_text(const Trace& trace, const GraphLifetimes& lifetimes, const std::
                 out << std::setw(10) << split_label(tensor, splits);
             }
             out << std::right << std::setw(12) << t.bytes << " bytes  " << lifetime_end_text(trace, lifetimes, t.tensor);
-            const auto i = static_cast<std::size_t>(&t - peak.live.data());
-            if (i < a.size_without.size()) {
-                out << "; " << without_text(peak.size, a.size_without[i]);
+            if (const std::string without = a.without_text(static_cast<std::size_t>(&t - peak.live.data())); !without.empty()) {
+                out << "; " << without;
             }
             out << "\n";
         }
@@ -244,7 +195,7 @@ int why(const WhyOptions& options, std::ostream& out, std::ostream& err) {
         const Trace& trace = ggml.trace;
         const std::vector<BufferPeak> peaks = buffer_peaks(trace);
         const Comparison comparison = compare_planners(file, ggml, ExactLimits{});
-        const std::vector<BufferAnswer> answers = answer(file, profile, comparison, peaks);
+        const std::vector<BufferAnswer> answers = why_answers(file, profile, comparison, peaks);
         if (options.json) {
             out << to_json(trace, ggml.lifetimes, answers).dump(2, ' ', /*ensure_ascii=*/true) << "\n";
         } else {

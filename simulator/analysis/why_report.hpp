@@ -1,0 +1,44 @@
+#pragma once
+// The answer to "why is this buffer this big", as data: `why` prints it as text and JSON, the GUI's
+// Peak panel as HTML, and neither works any of it out again. Per buffer: where its high-water mark
+// was set and what was live then (the trace's BufferPeak), its buffer type's bound and best
+// offline planner (the comparison's arena), and what each of the largest live tensors costs on
+// its own (ggml's plan made again with that tensor outside the buffer).
+
+#include "simulator/analysis/analysis_plans.hpp"
+#include "simulator/trace/peak.hpp"
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace gallocsim {
+
+// How many of the largest tensors live at a high-water mark get their own what-if plan: each
+// costs one plan of the graph, and past the few largest the answer is nearly always "nothing".
+inline constexpr std::size_t kCostedTensors = 5;
+
+struct BufferAnswer {
+    const BufferPeak* peak = nullptr;
+    const BufferTypeSpec* type = nullptr;
+    const ArenaComparison* arena = nullptr;  // its buffer type's bound and planners (none: no tensor there)
+    // Per live tensor (peak->live's order, the largest first, at most kCostedTensors): the
+    // buffer's size if that tensor lived outside it (buffer_sizes_without); none when that plan failed.
+    std::vector<std::optional<std::size_t>> size_without;
+
+    // In-place-aware, over the whole buffer type.
+    std::size_t lower_bound() const { return arena != nullptr ? arena->lower_bound.bytes : 0; }
+    // The best other planner on the same merged blocks.
+    std::size_t best_alternative() const { return arena != nullptr ? arena->best_alternative().outcome.plan.size : 0; }
+    std::string best_planner() const { return arena != nullptr ? std::string(arena->best_alternative().planner->title) : ""; }
+    // What live tensor `i` (peak->live's order) costs, in words, or empty when it was not asked.
+    std::string without_text(std::size_t i) const;
+};
+
+// Each buffer's answer; `peaks` and `comparison` come from ggml's plan of `file` under `profile`.
+// `file` is planned again once per costed tensor and left as it was.
+std::vector<BufferAnswer> why_answers(GraphFile& file, const AllocatorProfile& profile, const Comparison& comparison,
+                                      const std::vector<BufferPeak>& peaks);
+
+} // namespace gallocsim

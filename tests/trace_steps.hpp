@@ -19,7 +19,6 @@
 #include <array>
 #include <concepts>
 #include <cstddef>
-#include <source_location>
 #include <span>
 #include <sstream>
 #include <stdexcept>
@@ -32,11 +31,14 @@ namespace gallocsim::test_support {
 
 // An event kind, and where the test asked for it (taken implicitly, so that a failed look-up
 // points at the test's line, not at this header).
+// (__builtin_FILE/__builtin_LINE rather than std::source_location: clang 14, which builds the
+// sanitized suites, has no std::source_location with libstdc++ 12.)
 struct EventOfKind {
-    EventOfKind(EventKind of_kind, std::source_location where = std::source_location::current())
-        : kind(of_kind), asked_at(where) {}
+    EventOfKind(EventKind of_kind, const char* file = __builtin_FILE(), int line = __builtin_LINE())
+        : kind(of_kind), asked_in(file), asked_on(line) {}
     EventKind kind;
-    std::source_location asked_at;
+    const char* asked_in;
+    int asked_on;
 };
 
 // Thrown after the failure is recorded, to stop the test (as an ASSERT would): GoogleTest
@@ -64,7 +66,7 @@ inline std::size_t find_index(const Trace& trace, const EventOfKind& query, std:
     }
     auto fail = [&](const std::string& why) -> std::size_t {
         const std::string message = "no single " + wanted.str() + ": " + why;
-        ADD_FAILURE_AT(query.asked_at.file_name(), static_cast<int>(query.asked_at.line())) << message;
+        ADD_FAILURE_AT(query.asked_in, query.asked_on) << message;
         throw EventNotFound("no single " + wanted.str() + " (see the failure above)");
     };
     std::vector<TensorId> ids;

@@ -1,4 +1,5 @@
 #include "simulator/analysis/analysis_plans.hpp"
+#include "simulator/model/working_graph.hpp"
 #include "reference/dynamic_allocator.hpp"
 #include "simulator/model/amount_text.hpp"
 
@@ -48,12 +49,11 @@ GgmlPlan run_ggml_plan(const GraphFile& file, TraceTensors tensors, const Alloca
     return plan;
 }
 
-std::vector<std::size_t> buffer_sizes_without(GraphFile& file, TensorId tensor, const AllocatorProfile& profile) {
-    const Tensor& what = file.context.tensors().at(static_cast<std::size_t>(tensor));
-    const bool was_external = file.is_external(what);
-    file.mark_external(what, true);
-    const PlanRun run = run_plan(file, nullptr, profile);
-    file.mark_external(what, was_external);
+std::vector<std::size_t> buffer_sizes_without(const GraphFile& file, TensorId tensor, const AllocatorProfile& profile) {
+    PlanRun run = prepare_plan(file, profile);
+    // Outside every buffer, as a weight is: the allocator sees data it did not plan.
+    run.planned.context.tensors().at(static_cast<std::size_t>(tensor)).data = external_data_placeholder();
+    carry_out_plan(run);
     return run.error.empty() ? run.plan.buffer_sizes : std::vector<std::size_t>{};
 }
 

@@ -83,9 +83,9 @@ Comparison compare_planners(const GraphFile& file, const GgmlPlan& ggml, const E
 
 // What one tensor costs ggml's plan on its own: the buffer sizes ggml plans for `file` when that
 // tensor lives outside the buffers (external, as weights do) and every other tensor is as it was
-// (its in-place children then cannot take its memory). `file` is restored before returning. Empty
-// when that plan fails. `why` asks it of the largest tensors live at each buffer's high-water mark.
-std::vector<std::size_t> buffer_sizes_without(GraphFile& file, TensorId tensor, const AllocatorProfile& profile);
+// (its in-place children then cannot take its memory). Empty when that plan fails. `why` asks it
+// of the largest tensors live at each buffer's high-water mark (the file is only read).
+std::vector<std::size_t> buffer_sizes_without(const GraphFile& file, TensorId tensor, const AllocatorProfile& profile);
 
 struct TensorMove {
     std::string name;

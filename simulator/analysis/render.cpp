@@ -428,10 +428,10 @@ std::string render_policy_chart_svg(const PolicyComparison& c) {
     static constexpr const char* kColours[] = {"#9e9e9e", "#0072b2", "#e69f00", "#009e73", "#cc79a7", "#56b4e9", "#d55e00"};
     constexpr double kLabelWidth = 300;
     constexpr double kBarsWidth = 420;
-    constexpr double kBarHeight = 10;
-    constexpr double kTop = 30;
+    constexpr double kPolicyBar = 10;
+    constexpr double kChartTop = 30;
     const double legend_height = 16.0 * static_cast<double>(c.policies.size()) + 10;
-    const double row_height = kBarHeight * static_cast<double>(c.policies.size()) + 10;
+    const double row_height = kPolicyBar * static_cast<double>(c.policies.size()) + 10;
     double top_ratio = 1.1;
     for (const PolicyGraphResult& g : c.graphs) {
         for (const PolicyPlan& plan : g.plans) {
@@ -445,15 +445,15 @@ std::string render_policy_chart_svg(const PolicyComparison& c) {
     const auto x_of = [&](double ratio) {
         return kLabelWidth + kBarsWidth * (std::clamp(ratio, kAxisStart, top_ratio) - kAxisStart) / (top_ratio - kAxisStart);
     };
-    const double height = kTop + legend_height + row_height * static_cast<double>(c.graphs.size()) + 30;
+    const double height = kChartTop + legend_height + row_height * static_cast<double>(c.graphs.size()) + 30;
     Svg svg(kLabelWidth + kBarsWidth + 60, height);
     svg.text(8, 16, "plan size over the in-place-aware bound, per graph (1.000 = the bound)", "font-weight=\"bold\"");
     for (std::size_t p = 0; p < c.policies.size(); ++p) {
-        const double y = kTop + 16.0 * static_cast<double>(p);
+        const double y = kChartTop + 16.0 * static_cast<double>(p);
         svg.raw(rect(8, y, 10, 10, "fill=\"" + std::string(kColours[p % std::size(kColours)]) + "\"/>"));
         svg.text(24, y + 9, std::string(c.policies[p]->name) + (p == 0 ? " (reference)" : ""));
     }
-    const double rows_top = kTop + legend_height;
+    const double rows_top = kChartTop + legend_height;
     const double bound_x = x_of(1.0);
     svg.raw("<line x1=\"" + num(bound_x) + "\" y1=\"" + num(rows_top - 4) + "\" x2=\"" + num(bound_x) + "\" y2=\"" +
             num(height - 24) + "\" stroke=\"black\" stroke-dasharray=\"3,2\"/>");
@@ -467,14 +467,14 @@ std::string render_policy_chart_svg(const PolicyComparison& c) {
         svg.text(8, y + row_height / 2, label);
         for (std::size_t p = 0; p < g.plans.size(); ++p) {
             const PolicyPlan& plan = g.plans[p];
-            const double bar_y = y + kBarHeight * static_cast<double>(p);
+            const double bar_y = y + kPolicyBar * static_cast<double>(p);
             if (plan.broken()) {
                 svg.text(kLabelWidth + 2, bar_y + 9, plan.error.empty() ? "rejected by the checker" : "failed",
                          "fill=\"#d55e00\"");
                 continue;
             }
             const double ratio = g.lower_bound > 0 ? static_cast<double>(plan.total) / static_cast<double>(g.lower_bound) : 1.0;
-            svg.raw(rect(kLabelWidth, bar_y, x_of(ratio) - kLabelWidth, kBarHeight - 1,
+            svg.raw(rect(kLabelWidth, bar_y, x_of(ratio) - kLabelWidth, kPolicyBar - 1,
                          "fill=\"" + std::string(kColours[p % std::size(kColours)]) + "\" data-graph=\"" + escape(g.label) +
                              "\" data-policy=\"" + escape(c.policies[p]->name) + "\" data-bytes=\"" +
                              std::to_string(plan.total) + "\" data-bound=\"" + std::to_string(g.lower_bound) + "\"><title>" +

@@ -6,7 +6,7 @@
 
 namespace gallocsim {
 
-std::vector<BufferAnswer> why_answers(GraphFile& file, const AllocatorProfile& profile, const Comparison& comparison,
+std::vector<BufferAnswer> why_answers(const GraphFile& file, const AllocatorProfile& profile, const Comparison& comparison,
                                       const std::vector<BufferPeak>& peaks) {
     std::vector<BufferAnswer> answers;
     for (const BufferPeak& peak : peaks) {

@@ -37,8 +37,8 @@ struct BufferAnswer {
 };
 
 // Each buffer's answer; `peaks` and `comparison` come from ggml's plan of `file` under `profile`.
-// `file` is planned again once per costed tensor and left as it was.
-std::vector<BufferAnswer> why_answers(GraphFile& file, const AllocatorProfile& profile, const Comparison& comparison,
+// `file` is planned again once per costed tensor (a bare plan each: no trace).
+std::vector<BufferAnswer> why_answers(const GraphFile& file, const AllocatorProfile& profile, const Comparison& comparison,
                                       const std::vector<BufferPeak>& peaks);
 
 } // namespace gallocsim

@@ -1,11 +1,13 @@
 // The questions users bring about a real model, timed on its largest graph (issue "The models
 // people run"): load the graph, plan it as `plan` does, answer `why` (ggml's plan, the bound,
-// the offline planners), and compare three policies as `policy compare` does. The graph is the
+// the offline planners, what the largest live tensors cost), and compare three policies as
+// `policy compare` does. The graph is the
 // largest of tests/data/captures' real-size captures, or each graph file named in
 // GALLOCSIM_BENCH_GRAPHS (colon-separated; a capture's graphs/ID.json copied out, or any graph
 // file), so the larger corpus (tests/models/capture_corpus.sh --matrix) can be measured too.
 #include "simulator/analysis/analysis_plans.hpp"
 #include "simulator/analysis/policy_comparison.hpp"
+#include "simulator/analysis/why_report.hpp"
 #include "simulator/model/corpus.hpp"
 #include "simulator/model/graph_file.hpp"
 
@@ -98,12 +100,16 @@ void BM_RealPlan(benchmark::State& state) {
     label(state, graph);
 }
 
-// `why`: ggml's plan, the in-place-aware bound and the offline planners on its blocks.
+// `why`: ggml's plan, the in-place-aware bound and the offline planners on its blocks, each
+// buffer's peak, and what its five largest live tensors cost (five more plans).
 void BM_RealWhy(benchmark::State& state) {
     const CorpusGraph& graph = graph_of(state);
+    GraphFile file = parse_graph_file(graph_file_to_json(graph.file), graph.label);  // why_answers plans it again
     for (auto _ : state) {
-        const GgmlPlan ggml = run_ggml_plan(graph.file);
-        benchmark::DoNotOptimize(compare_planners(graph.file, ggml, ExactLimits{}));
+        const GgmlPlan ggml = run_ggml_plan(file);
+        const Comparison comparison = compare_planners(file, ggml, ExactLimits{});
+        const std::vector<BufferPeak> peaks = buffer_peaks(ggml.trace);
+        benchmark::DoNotOptimize(why_answers(file, newest_profile(), comparison, peaks));
     }
     label(state, graph);
 }

@@ -516,11 +516,11 @@ void GraphFile::record_alloc_size(const Tensor& tensor, std::size_t size) {
     (*tensor_sizes_)[tensor.index] = size;
 }
 
-void GraphFile::mark_external(const Tensor& tensor, bool external) {
+void GraphFile::mark_external(const Tensor& tensor) {
     if (tensor.index >= external_.size()) {
         external_.resize(tensor.index + 1);
     }
-    external_[tensor.index] = external;
+    external_[tensor.index] = true;
 }
 
 void check_graph_bytes(const GraphFile& file, std::string_view source) {

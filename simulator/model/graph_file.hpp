@@ -73,8 +73,7 @@ struct GraphFile {
     // Is the tensor's memory outside the allocator (`data: true`, ggml's weights)? `tensor`
     // is one of the file's, or its copy in a working graph (the index is the same).
     bool is_external(const Tensor& tensor) const;
-    // `false` takes the mark back (a what-if that plans a tensor as if it lived outside, then restores it).
-    void mark_external(const Tensor& tensor, bool external = true);
+    void mark_external(const Tensor& tensor);
     int buffer_count() const { return static_cast<int>(buffers.size()); }
 
     // The size the program's buffer type gave a tensor where no alloc-size rule of the format

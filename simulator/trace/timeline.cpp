@@ -158,9 +158,10 @@ double Timeline::step_coordinate(std::size_t position) const {
     const std::size_t last = std::min(position, event_steps_.size()) - 1;
     const std::size_t step = event_steps_[last];
     // Steps never go back along the trace, so a step's events are one run of it.
-    const auto run = std::ranges::equal_range(event_steps_, step);
-    const auto first = static_cast<std::size_t>(run.begin() - event_steps_.begin());
-    const auto count = static_cast<std::size_t>(run.end() - run.begin());
+    // (std::equal_range, not the ranges one: clang 14 with libstdc++ 12 cannot build a subrange.)
+    const auto [run_begin, run_end] = std::equal_range(event_steps_.begin(), event_steps_.end(), step);
+    const auto first = static_cast<std::size_t>(run_begin - event_steps_.begin());
+    const auto count = static_cast<std::size_t>(run_end - run_begin);
     const double share = static_cast<double>(last + 1 - first) / static_cast<double>(std::max<std::size_t>(count, 1));
     return static_cast<double>(step) + std::clamp(share, 0.0, 1.0);
 }

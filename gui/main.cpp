@@ -17,6 +17,9 @@
 
 namespace {
 
+using gallocsim::gui::MainWindow;
+using gallocsim::gui::SimulationController;
+
 // "K" (a call of session 0) or "S:K", both counted from 0, as the Capture dock lists them.
 // --call K or S:K: the session (0 unless given) and the call, or nothing for a malformed value.
 std::optional<std::pair<qulonglong, qulonglong>> parse_call(const QString& text) {
@@ -36,147 +39,179 @@ void name_application() {
     QCoreApplication::setApplicationVersion(GALLOCSIM_VERSION);
 }
 
+// The command line: every option, declared once.
+struct Options {
+    QCommandLineParser parser;
+    const QCommandLineOption example{"example", "open a built-in example instead of a file", "name"};
+    const QCommandLineOption event{"at-event", "move the cursor to this event after loading (0: the start)", "K"};
+    QCommandLineOption old_step{"step", "the old name of --at-event", "K"};
+    const QCommandLineOption step{"at-step", "move the cursor to the end of this node step (0: leafs and inputs; i: node i)", "I"};
+    const QCommandLineOption axis{"timeline-axis", "the timeline's x axis: steps (node steps, the default) or events", "axis", "steps"};
+    const QCommandLineOption peak{"peak", "go to where the largest buffer's size was set, and show the Peak panel"};
+    const QCommandLineOption screenshot{"screenshot", "save the window as a PNG and exit", "png"};
+    const QCommandLineOption size{"size", "window size for --screenshot (default 1440x900)", "WxH", "1440x900"};
+    const QCommandLineOption raise{"raise", "bring a dock to the front: timeline, state, statistics or peak", "dock"};
+    const QCommandLineOption version{QStringList{"ggml-version", "policy"},
+                                     "plan by the rules of this ggml version, or of a policy file (docs/policies.md; "
+                                     "default: the newest version)",
+                                     "name"};
+    const QCommandLineOption call{"call", "in a capture folder, pick this call: K (session 0) or S:K", "call"};
+
+    Options() {
+        parser.setApplicationDescription("Step through ggml's graph memory allocator.");
+        parser.addHelpOption();
+        parser.addVersionOption();
+        parser.addPositionalArgument("file", "graph file (ggml-graph/1), saved session or capture folder to open", "[FILE|DIR]");
+        old_step.setFlags(QCommandLineOption::HiddenFromHelp);
+        parser.addOptions({example, event, old_step, step, axis, peak, screenshot, size, raise, version, call});
+    }
+    QString value(const QCommandLineOption& option) const { return parser.value(option); }
+    bool has(const QCommandLineOption& option) const { return parser.isSet(option); }
+};
+
+// Flags first, without a display: --help, --version and flag errors work anywhere (QApplication
+// aborts when there is no display to connect to). An exit code, or nothing to go on.
+std::optional<int> parse_flags(Options& options, int argc, char** argv) {
+    QCoreApplication flags_only(argc, argv);
+    name_application();
+    if (!options.parser.parse(QCoreApplication::arguments())) {
+        std::cerr << "gallocsim-gui: " << options.parser.errorText().toStdString() << " (gallocsim-gui --help lists the options)\n";
+        return 2;
+    }
+    if (options.parser.isSet("help")) {
+        options.parser.showHelp(0);
+    }
+    if (options.parser.isSet("version")) {
+        options.parser.showVersion();
+    }
+    return std::nullopt;
+}
+
+// --ggml-version/--policy: a state, a ggml version, or a policy file.
+bool choose_rules(const Options& options, SimulationController& controller) {
+    if (!options.has(options.version)) {
+        return true;
+    }
+    const QString value = options.value(options.version);
+    if (const gallocsim::AllocatorProfile* profile = gallocsim::profile_named(value.toStdString())) {
+        return controller.set_profile(*profile);
+    }
+    if (gallocsim::looks_like_policy_file(value.toStdString())) {
+        return controller.load_policy(value);  // the controller says why when it cannot
+    }
+    std::cerr << "gallocsim-gui: --ggml-version " << value.toStdString() << ": " << gallocsim::unknown_version_text()
+              << "; or a policy file (docs/policies.md)\n";
+    return false;
+}
+
+// The file, folder or example to show, and the capture call to pick in it.
+bool open_input(const Options& options, MainWindow& window) {
+    SimulationController& controller = window.controller();
+    const bool loaded = options.parser.positionalArguments().isEmpty()
+                            ? controller.load_example(options.has(options.example) ? options.value(options.example) : "seed")
+                            : window.open(options.parser.positionalArguments().front());
+    if (!loaded || !options.has(options.call)) {
+        return loaded;
+    }
+    const auto call = parse_call(options.value(options.call));
+    if (!call) {
+        std::cerr << "gallocsim-gui: --call " << options.value(options.call).toStdString()
+                  << ": give K or S:K (session S, call K, counted from 0)\n";
+        return false;
+    }
+    return controller.select_call(call->first, call->second);  // the controller says why when it cannot
+}
+
+// --timeline-axis, --at-event (--step), --at-step, --peak and --raise, once a graph is shown.
+bool arrange_views(const Options& options, MainWindow& window, bool loaded) {
+    SimulationController& controller = window.controller();
+    if (options.has(options.axis)) {
+        const QString axis = options.value(options.axis);
+        if (axis != "steps" && axis != "events") {
+            std::cerr << "gallocsim-gui: --timeline-axis " << axis.toStdString() << ": give steps or events\n";
+            return false;
+        }
+        window.set_timeline_axis(axis == "events" ? gallocsim::TimeAxis::events : gallocsim::TimeAxis::node_steps);
+    }
+    for (const QCommandLineOption* option : {&options.event, &options.old_step}) {
+        if (loaded && options.has(*option)) {
+            bool ok = false;
+            const qulonglong event = options.value(*option).toULongLong(&ok);
+            if (!ok || event > controller.event_count()) {
+                std::cerr << "gallocsim-gui: --" << option->names().front().toStdString() << " "
+                          << options.value(*option).toStdString() << ": the trace has events 0 to " << controller.event_count()
+                          << "\n";
+                return false;
+            }
+            controller.jump(event);
+        }
+    }
+    if (loaded && options.has(options.step)) {
+        bool ok = false;
+        const qulonglong step = options.value(options.step).toULongLong(&ok);
+        const std::size_t last_step = controller.trace().node_count;
+        if (!ok || step > last_step) {
+            std::cerr << "gallocsim-gui: --at-step " << options.value(options.step).toStdString()
+                      << ": the graph has node steps 0 to " << last_step << "\n";
+            return false;
+        }
+        controller.jump(controller.timeline().position_after_node_step(step));
+    }
+    if (options.has(options.peak)) {
+        controller.go_to_peak();
+    }
+    if (options.has(options.raise) && !window.raise_dock(options.value(options.raise))) {
+        std::cerr << "gallocsim-gui: no dock named " << options.value(options.raise).toStdString() << "\n";
+        return false;
+    }
+    return true;
+}
+
+// --screenshot: the window at its size, painted once, as a PNG.
+int save_screenshot(const Options& options, MainWindow& window) {
+    const QStringList size = options.value(options.size).split('x');
+    if (size.size() == 2) {
+        window.resize(size[0].toInt(), size[1].toInt());
+    }
+    window.show();
+    QApplication::processEvents();
+    if (!window.grab().save(options.value(options.screenshot), "PNG")) {
+        std::cerr << "gallocsim-gui: cannot write " << options.value(options.screenshot).toStdString() << "\n";
+        return 1;
+    }
+    return 0;
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
-    QCommandLineParser parser;
-    parser.setApplicationDescription("Step through ggml's graph memory allocator.");
-    parser.addHelpOption();
-    parser.addVersionOption();
-    parser.addPositionalArgument("file", "graph file (ggml-graph/1), saved session or capture folder to open", "[FILE|DIR]");
-    const QCommandLineOption example_option("example", "open a built-in example instead of a file", "name");
-    const QCommandLineOption event_option("at-event", "move the cursor to this event after loading (0: the start)", "K");
-    QCommandLineOption old_step_option("step", "the old name of --at-event", "K");
-    old_step_option.setFlags(QCommandLineOption::HiddenFromHelp);
-    const QCommandLineOption step_option("at-step", "move the cursor to the end of this node step (0: leafs and inputs; i: node i)", "I");
-    const QCommandLineOption axis_option("timeline-axis", "the timeline's x axis: steps (node steps, the default) or events", "axis",
-                                         "steps");
-    const QCommandLineOption peak_option("peak", "go to where the largest buffer's size was set, and show the Peak panel");
-    const QCommandLineOption screenshot_option("screenshot", "save the window as a PNG and exit", "png");
-    const QCommandLineOption size_option("size", "window size for --screenshot (default 1440x900)", "WxH", "1440x900");
-    const QCommandLineOption raise_option("raise", "bring a dock to the front: timeline, state, statistics or peak", "dock");
-    const QCommandLineOption version_option(QStringList{"ggml-version", "policy"},
-                                            "plan by the rules of this ggml version, or of a policy file (docs/policies.md; "
-                                            "default: the newest version)",
-                                            "name");
-    const QCommandLineOption call_option("call", "in a capture folder, pick this call: K (session 0) or S:K", "call");
-    parser.addOptions({example_option, event_option, old_step_option, step_option, axis_option, peak_option, screenshot_option, size_option, raise_option, version_option,
-                       call_option});
-    {
-        // Flags first, without a display: --help, --version and flag errors work anywhere
-        // (QApplication aborts when there is no display to connect to).
-        QCoreApplication flags_only(argc, argv);
-        name_application();
-        if (!parser.parse(QCoreApplication::arguments())) {
-            std::cerr << "gallocsim-gui: " << parser.errorText().toStdString() << " (gallocsim-gui --help lists the options)\n";
-            return 2;
-        }
-        if (parser.isSet("help")) {
-            parser.showHelp(0);
-        }
-        if (parser.isSet("version")) {
-            parser.showVersion();
-        }
+    Options options;
+    if (const auto exit_code = parse_flags(options, argc, argv)) {
+        return *exit_code;
     }
-
     QApplication app(argc, argv);
     name_application();
-
-    const bool headless = parser.isSet(screenshot_option);
-    gallocsim::gui::MainWindow window(/*saved_settings=*/!headless);
+    const bool headless = options.has(options.screenshot);
+    MainWindow window(/*saved_settings=*/!headless);
     if (headless) {
         // Errors go to the terminal: there is nobody to close a dialog.
         window.set_message_sink([](const QString& title, const QString& message) {
             std::cerr << "gallocsim-gui: " << title.toStdString() << ": " << message.toStdString() << "\n";
         });
     }
-    auto& controller = window.controller();
-    if (parser.isSet(version_option) && gallocsim::profile_named(parser.value(version_option).toStdString()) == nullptr &&
-        gallocsim::looks_like_policy_file(parser.value(version_option).toStdString())) {
-        if (!controller.load_policy(parser.value(version_option))) {
-            return 2;  // the controller said why
-        }
-    } else if (parser.isSet(version_option)) {
-        const gallocsim::AllocatorProfile* profile = gallocsim::profile_named(parser.value(version_option).toStdString());
-        if (profile == nullptr) {
-            std::cerr << "gallocsim-gui: --ggml-version " << parser.value(version_option).toStdString() << ": "
-                      << gallocsim::unknown_version_text() << "\n";
-            return 2;
-        }
-        controller.set_profile(*profile);
+    if (!choose_rules(options, window.controller())) {
+        return 2;
     }
-    bool loaded = false;
-    if (!parser.positionalArguments().isEmpty()) {
-        loaded = window.open(parser.positionalArguments().front());
-    } else {
-        loaded = controller.load_example(parser.value(example_option).isEmpty() ? "seed" : parser.value(example_option));
+    const bool loaded = open_input(options, window);
+    if (!loaded && options.has(options.call)) {
+        return 2;
     }
-    if (loaded && parser.isSet(call_option)) {
-        const auto call = parse_call(parser.value(call_option));
-        if (!call) {
-            std::cerr << "gallocsim-gui: --call " << parser.value(call_option).toStdString()
-                      << ": give K or S:K (session S, call K, counted from 0)\n";
-            return 2;
-        }
-        if (!controller.select_call(call->first, call->second)) {
-            return 2;  // the controller has said why (no capture, no such session or call)
-        }
-    }
-    if (parser.isSet(axis_option)) {
-        const QString axis = parser.value(axis_option);
-        if (axis != "steps" && axis != "events") {
-            std::cerr << "gallocsim-gui: --timeline-axis " << axis.toStdString() << ": give steps or events\n";
-            return 2;
-        }
-        window.set_timeline_axis(axis == "events" ? gallocsim::TimeAxis::events : gallocsim::TimeAxis::node_steps);
-    }
-    for (const QCommandLineOption* option : std::initializer_list<const QCommandLineOption*>{&event_option, &old_step_option}) {
-        if (loaded && parser.isSet(*option)) {
-            const QString name = option->names().front();
-            bool ok = false;
-            const qulonglong event = parser.value(*option).toULongLong(&ok);
-            if (!ok || event > controller.event_count()) {
-                std::cerr << "gallocsim-gui: --" << name.toStdString() << " " << parser.value(*option).toStdString()
-                          << ": the trace has events 0 to " << controller.event_count() << "\n";
-                return 2;
-            }
-            controller.jump(event);
-        }
-    }
-    if (loaded && parser.isSet(step_option)) {
-        bool ok = false;
-        const qulonglong step = parser.value(step_option).toULongLong(&ok);
-        const std::size_t last_step = controller.trace().node_count;
-        if (!ok || step > last_step) {
-            std::cerr << "gallocsim-gui: --at-step " << parser.value(step_option).toStdString() << ": the graph has node steps 0 to "
-                      << last_step << "\n";
-            return 2;
-        }
-        controller.jump(controller.timeline().position_after_node_step(step));
-    }
-    if (parser.isSet(peak_option)) {
-        controller.go_to_peak();
-    }
-    if (parser.isSet(raise_option) && !window.raise_dock(parser.value(raise_option))) {
-        std::cerr << "gallocsim-gui: no dock named " << parser.value(raise_option).toStdString() << "\n";
+    if (!arrange_views(options, window, loaded)) {
         return 2;
     }
     if (!headless) {
         window.show();
         return app.exec();
     }
-    if (!loaded) {
-        return 1;
-    }
-    const QStringList size = parser.value(size_option).split('x');
-    if (size.size() == 2) {
-        window.resize(size[0].toInt(), size[1].toInt());
-    }
-    window.show();
-    QApplication::processEvents();
-    const bool saved = window.grab().save(parser.value(screenshot_option), "PNG");
-    if (!saved) {
-        std::cerr << "gallocsim-gui: cannot write " << parser.value(screenshot_option).toStdString() << "\n";
-    }
-    return saved ? 0 : 1;
+    return loaded ? save_screenshot(options, window) : 1;
 }

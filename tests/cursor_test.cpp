@@ -12,7 +12,7 @@
 namespace gallocsim {
 namespace {
 
-constexpr TensorId kA = 0, kB = 1, kMul = 2;
+constexpr TensorId kB = 1;  // the seed's tensors: a 0, b 1, mul 2
 
 using test_support::find_step;
 

@@ -52,7 +52,10 @@ std::vector<CorpusGraph> load_policy_corpus(const PolicyCompareOptions& options)
     for (const std::string& input : options.inputs) {
         std::vector<CorpusGraph> found;
         std::error_code ec;
-        if (!std::filesystem::exists(input, ec) && input != "-") {
+        if (input == "-") {
+            throw UsageError("-: policy compare plans files and folders, not standard input (it may read several graphs)");
+        }
+        if (!std::filesystem::exists(input, ec)) {
             found.push_back({input, load_graph_input({.input = input}), {}});
         } else {
             const std::string paths[] = {input};

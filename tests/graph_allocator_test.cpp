@@ -314,34 +314,31 @@ TEST_F(GraphAllocatorTest, ThroughViewsAPolicyTakesTheViewsSourceInPlace) {
 // Through views only where the view shows its whole source: a view at offset 16 of a 2-slot
 // source would put c at the source's address, not the view's, and a view of the first slot only
 // would hand c the source's second slot too; both are refused as before.
-TEST_F(GraphAllocatorTest, ThroughViewsRefusesAViewThatDoesNotShowItsWholeSource) {
-    Tensor& x = vec("x", 8);
-    Tensor& v = named(ggml.view_1d(x, 4, 16), "v");
-    Tensor& c = named(ggml.scale(v, 2.0f), "c");
-    set_output(c);
-    expand(c);
-    AllocatorProfile through_views = newest_profile();
-    through_views.inplace_through_views = true;
-    GraphAllocator allocator(type, through_views);
-    plan(allocator);
+class ThroughViews : public GraphAllocatorTest {
+protected:
+    // c = SCALE(v), v 4 elements of an 8-element x at `offset` bytes, planned through views.
+    Places plan_scale_of_view(std::size_t offset) {
+        Tensor& x = vec("x", 8);
+        Tensor& v = named(ggml.view_1d(x, 4, offset), "v");
+        Tensor& c = named(ggml.scale(v, 2.0f), "c");
+        set_output(c);
+        expand(c);
+        AllocatorProfile through_views = newest_profile();
+        through_views.inplace_through_views = true;
+        GraphAllocator allocator(type, through_views);
+        plan(allocator);
+        return places(allocator);
+    }
+};
 
+TEST_F(ThroughViews, RefusesAViewThatDoesNotStartAtItsSource) {
+    EXPECT_EQ(plan_scale_of_view(16), (Places{{"x", {0, 0, 0}}, {"v", {0, 0, 16}}, {"c", {0, 0, 32}}}));
     EXPECT_EQ(rejections(), (Rejections{{"c", "v", InPlaceRejection::not_owned}}));
-    EXPECT_EQ(places(allocator), (Places{{"x", {0, 0, 0}}, {"v", {0, 0, 16}}, {"c", {0, 0, 32}}}));
 }
 
-TEST_F(GraphAllocatorTest, ThroughViewsRefusesAViewOfPartOfItsSource) {
-    Tensor& x = vec("x", 8);
-    Tensor& v = named(ggml.view_1d(x, 4, 0), "v");
-    Tensor& c = named(ggml.scale(v, 2.0f), "c");
-    set_output(c);
-    expand(c);
-    AllocatorProfile through_views = newest_profile();
-    through_views.inplace_through_views = true;
-    GraphAllocator allocator(type, through_views);
-    plan(allocator);
-
+TEST_F(ThroughViews, RefusesAViewOfPartOfItsSource) {
+    EXPECT_EQ(plan_scale_of_view(0), (Places{{"x", {0, 0, 0}}, {"v", {0, 0, 0}}, {"c", {0, 0, 32}}}));
     EXPECT_EQ(rejections(), (Rejections{{"c", "v", InPlaceRejection::not_owned}}));
-    EXPECT_EQ(places(allocator), (Places{{"x", {0, 0, 0}}, {"v", {0, 0, 0}}, {"c", {0, 0, 32}}}));
 }
 
 // Even a view of an output is refused for being a view first.

@@ -284,18 +284,22 @@ private Q_SLOTS:
         QCOMPARE(restored.state().tensor(*restored.find_tensor("c")).record.address.offset, 32u);
     }
 
+    // A policy file over the newest state with `rules` (a JSON object).
+    static bool write_policy(const QString& path, const char* name, const char* rules) {
+        QFile file(path);
+        return file.open(QIODevice::WriteOnly) &&
+               file.write(QStringLiteral(R"({"format": "gallocsim-policy/1", "name": "%1", "base": "llama.cpp-0c1e570", "rules": %2})")
+                              .arg(name, rules)
+                              .toUtf8()) > 0;
+    }
+
     // The same clamp graph by a policy file that takes CLAMP out of the in-place ops: c is placed
     // as ggml-d99724f2 places it (at 32, beside a), since that is the only rule the file changes
     // here. A session carries the policy whole, so it plans the same without the file.
     void a_policy_file_plans_like_a_version_and_travels_with_the_session() {
         QTemporaryDir dir;
         const QString policy_path = dir.filePath("no-clamp.json");
-        {
-            QFile policy(policy_path);
-            QVERIFY(policy.open(QIODevice::WriteOnly));
-            policy.write(R"({"format": "gallocsim-policy/1", "name": "no-clamp", "base": "llama.cpp-0c1e570",
-                             "rules": {"inplace_ops": {"remove": ["CLAMP"]}}})");
-        }
+        QVERIFY(write_policy(policy_path, "no-clamp", R"({"inplace_ops": {"remove": ["CLAMP"]}})"));
         SimulationController controller;
         QVERIFY(controller.load_graph(parse_graph_file(R"({"format": "ggml-graph/1",
             "buffer_types": [{"name": "CPU", "alignment": 32}],
@@ -324,12 +328,7 @@ private Q_SLOTS:
     void a_wrong_policy_file_is_refused_and_the_plan_stays() {
         QTemporaryDir dir;
         const QString path = dir.filePath("bad.json");
-        {
-            QFile policy(path);
-            QVERIFY(policy.open(QIODevice::WriteOnly));
-            policy.write(R"({"format": "gallocsim-policy/1", "name": "bad", "base": "llama.cpp-0c1e570",
-                             "rules": {"block_fit": "worst"}})");
-        }
+        QVERIFY(write_policy(path, "bad", R"({"block_fit": "worst"})"));
         SimulationController controller;
         QVERIFY(controller.load_example("seed"));
         QSignalSpy errors(&controller, &SimulationController::error_occurred);

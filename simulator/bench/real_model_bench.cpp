@@ -52,23 +52,21 @@ const std::vector<CorpusGraph>& bench_graphs() {
     return graphs;
 }
 
+// The newest state with one rule changed, as a policy file would make it.
+AllocatorProfile policy(std::string_view name, void (*change)(AllocatorProfile&)) {
+    AllocatorProfile profile = newest_profile();
+    profile.name = name;
+    change(profile);
+    return profile;
+}
+
 const AllocatorProfile& with_through_views() {
-    static const AllocatorProfile profile = [] {
-        AllocatorProfile p = newest_profile();
-        p.name = "through-views";
-        p.inplace_through_views = true;
-        return p;
-    }();
+    static const AllocatorProfile profile = policy("through-views", [](AllocatorProfile& p) { p.inplace_through_views = true; });
     return profile;
 }
 
 const AllocatorProfile& with_first_fit() {
-    static const AllocatorProfile profile = [] {
-        AllocatorProfile p = newest_profile();
-        p.name = "first-fit";
-        p.block_fit = BlockFit::first;
-        return p;
-    }();
+    static const AllocatorProfile profile = policy("first-fit", [](AllocatorProfile& p) { p.block_fit = BlockFit::first; });
     return profile;
 }
 

@@ -47,6 +47,8 @@ struct Options {
     QCommandLineOption old_step{"step", "the old name of --at-event", "K"};
     const QCommandLineOption step{"at-step", "move the cursor to the end of this node step (0: leafs and inputs; i: node i)", "I"};
     const QCommandLineOption axis{"timeline-axis", "the timeline's x axis: steps (node steps, the default) or events", "axis", "steps"};
+    const QCommandLineOption offsets{"offsets", "offsets in the timeline and the memory map: linear (the default) or log", "scale",
+                                     "linear"};
     const QCommandLineOption peak{"peak", "go to where the largest buffer's size was set, and show the Peak panel"};
     const QCommandLineOption screenshot{"screenshot", "save the window as a PNG and exit", "png"};
     const QCommandLineOption size{"size", "window size for --screenshot (default 1440x900)", "WxH", "1440x900"};
@@ -63,7 +65,7 @@ struct Options {
         parser.addVersionOption();
         parser.addPositionalArgument("file", "graph file (ggml-graph/1), saved session or capture folder to open", "[FILE|DIR]");
         old_step.setFlags(QCommandLineOption::HiddenFromHelp);
-        parser.addOptions({example, event, old_step, step, axis, peak, screenshot, size, raise, version, call});
+        parser.addOptions({example, event, old_step, step, axis, offsets, peak, screenshot, size, raise, version, call});
     }
     QString value(const QCommandLineOption& option) const { return parser.value(option); }
     bool has(const QCommandLineOption& option) const { return parser.isSet(option); }
@@ -122,7 +124,7 @@ bool open_input(const Options& options, MainWindow& window) {
     return controller.select_call(call->first, call->second);  // the controller says why when it cannot
 }
 
-// --timeline-axis, --at-event (--step), --at-step, --peak and --raise, once a graph is shown.
+// --timeline-axis, --offsets, --at-event (--step), --at-step, --peak and --raise, once a graph is shown.
 bool arrange_views(const Options& options, MainWindow& window, bool loaded) {
     SimulationController& controller = window.controller();
     if (options.has(options.axis)) {
@@ -132,6 +134,15 @@ bool arrange_views(const Options& options, MainWindow& window, bool loaded) {
             return false;
         }
         window.set_timeline_axis(axis == "events" ? gallocsim::TimeAxis::events : gallocsim::TimeAxis::node_steps);
+    }
+    if (options.has(options.offsets)) {
+        const QString scale = options.value(options.offsets);
+        if (scale != "linear" && scale != "log") {
+            std::cerr << "gallocsim-gui: --offsets " << scale.toStdString() << ": give linear or log\n";
+            return false;
+        }
+        window.set_offset_scale(scale == "log" ? gallocsim::gui::OffsetScaleKind::logarithmic
+                                               : gallocsim::gui::OffsetScaleKind::linear);
     }
     for (const QCommandLineOption* option : {&options.event, &options.old_step}) {
         if (loaded && options.has(*option)) {

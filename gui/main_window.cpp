@@ -175,6 +175,12 @@ void MainWindow::build_actions() {
     });
     events_axis_action_->setCheckable(true);
     events_axis_action_->setStatusTip(tr("The timeline's x axis: one column per event instead of one per node step"));
+    log_offsets_action_ = make(tr("&Logarithmic offsets"), QKeySequence(tr("Ctrl+Shift+L")), [this](bool on) {
+        set_offset_scale(on ? OffsetScaleKind::logarithmic : OffsetScaleKind::linear);
+    });
+    log_offsets_action_->setCheckable(true);
+    log_offsets_action_->setStatusTip(tr("Offsets in the timeline and the memory map on a logarithmic scale: small tensors "
+                                         "stay visible beside a huge one"));
     peak_action_ = make(tr("Go to the &peak"), QKeySequence(tr("Ctrl+P")), [this] { controller_->go_to_peak(); });
     policy_action_ = make(tr("Plan by a p&olicy file…"), QKeySequence(tr("Ctrl+Shift+P")), [this] { open_policy_dialog(); });
     peak_action_->setStatusTip(tr("Jump to where the largest buffer's size was set: what was live, and the holes"));
@@ -229,6 +235,7 @@ void MainWindow::build_menus() {
     view_menu_->addAction(zoom_out_action_);
     view_menu_->addAction(legend_action_);
     view_menu_->addAction(events_axis_action_);
+    view_menu_->addAction(log_offsets_action_);
     view_menu_->addSeparator();
     for (QDockWidget* dock : findChildren<QDockWidget*>()) {
         view_menu_->addAction(dock->toggleViewAction());
@@ -430,6 +437,13 @@ void MainWindow::set_timeline_axis(TimeAxis axis) {
     timeline_->set_axis(axis);
 }
 
+void MainWindow::set_offset_scale(OffsetScaleKind kind) {
+    const QSignalBlocker block(log_offsets_action_);
+    log_offsets_action_->setChecked(kind == OffsetScaleKind::logarithmic);
+    timeline_->set_offset_scale(kind);
+    memory_map_->set_offset_scale(kind);
+}
+
 bool MainWindow::raise_dock(const QString& name) {
     auto* dock = findChild<QDockWidget*>(name + "_dock");
     if (dock == nullptr) {
@@ -597,7 +611,7 @@ void MainWindow::update_controls() {
     // is off, so the window shows one consistent empty state.
     for (QAction* action : {save_session_action_, settings_action_, peak_action_, export_png_action_, export_svg_action_,
                             faster_action_, slower_action_, unlimited_action_, clear_breakpoints_action_, fit_action_,
-                            zoom_in_action_, zoom_out_action_, find_action_, events_axis_action_}) {
+                            zoom_in_action_, zoom_out_action_, find_action_, events_axis_action_, log_offsets_action_}) {
         action->setEnabled(loaded);
     }
     for (QWidget* control : std::initializer_list<QWidget*>{slider_, search_, speed_, unlimited_}) {

@@ -5,6 +5,7 @@
 // remembers its layout and recent files, opens files dropped on it, and shows errors
 // through a message sink (a dialog by default; tests put in their own).
 
+#include "gui/offset_scale.hpp"
 #include "simulator/model/examples.hpp"
 #include "simulator/trace/timeline.hpp"
 
@@ -68,6 +69,8 @@ public:
     bool export_view(CanvasView& view, const QString& path);
     // The timeline's x axis (node steps by default), as View ▸ Timeline in events sets it.
     void set_timeline_axis(TimeAxis axis);
+    // Offsets in the timeline and the memory map (linear by default), as View ▸ Logarithmic offsets sets it.
+    void set_offset_scale(OffsetScaleKind kind);
     // Brings a dock to the front by its short name: events, memory, timeline, state, statistics.
     bool raise_dock(const QString& name);
     // The picture view that last had the focus (the graph at first).
@@ -148,6 +151,7 @@ private:
     QAction* find_action_ = nullptr;
     QAction* legend_action_ = nullptr;
     QAction* events_axis_action_ = nullptr;
+    QAction* log_offsets_action_ = nullptr;
     QString shown_source_;  // the graph the find box was last used with
     QProgressDialog* progress_ = nullptr;  // while the controller loads on its worker  // checked: the timeline's axis is events
     QAction* peak_action_ = nullptr;

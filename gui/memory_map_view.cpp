@@ -97,23 +97,31 @@ void MemoryMapView::rebuild() {
             }
         }
     }
+    scale_ = OffsetScale(scale_.kind(), widest_);
     height_ = y;
     fit_to_window();
 }
 
+void MemoryMapView::set_offset_scale(OffsetScaleKind kind) {
+    if (kind != scale_.kind()) {
+        scale_ = OffsetScale(kind, widest_);
+        fit_to_window();
+    }
+}
+
 QRectF MemoryMapView::scene_bounds() const {
-    return {0, 0, static_cast<double>(widest_), std::max(height_, 1.0)};
+    return {0, 0, scale_(widest_), std::max(height_, 1.0)};
 }
 
 QRectF MemoryMapView::bar_rect(const Row& row) const {
     const double top = row.top + kLabelHeight + kBeforeHeight;
-    return map_to_widget(QRectF(0, top, static_cast<double>(row.size), kBarHeight));
+    return map_to_widget(QRectF(0, top, scale_(row.size), kBarHeight));
 }
 
 QRectF MemoryMapView::byte_range(const Row& row, std::size_t offset, std::size_t size) const {
     const QRectF bar = bar_rect(row);
-    const double left = map_to_widget(QPointF(static_cast<double>(offset), 0)).x();
-    const double right = map_to_widget(QPointF(static_cast<double>(std::min(offset + size, std::max(row.size, offset))), 0)).x();
+    const double left = map_to_widget(QPointF(scale_(offset), 0)).x();
+    const double right = map_to_widget(QPointF(scale_(std::min(offset + size, std::max(row.size, offset))), 0)).x();
     return {left, bar.top(), std::max(right - left, 1.0), bar.height()};
 }
 
@@ -192,8 +200,8 @@ void MemoryMapView::paint_free_blocks(QPainter& painter, const std::vector<FreeB
         if (block.offset >= limit) {
             continue;
         }
-        const double left = map_to_widget(QPointF(static_cast<double>(block.offset), 0)).x();
-        const double right = map_to_widget(QPointF(static_cast<double>(std::min(block.end(), limit)), 0)).x();
+        const double left = map_to_widget(QPointF(scale_(block.offset), 0)).x();
+        const double right = map_to_widget(QPointF(scale_(std::min(block.end(), limit)), 0)).x();
         const QRectF r(left, band.top(), std::max(right - left, 1.0), band.height());
         painter.setPen(QPen(palette::hatch, 1));
         painter.setBrush(palette::free_block);

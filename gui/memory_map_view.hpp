@@ -7,6 +7,7 @@
 // Bars keep the length their chunk reaches by the end, so nothing moves while stepping.
 
 #include "gui/canvas_view.hpp"
+#include "gui/offset_scale.hpp"
 #include "simulator/trace/peak.hpp"
 #include "simulator/trace/trace.hpp"
 
@@ -23,6 +24,9 @@ public:
 
     // Where a live tensor's block is drawn now, in widget coordinates (empty if none).
     QRectF block_rect(TensorId tensor) const;
+    // Offsets along the bars: linear (the default) or logarithmic (gui/offset_scale.hpp).
+    void set_offset_scale(OffsetScaleKind kind);
+    OffsetScaleKind offset_scale() const { return scale_.kind(); }
 
 protected:
     QRectF scene_bounds() const override;
@@ -54,6 +58,7 @@ private:
     SimulationController& controller_;
     std::vector<Row> rows_;
     std::size_t widest_ = 1;
+    OffsetScale scale_;  // offsets along the bars
     double height_ = 0;
 };
 

@@ -46,10 +46,11 @@ void TimelineView::rebuild() {
         for (const ChunkExtent& extent : controller_.timeline().chunks()) {
             tallest = std::max(tallest, extent.size);
         }
-        const double gap = static_cast<double>(tallest) * kBandGapShare;
+        scale_ = OffsetScale(scale_.kind(), tallest);
+        const double gap = scale_(tallest) * kBandGapShare;
         double y = 0;
         for (const ChunkExtent& extent : controller_.timeline().chunks()) {
-            y += static_cast<double>(std::max<std::size_t>(extent.size, 1));
+            y += std::max(scale_(extent.size), 1.0);
             bands_.push_back({extent.allocator, extent.chunk, extent.size, y});
             y += gap;
         }
@@ -62,6 +63,13 @@ void TimelineView::rebuild() {
         }
     }
     fit_to_window();
+}
+
+void TimelineView::set_offset_scale(OffsetScaleKind kind) {
+    if (kind != scale_.kind()) {
+        scale_ = OffsetScale(kind, 1);
+        rebuild();  // band heights, and the scale's largest chunk, follow
+    }
 }
 
 void TimelineView::set_axis(TimeAxis axis) {
@@ -112,18 +120,19 @@ QRectF TimelineView::scene_rect_of(const MemorySpan& span) const {
     if (band == nullptr) {
         return {};
     }
-    const double top = band->bottom - static_cast<double>(span.address.offset + span.size);
+    const double top = band->bottom - scale_(span.address.offset + span.size);
+    const double height = scale_.length(span.address.offset, span.size);
     if (axis_ == TimeAxis::node_steps) {
         // A column per node step, from the step that gave it memory to the last it held it in;
         // the column where a node took its memory over in place is drawn as the node's.
         const auto first = static_cast<double>(span.first_step);
         const bool handed_on = span.how_it_ends == SpanEnd::handed_over && span.last_step > span.first_step;
         const auto end = static_cast<double>(handed_on ? span.last_step : span.last_step + 1);
-        return {first, top, end - first, static_cast<double>(span.size)};
+        return {first, top, end - first, height};
     }
     // A span kept to the end reaches the last position.
     const double end = static_cast<double>(std::min(span.end, controller_.event_count()));
-    return {static_cast<double>(span.first), top, end - static_cast<double>(span.first), static_cast<double>(span.size)};
+    return {static_cast<double>(span.first), top, end - static_cast<double>(span.first), height};
 }
 
 QRectF TimelineView::span_rect(TensorId tensor) const {
@@ -181,7 +190,7 @@ void TimelineView::paint_memory(QPainter& painter) {
 
     // Bands: one per chunk, named at their top left.
     for (const Band& band : bands_) {
-        const QRectF r = map_to_widget(QRectF(0, band.bottom - static_cast<double>(band.size), steps, static_cast<double>(band.size)));
+        const QRectF r = map_to_widget(QRectF(0, band.bottom - scale_(band.size), steps, scale_(band.size)));
         painter.setPen(Qt::NoPen);
         painter.setBrush(band.chunk % 2 == 0 ? QColor(238, 241, 246) : QColor(246, 241, 234));
         painter.drawRect(r);
@@ -230,14 +239,24 @@ std::vector<TimelineView::OffsetTick> TimelineView::offset_ticks() const {
         return ticks;
     }
     for (const Band& band : bands_) {
+        const auto y_of = [&](std::size_t offset) { return map_to_widget(QPointF(0, band.bottom - scale_(offset))).y(); };
+        if (scale_.kind() == OffsetScaleKind::logarithmic) {
+            // 0, then powers of two from 1 KiB, each at least kLeast pixels above the last one kept.
+            ticks.push_back({band.allocator, band.chunk, 0, y_of(0)});
+            for (std::size_t offset = 1024; offset <= band.size && offset < (std::size_t{1} << 62); offset *= 2) {
+                if (ticks.back().y - y_of(offset) >= kLeast) {
+                    ticks.push_back({band.allocator, band.chunk, offset, y_of(offset)});
+                }
+            }
+            continue;
+        }
         // The smallest power of two that keeps the ticks apart: offsets in round binary units.
         std::size_t every = 1;
         while (static_cast<double>(every) * pixels_per_byte < kLeast && every < (std::size_t{1} << 62)) {
             every *= 2;
         }
         for (std::size_t offset = 0; offset <= band.size; offset += every) {
-            ticks.push_back({band.allocator, band.chunk, offset,
-                             map_to_widget(QPointF(0, band.bottom - static_cast<double>(offset))).y()});
+            ticks.push_back({band.allocator, band.chunk, offset, y_of(offset)});
             if (band.size - offset < every) {
                 break;
             }

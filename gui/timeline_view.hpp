@@ -9,6 +9,7 @@
 // Clicking a rectangle selects its tensor everywhere.
 
 #include "gui/canvas_view.hpp"
+#include "gui/offset_scale.hpp"
 #include "simulator/trace/timeline.hpp"
 
 #include <QPixmap>
@@ -26,6 +27,9 @@ public:
 
     TimeAxis axis() const { return axis_; }
     void set_axis(TimeAxis axis);
+    // Offsets up the bands: linear (the default) or logarithmic (gui/offset_scale.hpp).
+    void set_offset_scale(OffsetScaleKind kind);
+    OffsetScaleKind offset_scale() const { return scale_.kind(); }
 
     // The rectangle of a tensor's memory live at the cursor, in widget coordinates.
     QRectF span_rect(TensorId tensor) const;
@@ -67,6 +71,7 @@ private:
     SimulationController& controller_;
     TimeAxis axis_ = TimeAxis::node_steps;
     std::vector<Band> bands_;
+    OffsetScale scale_;  // offsets up the bands
     double height_ = 1;
     std::size_t peak_position_ = 0;
     std::size_t peak_bytes_ = 0;

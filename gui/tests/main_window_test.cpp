@@ -427,6 +427,35 @@ private Q_SLOTS:
         QCOMPARE(controller().position(), controller().event_count());
     }
 
+    // A 4 KiB input kept to the end (an output too) at offset 0, beside a 16 MiB one and its
+    // 16 MiB copy (alignment 32): the chunk is 32 MiB + 4 KiB. Linear, x gets 4 KiB of it: under
+    // a pixel. On the logarithmic scale (gui/offset_scale.hpp) x's top is at
+    // log2(1 + 4096/1024) / log2(1 + 32772) = 2.32 / 15.0 of the band: more than an eighth, tens of
+    // pixels, in the timeline's height and the memory map's width. A logarithm favours low offsets:
+    // that is where the small long-lived inputs of a real graph sit. Back to linear, as before.
+    void logarithmic_offsets_keep_a_small_tensor_visible_beside_a_huge_one() {
+        QVERIFY(controller().load_graph(parse_graph_file(R"({"format": "ggml-graph/1",
+            "buffer_types": [{"name": "CPU", "alignment": 32}],
+            "tensors": [{"name": "x", "type": "f32", "ne": [1024], "flags": ["input", "output"]},
+                        {"name": "y", "type": "f32", "ne": [4194304], "flags": ["input"]},
+                        {"name": "b", "type": "f32", "ne": [4194304], "op": "CONT", "src": ["y"], "flags": ["output"]},
+                        {"name": "c", "type": "f32", "ne": [1024], "op": "SCALE", "src": ["x"], "flags": ["output"]}],
+            "leafs": ["x", "y"], "nodes": ["b", "c"]})", "small-and-huge"), "small-and-huge"));
+        controller().to_last();
+        QVERIFY(window_->raise_dock("timeline"));
+        TimelineView& timeline = window_->timeline();
+        MemoryMapView& map = window_->memory_map();
+        const TensorId x = id("x");
+        const double band_height = timeline.span_rect(x).bottom() - timeline.span_rect(id("b")).top();
+        QVERIFY(timeline.span_rect(x).height() < 1);
+        QVERIFY(map.block_rect(x).width() <= 1.0);  // drawn a pixel wide at the least
+        window_->set_offset_scale(OffsetScaleKind::logarithmic);
+        QVERIFY2(timeline.span_rect(x).height() > band_height / 8, qPrintable(QString::number(timeline.span_rect(x).height())));
+        QVERIFY(map.block_rect(x).width() > 20);
+        window_->set_offset_scale(OffsetScaleKind::linear);
+        QVERIFY(timeline.span_rect(x).height() < 1);
+    }
+
     // The offset axis: in the seed's one 64-byte chunk, ticks at 0, then every power of two
     // bytes that keeps them 28 pixels apart, up the band; offset 0 is where a (at offset 0)
     // starts and b (at offset 32) starts at the 32-byte tick when there is one.

@@ -283,6 +283,16 @@ TEST_F(GraphAllocatorTest, ParentThatIsAViewIsNeverReused) {
     EXPECT_EQ(freed[0].reason, FreeReason::last_view);
 }
 
+// The newest rules with a policy's inplace_through_views (docs/policies.md).
+const AllocatorProfile& through_views_profile() {
+    static const AllocatorProfile profile = [] {
+        AllocatorProfile p = newest_profile();
+        p.inplace_through_views = true;
+        return p;
+    }();
+    return profile;
+}
+
 // A policy's rule (inplace_through_views): the same graph, and c looks through its view
 // parent r to r's source x, whose only view r is and which nothing else reads: c takes x's
 // memory. Nothing is freed (x's memory is c's now, and c is an output), and the buffer
@@ -296,9 +306,7 @@ TEST_F(GraphAllocatorTest, ThroughViewsAPolicyTakesTheViewsSourceInPlace) {
     Tensor& c = named(ggml.scale(r, 2.0f), "c");
     set_output(c);
     expand(c);
-    AllocatorProfile through_views = newest_profile();
-    through_views.inplace_through_views = true;
-    GraphAllocator allocator(type, through_views);
+    GraphAllocator allocator(type, through_views_profile());
     plan(allocator);
 
     EXPECT_EQ(rejections(), Rejections{});
@@ -323,9 +331,7 @@ protected:
         Tensor& c = named(ggml.scale(v, 2.0f), "c");
         set_output(c);
         expand(c);
-        AllocatorProfile through_views = newest_profile();
-        through_views.inplace_through_views = true;
-        GraphAllocator allocator(type, through_views);
+        GraphAllocator allocator(type, through_views_profile());
         plan(allocator);
         return places(allocator);
     }

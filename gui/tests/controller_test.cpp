@@ -254,11 +254,7 @@ private Q_SLOTS:
     // (c at 32, next to a, which is still live when c is placed).
     void changing_the_ggml_version_plans_again() {
         SimulationController controller;
-        QVERIFY(controller.load_graph(parse_graph_file(R"({"format": "ggml-graph/1",
-            "buffer_types": [{"name": "CPU", "alignment": 32}],
-            "tensors": [{"name": "a", "type": "f32", "ne": [8], "flags": ["input"]},
-                        {"name": "c", "type": "f32", "ne": [8], "op": "CLAMP", "src": ["a"], "flags": ["output"]}],
-            "leafs": ["a"], "nodes": ["c"]})", "clamp"), "clamp"));
+        QVERIFY(controller.load_graph(clamp_graph(), "clamp"));
         QCOMPARE(controller.profile().name, std::string_view("llama.cpp-0c1e570"));
         auto c_offset = [&] {
             controller.to_last();
@@ -284,6 +280,15 @@ private Q_SLOTS:
         QCOMPARE(restored.state().tensor(*restored.find_tensor("c")).record.address.offset, 32u);
     }
 
+    // a (8 f32, 32 bytes, input) feeds only c = clamp(a), an output; alignment 32.
+    static GraphFile clamp_graph() {
+        return parse_graph_file(R"({"format": "ggml-graph/1",
+            "buffer_types": [{"name": "CPU", "alignment": 32}],
+            "tensors": [{"name": "a", "type": "f32", "ne": [8], "flags": ["input"]},
+                        {"name": "c", "type": "f32", "ne": [8], "op": "CLAMP", "src": ["a"], "flags": ["output"]}],
+            "leafs": ["a"], "nodes": ["c"]})", "clamp");
+    }
+
     // A policy file over the newest state with `rules` (a JSON object).
     static bool write_policy(const QString& path, const char* name, const char* rules) {
         QFile file(path);
@@ -301,11 +306,7 @@ private Q_SLOTS:
         const QString policy_path = dir.filePath("no-clamp.json");
         QVERIFY(write_policy(policy_path, "no-clamp", R"({"inplace_ops": {"remove": ["CLAMP"]}})"));
         SimulationController controller;
-        QVERIFY(controller.load_graph(parse_graph_file(R"({"format": "ggml-graph/1",
-            "buffer_types": [{"name": "CPU", "alignment": 32}],
-            "tensors": [{"name": "a", "type": "f32", "ne": [8], "flags": ["input"]},
-                        {"name": "c", "type": "f32", "ne": [8], "op": "CLAMP", "src": ["a"], "flags": ["output"]}],
-            "leafs": ["a"], "nodes": ["c"]})", "clamp"), "clamp"));
+        QVERIFY(controller.load_graph(clamp_graph(), "clamp"));
         QSignalSpy policies(&controller, &SimulationController::policies_changed);
         QVERIFY(controller.load_policy(policy_path));
         QCOMPARE(policies.count(), 1);

@@ -105,11 +105,7 @@ OpSet read_inplace_ops(const Reader& reader, const json& value, const Path& path
     }
     if (const auto remove = value.find("remove"); remove != value.end()) {
         const Path remove_path = dot(path, "remove");
-        reader.array(*remove, remove_path);
-        OpSet removed;
-        for (std::size_t i = 0; i < remove->size(); ++i) {
-            removed = removed.with(read_op(reader, (*remove)[i], at(remove_path, i)));
-        }
+        const OpSet removed = read_ops(reader, *remove, remove_path, OpSet{});
         OpSet kept;
         for (std::size_t i = 0; i < kOpCount; ++i) {
             const auto op = static_cast<Op>(i);

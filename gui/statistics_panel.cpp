@@ -3,6 +3,7 @@
 #include "gui/simulation_controller.hpp"
 #include "gui/tensor_color.hpp"
 #include "gui/text.hpp"
+#include "simulator/analysis/planner_table.hpp"
 #include "simulator/trace/explain.hpp"
 
 #include <QHeaderView>
@@ -184,65 +185,52 @@ void StatisticsPanel::rebuild() {
         chart_->set_lines({});
         return;
     }
+    // The table `gallocsim compare` prints, one column per buffer type. The figures come
+    // first so they stay in view; the notes (chunks, what the exact search managed, where
+    // the bounds are reached) go to a last column and to each figure's tooltip.
     const Comparison& comparison = controller_.comparison();
-    // Rows: ggml, the bounds, no reuse, then every planner of the registry.
-    QStringList figures{tr("ggml's plan"), tr("lower bound"), tr("bound without in-place"), tr("no reuse")};
-    QStringList explanations{
-        tr("the bytes ggml's allocator asks for (all chunks)"),
-        tr("the most bytes live at one node step, with ggml's in-place chains as one block each: no plan that makes "
-           "ggml's in-place decisions can do with less"),
-        tr("the same without in-place reuse (every tensor its own block): the difference is what in-place reuse saves"),
-        tr("every tensor in bytes of its own"),
-    };
-    for (const Planner& planner : planners()) {
-        figures << qstr(std::string(planner.title));
-        explanations << qstr(std::string(planner.description)) +
-                            tr(" (on ggml's blocks: in-place chains joined, one arena without chunks)");
-    }
-    constexpr int kFirstPlannerRow = 4;
-    table_->setColumnCount(static_cast<int>(comparison.arenas.size()) + 1);
+    const PlannerTable sizes = planner_table(controller_.file(), comparison);
+    const auto columns = static_cast<int>(comparison.arenas.size());
     QStringList headers{tr("figure")};
     for (const ArenaComparison& arena : comparison.arenas) {
         headers << tr("%1 (%2 tensors)").arg(qstr(arena.buffer_type)).arg(arena.tensors);
     }
+    headers << tr("notes");
+    table_->setColumnCount(columns + 2);
     table_->setHorizontalHeaderLabels(headers);
-    table_->setRowCount(static_cast<int>(figures.size()));
-    std::vector<std::size_t> totals(static_cast<std::size_t>(figures.size()), 0);
-    for (int row = 0; row < figures.size(); ++row) {
-        auto* item = new QTableWidgetItem(figures[row]);
-        item->setToolTip(explanations[row]);
-        table_->setItem(row, 0, item);
-    }
-    for (std::size_t column = 0; column < comparison.arenas.size(); ++column) {
-        const ArenaComparison& arena = comparison.arenas[column];
-        std::vector<std::size_t> values{arena.ggml_size, arena.lower_bound.bytes, arena.bound_without_in_place.bytes,
-                                        arena.no_reuse};
-        std::vector<QString> notes(values.size());
-        if (arena.ggml_chunks > 1) {
-            notes[0] = tr("%1 chunks").arg(arena.ggml_chunks);
-        }
-        for (const AlternativePlan& alternative : arena.alternatives) {
-            values.push_back(alternative.outcome.plan.size);
-            notes.push_back(qstr(alternative.outcome.note));  // the words compare prints
-        }
-        for (std::size_t row = 0; row < values.size(); ++row) {
-            QString text = human_bytes(values[row]);
-            if (!notes[row].isEmpty()) {
-                text += ", " + notes[row];
-            }
-            auto* item = new QTableWidgetItem(text);
-            item->setToolTip(qstr(byte_count(values[row])));
+    table_->setRowCount(static_cast<int>(sizes.rows.size()));
+    for (std::size_t r = 0; r < sizes.rows.size(); ++r) {
+        const PlannerRow& row = sizes.rows[r];
+        const auto table_row = static_cast<int>(r);
+        auto* label = new QTableWidgetItem(qstr(row.label));
+        label->setToolTip(qstr(row.meaning));
+        table_->setItem(table_row, 0, label);
+        QStringList notes;
+        for (int column = 0; column < columns; ++column) {
+            const PlannerCell& cell = row.cells[static_cast<std::size_t>(column)];
+            auto* item = new QTableWidgetItem(human_bytes(cell.bytes));
+            const QString note = qstr(row.note_text(cell));
+            item->setToolTip(qstr(byte_count(cell.bytes)) + (note.isEmpty() ? QString() : "\n" + note));
             item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
-            table_->setItem(static_cast<int>(row), static_cast<int>(column) + 1, item);
-            totals[row] += values[row];
+            table_->setItem(table_row, column + 1, item);
+            if (!cell.note.empty()) {
+                notes << (columns > 1 ? qstr(comparison.arenas[static_cast<std::size_t>(column)].buffer_type) + ": " : QString()) +
+                             qstr(cell.note);
+            }
         }
+        auto* note = new QTableWidgetItem(notes.join("; "));
+        note->setToolTip(notes.join("\n"));
+        table_->setItem(table_row, columns + 1, note);
     }
     table_->resizeColumnsToContents();
+    // The notes stretch into what is left; they never push the figures out of view.
+    table_->horizontalHeader()->setSectionResizeMode(columns + 1, QHeaderView::Stretch);
     // The chart shows all buffers together, so its lines are the sums over buffer types
     // (no reuse is left to the table: it would flatten the curve).
-    chart_->set_lines({{tr("ggml's plan"), totals[0], kPlanColor},
-                       {tr("lower bound"), totals[1], QColor(40, 150, 80)},
-                       {figures[kFirstPlannerRow], totals[kFirstPlannerRow], QColor(200, 130, 0)}});
+    const PlannerRow& best_known = sizes.rows.at(1);  // the registry's first planner
+    chart_->set_lines({{qstr(sizes.row("ggml").label), sizes.row("ggml").total(), kPlanColor},
+                       {qstr(sizes.row("lower_bound").label), sizes.row("lower_bound").total(), QColor(40, 150, 80)},
+                       {qstr(best_known.label), best_known.total(), QColor(200, 130, 0)}});
 }
 
 } // namespace gallocsim::gui

@@ -5,6 +5,7 @@
 #include "simulator/model/policy_file.hpp"
 
 #include "simulator/analysis/analysis_plans.hpp"
+#include "simulator/analysis/planner_table.hpp"
 #include "simulator/analysis/minimalloc.hpp"
 #include "simulator/analysis/render.hpp"
 #include "simulator/trace/peak.hpp"
@@ -193,26 +194,18 @@ int compare(const CompareOptions& options, std::ostream& out, std::ostream& err)
         if (!comparison.ggml_error.empty()) {
             out << "ggml's plan failed: " << comparison.ggml_error << "\n";
         }
-        for (const ArenaComparison& arena : comparison.arenas) {
+        const PlannerTable sizes = planner_table(file, comparison);
+        for (std::size_t column = 0; column < comparison.arenas.size(); ++column) {
+            const ArenaComparison& arena = comparison.arenas[column];
             out << "\nbuffer type " << arena.buffer_type << " (alignment " << arena.alignment << "): " << arena.tensors
                 << " tensors with memory of their own, " << arena.blocks << " blocks once ggml's in-place chains are joined\n";
             SizeTable table(out, arena.lower_bound.bytes, arena.no_reuse);
-            table.row("ggml (gallocr)", arena.ggml_size,
-                      arena.ggml_chunks > 1 ? "in " + std::to_string(arena.ggml_chunks) + " chunks" : std::string());
-            print_alternatives(table, arena.alternatives);
-            table.row("lower bound", arena.lower_bound.bytes,
-                      "in-place-aware: peak of live blocks, at node step " + std::to_string(arena.lower_bound.step) + " (" +
-                          step_label(file, arena.lower_bound.step) + ")");
-            table.row("bound without in-place", arena.bound_without_in_place.bytes,
-                      "every tensor its own block, at node step " + std::to_string(arena.bound_without_in_place.step) +
-                          " (" + step_label(file, arena.bound_without_in_place.step) + ")");
-            table.row("no reuse", arena.no_reuse);
+            for (const PlannerRow& row : sizes.rows) {
+                table.row(row.label, row.cells[column].bytes, row.note_text(row.cells[column]));
+            }
             print_violations(arena.planner_violations, out);
         }
-        out << "\nThe alternatives place the blocks ggml places once its in-place decisions are made (a chain of\n"
-               "tensors that share memory is one block) in one arena without chunks. No plan that makes those\n"
-               "decisions needs less than the lower bound; the bound without in-place reuse less the lower\n"
-               "bound is what in-place reuse saves. A chunked ggml buffer counts all its chunks.\n";
+        out << "\n" << kPlannerTableFootnote;
         if (comparison.ggml_error.empty()) {
             if (comparison.ggml_violations.empty()) {
                 out << "checker: ggml's plan keeps every rule\n";

@@ -60,7 +60,9 @@ QString flags_text(const TraceTensor& tensor) {
 
 SimulationController::Loaded::Loaded(GraphFile graph, Trace trace, QString from)
     : file(std::move(graph)), cursor(std::move(trace)), final_state(cursor.state_at(cursor.size())),
-      timeline(cursor.trace()), lifetimes(plan_lifetimes(file, cursor.trace(), timeline)),
+      timeline(cursor.trace()),
+      // A trace that only places (a capture's alloc_graph that kept another graph's plan) knows no lifetimes.
+      lifetimes(timeline.has_plan() ? plan_lifetimes(file, cursor.trace(), timeline) : GraphLifetimes{}),
       explanations(explain_all(cursor.trace())), source(std::move(from)),
       peaks(buffer_peaks(cursor.trace())), splits(scheduler_splits(cursor.trace())) {
     colors.reserve(cursor.trace().tensors.size());

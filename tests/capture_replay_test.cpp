@@ -6,6 +6,8 @@
 #include "simulator/model/capture_session.hpp"
 #include "tests/test_support.hpp"
 
+#include <nlohmann/json.hpp>
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -158,12 +160,89 @@ TEST(CaptureReplay, TraceOfAReplanningAllocGraphIsItsOwn) {
     EXPECT_EQ(traced.file.name, "seed-mul-16");
 }
 
-TEST(CaptureReplay, KeptPlanOfAnotherGraphIsSaidSo) {
+// Seed call 2 is an alloc_graph on the seed in f16 that kept call 0's plan, made on the f32
+// seed (another graph file): shown is call 2's own graph, its three tensors placed where the
+// seed README reasons they go (a 0, b 32, mul 0), and nothing planned again.
+TEST(CaptureReplay, KeptPlanOfAnotherGraphShowsThisCallsOwnPlacement) {
     const Capture capture = load_capture(kSeed);
     const CallTrace traced = trace_call(capture.sessions[0], 2, baseline_profile());
     EXPECT_EQ(traced.plan_call, 0u);
-    EXPECT_THAT(traced.note, HasSubstr("reused the plan of call 0 (reserve_n), made on another graph (graphs/seed.json)"));
-    EXPECT_EQ(traced.file.name, "seed-mul");
+    EXPECT_EQ(traced.note, "alloc_graph reused the plan of call 0 (reserve_n), made on another graph (graphs/seed.json): "
+                           "shown is this call's placement on its own graph (pick call 0 to see the planning)");
+    EXPECT_EQ(traced.file.name, "seed-mul-f16");
+    EXPECT_EQ(traced.trace.graph_name, "seed-mul-f16");
+    EXPECT_TRUE(traced.trace.error.empty());
+    // Only the placement: a and b (the leafs), then mul (its sources are placed already).
+    ASSERT_EQ(traced.trace.size(), 3u);
+    std::vector<std::pair<std::string, std::size_t>> placed;
+    for (const TraceEvent& event : traced.trace.events) {
+        ASSERT_EQ(kind_of(event), EventKind::tensor_initialised);
+        const auto& e = std::get<Recorded<event::TensorInitialised>>(event.data);
+        EXPECT_EQ(traced.trace.tensor(e.tensor).type, DataType::f16);  // the call's own tensors
+        placed.emplace_back(traced.trace.tensor(e.tensor).name, e.address.offset);
+    }
+    EXPECT_THAT(placed, ElementsAre(std::pair<std::string, std::size_t>{"a", 0}, std::pair<std::string, std::size_t>{"b", 32},
+                                    std::pair<std::string, std::size_t>{"mul", 0}));
+}
+
+// The same on a real llama.cpp run: call 4 of the tiny llama is the first 1-token decode, an
+// alloc_graph of graphs/c300e1b7c8ea8faa.json that kept the plan reserve_n made in call 2 on
+// the 64-token worst case (graphs/6abc2d09f384cf07.json). The expected places are read from
+// the session file, where the capture recorded where upstream ggml put each of call 4's
+// tensors; call 3 (the prompt, another graph on the same plan) recorded the same place for
+// the tensor at the same node position, which is what keeping a plan means.
+TEST(CaptureReplay, KeptPlanOfAReservedWorstCaseShowsTheDecodesOwnTensors) {
+    const fs::path folder = kCaptures / "tiny-llama";
+    std::vector<nlohmann::json> lines;
+    {
+        std::ifstream session_file(folder / "session-0.jsonl");
+        for (std::string line; std::getline(session_file, line);) {
+            lines.push_back(nlohmann::json::parse(line));
+        }
+    }
+    const nlohmann::json& decode = lines.at(5);  // after the header: call 4
+    ASSERT_EQ(decode["call"], 4);
+    ASSERT_EQ(decode["graph"], "graphs/c300e1b7c8ea8faa.json");
+    const nlohmann::json& prompt = lines.at(4);  // call 3
+    const nlohmann::json decode_graph = nlohmann::json::parse(std::ifstream(folder / "graphs/c300e1b7c8ea8faa.json"));
+    const nlohmann::json prompt_graph = nlohmann::json::parse(std::ifstream(folder / "graphs/dece1252b4128b0e.json"));
+    // result_output, the logits, is the last node of both: 32,000 floats for the decode's one token.
+    ASSERT_EQ(decode_graph["nodes"].back(), "result_output");
+    ASSERT_EQ(prompt_graph["nodes"].back(), "result_output");
+    const std::size_t logits_offset = decode["tensors"]["result_output"]["offset"];
+    ASSERT_EQ(prompt["tensors"]["result_output"]["offset"], logits_offset);
+
+    const Capture capture = load_capture(folder);
+    const CallTrace traced = trace_call(capture.sessions[0], 4, newest_profile());
+    EXPECT_EQ(traced.plan_call, 2u);
+    EXPECT_THAT(traced.note, HasSubstr("made on another graph (graphs/6abc2d09f384cf07.json): shown is this call's "
+                                       "placement on its own graph (pick call 2 to see the planning)"));
+    EXPECT_EQ(traced.file.name, decode_graph["name"]);
+    EXPECT_EQ(traced.trace.graph_name, "c300e1b7c8ea8faa");
+    EXPECT_EQ(traced.trace.node_count, decode_graph["nodes"].size());
+    EXPECT_TRUE(traced.trace.error.empty());
+    const auto logits = traced.trace.find("result_output");
+    ASSERT_TRUE(logits.has_value());
+    EXPECT_EQ(traced.trace.tensor(*logits).bytes, 32000u * 4u);  // the decode's, not the worst case's 64 rows
+
+    // Every tensor the call placed (views too: inside their sources) went where upstream ggml put it.
+    std::size_t checked = 0;
+    bool logits_placed = false;
+    for (const TraceEvent& event : traced.trace.events) {
+        const auto* e = std::get_if<Recorded<event::TensorInitialised>>(&event.data);
+        ASSERT_NE(e, nullptr) << "the call planned nothing: only placements";
+        if (e->address == kInvalidAddress) {
+            continue;  // a view of memory that is not the allocator's (the KV cache's)
+        }
+        const std::string& name = traced.trace.tensor(e->tensor).name;
+        ASSERT_TRUE(decode["tensors"].contains(name)) << name;
+        EXPECT_EQ(e->address.offset, decode["tensors"][name]["offset"].get<std::size_t>()) << name;
+        EXPECT_EQ(e->address.chunk, decode["tensors"][name]["chunk"].get<int>()) << name;
+        logits_placed = logits_placed || e->tensor == *logits;
+        ++checked;
+    }
+    EXPECT_TRUE(logits_placed);
+    EXPECT_EQ(checked, decode["tensors"].size());
 }
 
 // A call's trace carries the rules it was replayed with. The chunked Vulkan capture's two

@@ -9,11 +9,17 @@
 // so step 0 holds 7 events and step 1 holds 10.
 #include "simulator/model/examples.hpp"
 #include "simulator/model/plan.hpp"
+#include "simulator/trace/capture_replay.hpp"
+#include "simulator/trace/explain.hpp"
+#include "simulator/trace/peak.hpp"
+#include "simulator/trace/state.hpp"
 #include "simulator/trace/timeline.hpp"
 
 #include "trace_steps.hpp"
 
 #include <gtest/gtest.h>
+
+#include <filesystem>
 
 namespace gallocsim {
 namespace {
@@ -121,6 +127,85 @@ TEST(Timeline, APlanStartedLaterEndsTheSpansOfTheOneBefore) {
     EXPECT_EQ(spans[1]->first_step, 3u);
     EXPECT_EQ(timeline.step_in_plan(spans[1]->first_step), 1u);
     EXPECT_EQ(timeline.position_after_node_step(0), 17u + 7u);
+}
+
+// A trace that only places: seed capture call 2, alloc_graph on the seed in f16 keeping the
+// plan reserve_n made on the f32 seed (tests/data/captures/seed/README.md). Its three events
+// place a (leaf 0) at 0, b (leaf 1) at 32, then mul (node 0) at 0, each 2 bytes taken up to
+// the buffer's alignment, 32. Each placement gives its tensor memory to the end; the chunk
+// reaches b's end, 64; mul shares a's bytes, so 64 are held, none free.
+TEST(Timeline, ATraceThatOnlyPlacesShowsWhereEachTensorWent) {
+    const Capture capture = load_capture(std::filesystem::path(GALLOCSIM_TEST_DATA_DIR) / "captures" / "seed");
+    const CallTrace traced = trace_call(capture.sessions[0], 2, *session_profile(capture.sessions[0]).profile);
+    const Trace& trace = traced.trace;
+    ASSERT_EQ(trace.size(), 3u);
+    const Timeline timeline(trace);
+    struct Expected {
+        TensorId tensor;
+        std::size_t offset;
+    };
+    for (const auto& [tensor, offset] : {Expected{kA, 0}, Expected{kB, 32}, Expected{kMul, 0}}) {
+        SCOPED_TRACE(trace.tensor(tensor).name);
+        const auto spans = timeline.spans_of(tensor);
+        ASSERT_EQ(spans.size(), 1u);
+        const MemorySpan& span = *spans.front();
+        EXPECT_EQ(span.address.chunk, 0);
+        EXPECT_EQ(span.address.offset, offset);
+        EXPECT_EQ(span.size, 32u);
+        EXPECT_EQ(span.first, static_cast<std::size_t>(tensor) + 1);  // placed by events 1, 2, 3 in file order
+        EXPECT_EQ(span.how_it_ends, SpanEnd::kept);
+        EXPECT_EQ(span.in_place_of, kNoTensor);
+        EXPECT_TRUE(span.live_at(trace.size()));
+        EXPECT_EQ(timeline.placing_event(tensor), static_cast<std::size_t>(tensor));
+    }
+    ASSERT_EQ(timeline.chunks().size(), 1u);
+    EXPECT_EQ(timeline.chunks().front().size, 64u);
+
+    // The state agrees: the chunk as far as the placements reach, what they hold live.
+    const std::size_t expected_high_water[] = {32, 64, 64};
+    SimState state = initial_state(trace);
+    while (state.position < trace.size()) {
+        apply_next(state, trace);
+        SCOPED_TRACE(state.position);
+        ASSERT_EQ(state.allocators[0].chunks.size(), 1u);
+        const MemoryStats stats = memory_stats(state.allocators[0]);
+        EXPECT_EQ(stats.high_water, expected_high_water[state.position - 1]);
+        EXPECT_EQ(stats.live_bytes, stats.high_water);  // no gap between a and b
+        EXPECT_EQ(stats.free_bytes, 0u);
+    }
+    for (const TensorId tensor : {kA, kB, kMul}) {
+        EXPECT_EQ(state.tensor(tensor).life, TensorLife::live);
+        EXPECT_TRUE(state.tensor(tensor).record.allocated);
+    }
+    EXPECT_EQ(state.tensor(kB).record.address.offset, 32u);
+    // Nothing was planned here: no event set the buffer's size.
+    EXPECT_FALSE(buffer_peaks(trace).front().event.has_value());
+    // Why mul is at 0: the place the kept plan holds for node 0.
+    const std::string why_mul = explain(trace, replay(trace, 2), 2);
+    EXPECT_NE(why_mul.find("where the plan it kept (made on another graph) puts node 0"), std::string::npos) << why_mul;
+}
+
+// The same on the tiny llama's first decode (call 4, which kept the plan of the 64-token
+// worst case): the worst case's tensors were larger, so the decode's leave gaps below the
+// high-water mark; whatever is not free below it is held, at every step.
+TEST(Timeline, ATraceThatOnlyPlacesKeepsLiveBytesAndHolesApart) {
+    const Capture capture = load_capture(std::filesystem::path(GALLOCSIM_TEST_DATA_DIR) / "captures" / "tiny-llama");
+    const CallTrace traced = trace_call(capture.sessions[0], 4, newest_profile());
+    const Timeline timeline(traced.trace);
+    EXPECT_FALSE(timeline.spans().empty());
+    SimState state = initial_state(traced.trace);
+    while (state.position < traced.trace.size()) {
+        apply_next(state, traced.trace);
+        const MemoryStats stats = memory_stats(state.allocators[0]);
+        ASSERT_EQ(stats.live_bytes, stats.high_water - stats.free_bytes) << "after event " << state.position;
+    }
+    const MemoryStats end = memory_stats(state.allocators[0]);
+    EXPECT_GT(end.free_bytes, 0u);
+    // No tensor reaches past the chunk the placements made, and the chunk is no larger than
+    // the 8,241,408-byte buffer the session recorded.
+    ASSERT_EQ(timeline.chunks().size(), 1u);
+    EXPECT_EQ(timeline.chunks().front().size, end.high_water);
+    EXPECT_LE(end.high_water, 8241408u);
 }
 
 } // namespace

@@ -251,15 +251,18 @@ CallTrace trace_call(const CaptureSession& session, std::size_t index, const All
     const std::string reused = short_name(call.function) + " reused the plan of call " + std::to_string(plan_call) +
                                " (" + short_name(planner.function) + ")";
     if (planner.graph != call.graph) {
-        // Another graph that fits the plan: its tensors are not the planned ones, so the
-        // trace shows the planning on the planning call's graph.
-        GraphFile planning_file = load_call_graph(session, planner);
-        WorkingGraph planned = working_copy(planning_file);
-        TraceRecorder recorder(planning_file, planned, profile);
-        const CallReplay replay = replayer.replay_next(&recorder, &planned);
+        // Another graph that fits the plan (llama.cpp reserves a worst case, then places
+        // smaller graphs in it): its tensors are not the planned ones, so one trace cannot
+        // hold both. Shown is this call's own graph, its tensors placed where the plan puts
+        // the tensor at each position; the planning is that call's own trace.
+        replay_until(replayer, session, index);
+        WorkingGraph own = working_copy(traced.file);
+        TraceRecorder recorder(traced.file, own, profile);
+        const CallReplay replay = replayer.replay_next(&recorder, &own);
         traced.trace = recorder.take(replay.error);
-        traced.file = std::move(planning_file);
-        traced.note = reused + ", made on another graph (" + planner.graph + "): shown is that planning, on its graph";
+        traced.note = reused + ", made on another graph (" + planner.graph +
+                      "): shown is this call's placement on its own graph (pick call " + std::to_string(plan_call) +
+                      " to see the planning)";
         return traced;
     }
     // The same graph file: the planning and this call's placement in one trace.

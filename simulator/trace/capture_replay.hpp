@@ -84,13 +84,16 @@ private:
 // Replays every call of the session in order.
 std::vector<CallReplay> replay_session(const CaptureSession& session, const AllocatorProfile& profile);
 
-// One call as the program saw it, recorded for stepping: the calls before it replayed
-// untraced; when it is an alloc_graph that kept the plan of an earlier call on the same
-// graph file, that planning call is recorded too, then this call's placement.
+// One call as the program saw it, recorded for stepping, always on the call's own graph:
+// the calls before it replayed untraced. An alloc_graph that kept the plan of an earlier
+// call on the same graph file gets that planning call recorded too, then its placement; one
+// that kept a plan made on another graph file (a reserved worst case) gets its placement
+// alone (the tensors at the places the plan holds for their positions: the trace has no
+// plan, see timeline.hpp), and the note names the call that planned.
 struct CallTrace {
-    GraphFile file;  // the graph the trace shows (as loaded: planning works on a copy)
+    GraphFile file;  // the call's graph, which the trace shows (as loaded: the run works on a copy)
     Trace trace;
-    std::size_t plan_call = 0;  // the call whose plan the trace shows
+    std::size_t plan_call = 0;  // the call whose plan this call used (itself when it planned)
     std::string note;           // "alloc_graph reused the plan of call 2 (reserve_n)", ...
 };
 // Throws GraphFileError when the call cannot be reached (a call before it cannot be replayed).

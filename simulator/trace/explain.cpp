@@ -283,6 +283,15 @@ public:
         if (reused != kNoTensor) {
             text += ", the same address as " + name(reused) + ", whose memory it reuses";
         }
+        if (!before_.planned) {
+            // alloc_graph kept a plan this trace does not hold: it places by position.
+            text += ", where the plan it kept (made on another graph) puts ";
+            switch (initialised.role) {
+            case TensorRole::leaf: text += "leaf " + std::to_string(initialised.position); break;
+            case TensorRole::node: text += "node " + std::to_string(initialised.position); break;
+            case TensorRole::other: text += "it"; break;
+            }
+        }
         return text + ".";
     }
 

@@ -86,6 +86,12 @@ std::vector<BufferPeak> buffer_peaks(const Trace& trace) {
     for (std::size_t a = 0; a < count; ++a) {
         peaks[a].buffer_id = ids[a];
     }
+    // A trace that only places (a plan made elsewhere) set no size.
+    if (std::ranges::none_of(trace.events, [](const TraceEvent& e) {
+            return std::holds_alternative<Recorded<event::PlanStarted>>(e.data);
+        })) {
+        return peaks;
+    }
     // First pass: each allocator's size at the end of planning (the last plan of the trace).
     SimState state = initial_state(trace);
     std::vector<std::size_t> final_size(count, 0);

@@ -30,7 +30,7 @@ struct BufferPeak {
     int buffer_id = 0;  // the lowest buffer id of the allocator
     std::size_t size = 0;                  // the high-water marks of its chunks together at the end of planning
     std::vector<std::size_t> chunk_sizes;  // each chunk's high-water mark
-    std::optional<std::size_t> event;      // the event (index) that set the size; none when nothing was planned
+    std::optional<std::size_t> event;      // the event (index) that set the size; none when nothing was planned (a trace that only places)
     std::vector<PeakTensor> live;          // at that event, largest first
     std::vector<PeakHole> holes;           // below the high-water mark at that event, in address order
 

@@ -18,6 +18,7 @@ public:
     Replayer(SimState& state, const Trace& trace) : state_(state), trace_(trace) {}
 
     void operator()(const Recorded<event::PlanStarted>&) {
+        state_.planned = true;
         // Every plan starts afresh (the reference resets its hash table and allocators);
         // the backend buffers stay until they are replaced.
         state_.tensors.assign(trace_.tensors.size(), TensorState{});
@@ -115,9 +116,67 @@ public:
             buffer = state_.tensor(view_src).placement->buffer_id;
         }
         initialised.placement = Placement{buffer, e.address.chunk, e.address.offset};
+        if (!state_.planned && e.buffer_id >= 0) {
+            place_without_plan(e);
+        }
     }
 
 private:
+    // A tensor placed where a plan made elsewhere puts it: it holds its bytes (ggml_nbytes,
+    // aligned) from here on. The chunk reaches at least to its end; tensors may share bytes
+    // (the plan reused them), so live bytes grow by what no tensor held before.
+    void place_without_plan(const Recorded<event::TensorInitialised>& e) {
+        TensorState& placed = tensor(e.tensor);
+        if (placed.life == TensorLife::live) {
+            return;
+        }
+        const std::size_t size = align_up(trace_.tensor(e.tensor).bytes, trace_.buffer(e.buffer_id).alignment);
+        AllocatorState& target = allocator(e.buffer_id);
+        if (e.address.chunk < 0) {
+            inconsistent(state_, "no chunk " + std::to_string(e.address.chunk));
+        }
+        const auto index = static_cast<std::size_t>(e.address.chunk);
+        if (target.chunks.size() <= index) {
+            target.chunks.resize(index + 1);
+        }
+        Chunk& chunk = target.chunks[index];
+        const std::size_t begin = e.address.offset;
+        const std::size_t end = begin + size;
+        const std::size_t held_before = chunk.high_water - free_below(chunk);
+        if (begin > chunk.high_water) {
+            chunk.free_blocks.push_back(FreeBlock{chunk.high_water, begin - chunk.high_water});
+        }
+        chunk.high_water = std::max(chunk.high_water, end);
+        // The free blocks lose what the tensor covers.
+        std::vector<FreeBlock> left;
+        for (const FreeBlock& block : chunk.free_blocks) {
+            if (block.end() <= begin || block.offset >= end) {
+                left.push_back(block);
+                continue;
+            }
+            if (block.offset < begin) {
+                left.push_back(FreeBlock{block.offset, begin - block.offset});
+            }
+            if (block.end() > end) {
+                left.push_back(FreeBlock{end, block.end() - end});
+            }
+        }
+        chunk.free_blocks = std::move(left);
+        target.live_bytes += chunk.high_water - free_below(chunk) - held_before;
+        placed.record.allocated = true;
+        placed.record.buffer_id = e.buffer_id;
+        placed.record.address = e.address;
+        placed.life = TensorLife::live;
+    }
+
+    static std::size_t free_below(const Chunk& chunk) {
+        std::size_t free = 0;
+        for (const FreeBlock& block : chunk.free_blocks) {
+            free += block.size;
+        }
+        return free;
+    }
+
     TensorState& tensor(TensorId id) {
         if (id < 0 || static_cast<std::size_t>(id) >= state_.tensors.size()) {
             inconsistent(state_, "no tensor " + std::to_string(id));

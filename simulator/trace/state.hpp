@@ -43,6 +43,11 @@ struct AllocatorState {
 
 struct SimState {
     std::size_t position = 0;  // events applied
+    // A plan has started. Before one, a placement (TensorInitialised) is of a plan made
+    // elsewhere (an alloc_graph that kept another graph's plan): it gives the tensor memory
+    // as an allocation would, and the chunk is known as far as the tensors placed in it
+    // reach; the bytes below that no tensor holds are free.
+    bool planned = false;
     CowVector<TensorState> tensors;
     std::vector<AllocatorState> allocators;
     bool operator==(const SimState&) const = default;

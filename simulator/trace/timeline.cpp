@@ -59,16 +59,30 @@ Timeline::Timeline(const Trace& trace) : by_tensor_(trace.tensors.size()), steps
         }
     };
 
+    // A trace that places before any plan of its own (an alloc_graph that kept a plan made on
+    // another graph): each placement is where its tensor gets memory.
+    bool planned = false;
+    auto place = [&](const Recorded<event::TensorInitialised>& e, std::size_t i) {
+        if (planned || e.buffer_id < 0 || e.address == kInvalidAddress || !by_tensor_[static_cast<std::size_t>(e.tensor)].empty()) {
+            return;  // the plan's own spans say it; a view lies in its source; placed once
+        }
+        const TraceBuffer& buffer = trace.buffer(e.buffer_id);
+        const std::size_t size = align_up(trace.tensor(e.tensor).bytes, buffer.alignment);
+        open(e.tensor, e.buffer_id, e.address, size, i, kNoTensor);
+        grow(buffer.allocator, e.address.chunk, e.address.offset + size);
+    };
     auto start_plan = [&](std::size_t i) {
-        // A new plan forgets the last one's placements: what it kept ends here.
-        if (i != plan_starts_.front()) {
-            for (MemorySpan& span : spans_) {
-                if (span.end == never) {
-                    close_span(span, i - 1, last_step_of_plan(plan), SpanEnd::replanned);
-                }
+        // A new plan forgets the last one's placements (or those made before any): what it
+        // kept ends here.
+        for (MemorySpan& span : spans_) {
+            if (span.end == never) {
+                close_span(span, i - 1, last_step_of_plan(plan), SpanEnd::replanned);
             }
+        }
+        if (planned) {
             ++plan;
         }
+        planned = true;
     };
     for (std::size_t i = 0; i < trace.size(); ++i) {
         // Every kind named: a new one does not compile here until someone decides what it means.
@@ -100,7 +114,7 @@ Timeline::Timeline(const Trace& trace) : by_tensor_(trace.tensors.size()), steps
                        [](const Recorded<event::OutputKept>&) {},
                        [](const Recorded<event::PlanFinished>&) {},
                        [](const Recorded<event::BufferAllocated>&) {},
-                       [](const Recorded<event::TensorInitialised>&) {},
+                       [&](const Recorded<event::TensorInitialised>& e) { place(e, i); },
                    },
                    trace.events[i].data);
     }

@@ -11,6 +11,11 @@
 //   runs. A span is live during node step s when it holds memory at any moment of it: a
 //   node's parents are live at its step together with it, as ggml frees them after it.
 //
+// A trace that places tensors without a plan of its own (an alloc_graph that kept a plan
+// made on another graph: capture_replay's trace_call) has a span per placed tensor, from its
+// placement (TensorInitialised) to the end, its ggml_nbytes aligned: where the call's tensors
+// went, though not how long each needed its bytes (the plan that knew it is not in the trace).
+//
 // A trace normally holds one plan. When it holds several (a replanning alloc_graph), the
 // spans of a plan end where the next plan starts, and the node-step axis runs through the
 // plans one after another (plan k's step s at k * (node_count + 1) + s).
@@ -72,6 +77,10 @@ public:
     std::size_t chunk_size(int allocator, int chunk) const;
     // The event that gave the tensor memory first (its TensorAllocated or InPlaceReused).
     std::optional<std::size_t> placing_event(TensorId tensor) const;
+
+    // Whether the trace holds a plan; false for one that only places (its spans start at
+    // placements and say nothing of lifetimes).
+    bool has_plan() const { return !plan_starts_.empty(); }
 
     // --- The node-step axis --------------------------------------------------------
     std::size_t plan_count() const { return plan_starts_.empty() ? 1 : plan_starts_.size(); }

@@ -1,10 +1,13 @@
 // A capture folder in the window: opened by a drop (as from the command line or the File
 // menu, which all go through MainWindow::open), its calls listed, and picking the
-// alloc_graph that kept the reserved plan shows that reserve's planning, then the placement.
+// alloc_graph that kept the reserved plan shows that reserve's planning, then the placement;
+// one that kept a plan made on another graph shows its own graph and where its tensors went.
 // tests/data/captures/seed/README.md gives the seed capture's calls and why.
 #include "gui/capture_panel.hpp"
 #include "gui/main_window.hpp"
+#include "gui/memory_map_view.hpp"
 #include "gui/simulation_controller.hpp"
+#include "gui/timeline_view.hpp"
 #include "simulator/trace/capture_replay.hpp"
 
 #include <QDockWidget>
@@ -112,6 +115,48 @@ private Q_SLOTS:
         QCOMPARE(offset("a"), std::size_t{0});
         QCOMPARE(offset("b"), std::size_t{32});
         QCOMPARE(offset("mul"), std::size_t{0});
+    }
+
+    void picking_an_alloc_graph_that_kept_another_graphs_plan_shows_its_own_graph() {
+        // Call 2 places the seed in f16 (graphs/seed-f16.json, "seed-mul-f16") by the plan
+        // call 0 made on the f32 seed: shown is call 2's own graph and where its tensors went,
+        // a at 0, b at 32, mul at 0 (tests/data/captures/seed/README.md reasons them).
+        QVERIFY(window_->open(GALLOCSIM_SEED_CAPTURE));
+        calls().setCurrentItem(calls().topLevelItem(2));
+        QVERIFY2(messages_.isEmpty(), qPrintable(messages_.join("\n")));
+        QCOMPARE(controller().selected_call()->call, std::size_t{2});
+        QCOMPARE(controller().graph_name(), QString("seed-mul-f16"));
+        QVERIFY(window_->capture_panel().note().text().contains(
+            "made on another graph (graphs/seed.json): shown is this call's placement on its own graph (pick call 0 to see "
+            "the planning)"));
+        // Nothing planned here: alloc_graph only places the three tensors, f16 ones.
+        QCOMPARE(count(EventKind::plan_started), 0L);
+        QCOMPARE(count(EventKind::tensor_initialised), 3L);
+        QCOMPARE(controller().event_count(), std::size_t{3});
+        const TensorId a = *controller().find_tensor("a");
+        const TensorId b = *controller().find_tensor("b");
+        const TensorId mul = *controller().find_tensor("mul");
+        QCOMPARE(controller().trace().tensor(a).type, DataType::f16);
+        // At the end the memory map shows all three: mul on a's 32 bytes, b in the next 32.
+        controller().to_last();
+        MemoryMapView& map = window_->memory_map();
+        const QRectF a_block = map.block_rect(a);
+        const QRectF b_block = map.block_rect(b);
+        QVERIFY(!a_block.isEmpty());
+        QVERIFY(!b_block.isEmpty());
+        QCOMPARE(map.block_rect(mul), a_block);
+        QVERIFY(b_block.left() >= a_block.right() - 1.0);
+        QCOMPARE(b_block.width(), a_block.width());
+        // The timeline draws each, and the graph's tensors hold memory.
+        for (const TensorId tensor : {a, b, mul}) {
+            QVERIFY(!window_->timeline().span_rect(tensor).isEmpty());
+            QCOMPARE(controller().state().tensor(tensor).life, TensorLife::live);
+        }
+        QVERIFY(controller().describe_tensor(mul).contains("where the plan it kept (made on another graph) puts node 0"));
+        // Picking call 0, as the note says, shows that planning on the f32 seed.
+        calls().setCurrentItem(calls().topLevelItem(0));
+        QCOMPARE(controller().graph_name(), QString("seed-mul"));
+        QCOMPARE(count(EventKind::plan_started), 1L);
     }
 
     void a_renamed_tensor_shows_the_programs_name() {

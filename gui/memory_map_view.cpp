@@ -118,6 +118,11 @@ QRectF MemoryMapView::bar_rect(const Row& row) const {
     return map_to_widget(QRectF(0, top, scale_(row.size), kBarHeight));
 }
 
+QRectF MemoryMapView::visible_part(QRectF r) const {
+    const double left = std::max(r.left(), 4.0), right = std::min(r.right(), width() - 4.0);
+    return {left, r.top(), std::max(0.0, right - left), r.height()};
+}
+
 QRectF MemoryMapView::byte_range(const Row& row, std::size_t offset, std::size_t size) const {
     const QRectF bar = bar_rect(row);
     const double left = map_to_widget(QPointF(scale_(offset), 0)).x();
@@ -190,8 +195,10 @@ void MemoryMapView::paint_heading(QPainter& painter, const Row& row) {
                              .arg(type, ids.join(", "), human_bytes(stats.live_bytes), human_bytes(stats.high_water));
     const bool has_chunks =
         std::any_of(rows_.begin(), rows_.end(), [&](const Row& r) { return r.allocator == row.allocator && r.chunk >= 0; });
-    painter.drawText(QRectF(8, y, width() - 16, kHeadingHeight), Qt::AlignLeft | Qt::AlignVCenter,
-                     has_chunks ? text : tr("%1 (buffer %2): no tensor is planned here").arg(type, ids.join(", ")));
+    // Elided in a narrow dock rather than cut at the edge (the whole line is the tooltip's).
+    const QRectF line(8, y, std::max(0.0, width() - 16.0), kHeadingHeight);
+    const QString shown = has_chunks ? text : tr("%1 (buffer %2): no tensor is planned here").arg(type, ids.join(", "));
+    painter.drawText(line, Qt::AlignLeft | Qt::AlignVCenter, QFontMetricsF(font).elidedText(shown, Qt::ElideRight, line.width()));
 }
 
 void MemoryMapView::paint_free_blocks(QPainter& painter, const std::vector<FreeBlock>& blocks, std::size_t limit,
@@ -230,13 +237,15 @@ void MemoryMapView::paint_chunk(QPainter& painter, const Row& row) {
                                  : tr("chunk %1: not created yet").arg(row.chunk);
     // The label shares its line with "free list before this event" at the right end, when
     // that is shown: it is elided before it rather than written over it.
-    double label_width = width() - bar.left();
+    // Labels stay over the part of the bar in view when it is zoomed or panned.
+    const QRectF shown_bar = visible_part(bar);
+    double label_width = width() - 4 - shown_bar.left();
     if (shows_free_list_before(row)) {
         QFont small = font;
         small.setPixelSize(9);
-        label_width = bar.width() - QFontMetricsF(small).horizontalAdvance(kFreeListBefore) - 12;
+        label_width = shown_bar.width() - QFontMetricsF(small).horizontalAdvance(kFreeListBefore) - 12;
     }
-    painter.drawText(QRectF(bar.left(), bar.top() - kBeforeHeight - kLabelHeight, std::max(label_width, 0.0), kLabelHeight),
+    painter.drawText(QRectF(shown_bar.left(), bar.top() - kBeforeHeight - kLabelHeight, std::max(label_width, 0.0), kLabelHeight),
                      Qt::AlignLeft | Qt::AlignVCenter,
                      QFontMetricsF(font).elidedText(label, Qt::ElideRight, std::max(label_width, 0.0)));
 
@@ -259,9 +268,9 @@ void MemoryMapView::paint_chunk(QPainter& painter, const Row& row) {
         painter.setPen(QPen(palette::outline, 1));
         painter.setBrush(controller_.color(span.tensor));
         painter.drawRect(block);
-        if (block.width() >= 24) {
+        if (const QRectF shown = visible_part(block); shown.width() >= 24) {
             painter.setPen(palette::text);
-            const QRectF text = block.adjusted(4, 3, -3, -3);
+            const QRectF text = shown.adjusted(4, 3, -3, -3);
             const QFontMetricsF metrics(painter.font());
             painter.drawText(text, Qt::AlignLeft | Qt::AlignTop, metrics.elidedText(qstr(name), Qt::ElideRight, text.width()));
             painter.setPen(palette::text.lighter(200));
@@ -271,7 +280,7 @@ void MemoryMapView::paint_chunk(QPainter& painter, const Row& row) {
     }
 
     // The high-water mark.
-    const double mark_x = map_to_widget(QPointF(static_cast<double>(high_water), 0)).x();
+    const double mark_x = map_to_widget(QPointF(scale_(high_water), 0)).x();
     painter.setPen(QPen(palette::cursor, 2, Qt::DashLine));
     painter.drawLine(QPointF(mark_x, bar.top() - 4), QPointF(mark_x, bar.bottom() + 4));
 
@@ -312,9 +321,9 @@ void MemoryMapView::paint_peak(QPainter& painter, const Row& row, const BufferPe
         painter.drawRect(r);
         const QString text = hole.left_by ? tr("hole %1, left by event %2").arg(human_bytes(hole.size)).arg(*hole.left_by + 1)
                                           : tr("hole %1").arg(human_bytes(hole.size));
-        if (QFontMetricsF(font).horizontalAdvance(text) + 6 <= r.width()) {
+        if (const QRectF shown = visible_part(r); QFontMetricsF(font).horizontalAdvance(text) + 6 <= shown.width()) {
             painter.setPen(kPeak.darker(150));
-            painter.drawText(r.adjusted(3, 0, -3, 0), Qt::AlignCenter, text);
+            painter.drawText(shown.adjusted(3, 0, -3, 0), Qt::AlignCenter, text);
         }
     }
 }
@@ -357,14 +366,15 @@ void MemoryMapView::paint_last_step(QPainter& painter, const Row& row, QRectF ba
         painter.setPen(QPen(palette::muted_text, 1));
         painter.setBrush(Qt::white);
         // The strip spans the bytes below the high-water mark; free ones are hatched.
-        const double limit_x = map_to_widget(QPointF(static_cast<double>(limit), 0)).x();
+        const double limit_x = map_to_widget(QPointF(scale_(limit), 0)).x();
         painter.drawRect(QRectF(strip.left(), strip.top(), limit_x - strip.left(), strip.height()));
         paint_free_blocks(painter, *before, limit, strip);
         QFont font = painter.font();
         font.setPixelSize(9);
         painter.setFont(font);
         painter.setPen(palette::muted_text);
-        painter.drawText(QRectF(bar.left(), strip.top() - kLabelHeight, bar.width(), kLabelHeight),
+        const QRectF shown_bar = visible_part(bar);
+        painter.drawText(QRectF(shown_bar.left(), strip.top() - kLabelHeight, shown_bar.width(), kLabelHeight),
                          Qt::AlignRight | Qt::AlignVCenter, kFreeListBefore);
     }
     painter.setBrush(Qt::NoBrush);
@@ -375,7 +385,7 @@ void MemoryMapView::paint_last_step(QPainter& painter, const Row& row, QRectF ba
         painter.drawRect(merged.adjusted(-1, -1, 1, 1));
         for (std::size_t boundary : {mark->range.offset, mark->range.offset + mark->range.size}) {
             if (boundary > mark->merged.offset && boundary < mark->merged.end()) {
-                const double x = map_to_widget(QPointF(static_cast<double>(boundary), 0)).x();
+                const double x = map_to_widget(QPointF(scale_(boundary), 0)).x();
                 painter.drawLine(QPointF(x, bar.top() - 4), QPointF(x, bar.bottom() + 4));
             }
         }
@@ -387,8 +397,9 @@ void MemoryMapView::paint_last_step(QPainter& painter, const Row& row, QRectF ba
         font.setPixelSize(11);
         painter.setFont(font);
         painter.setPen(palette::highlight.darker(140));
-        painter.drawText(QRectF(bar.left(), bar.bottom() + 1, width(), kRowGap), Qt::AlignLeft | Qt::AlignTop,
-                         merge_text(mark->merge));
+        const QRectF shown_bar = visible_part(bar);
+        painter.drawText(QRectF(shown_bar.left(), bar.bottom() + 1, shown_bar.width(), kRowGap), Qt::AlignLeft | Qt::AlignTop,
+                         QFontMetricsF(font).elidedText(merge_text(mark->merge), Qt::ElideRight, shown_bar.width()));
     }
 }
 

@@ -53,6 +53,7 @@ private:
     // Whether paint_last_step draws the free list before the last event above this row.
     bool shows_free_list_before(const Row& row) const;
     QRectF bar_rect(const Row& row) const;  // widget coordinates
+    QRectF visible_part(QRectF r) const;     // what of a widget rectangle lies across the view
     QRectF byte_range(const Row& row, std::size_t offset, std::size_t size) const;
 
     SimulationController& controller_;

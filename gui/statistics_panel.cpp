@@ -1,5 +1,6 @@
 #include "gui/statistics_panel.hpp"
 
+#include "gui/label_placer.hpp"
 #include "gui/simulation_controller.hpp"
 #include "gui/tensor_color.hpp"
 #include "gui/text.hpp"
@@ -40,7 +41,7 @@ void LiveBytesChart::set_lines(std::vector<ChartLine> lines) {
 }
 
 QRectF LiveBytesChart::plot_area() const {
-    return QRectF(rect()).adjusted(64, 12, -12, -26);
+    return QRectF(rect()).adjusted(72, 12, -12, -26);  // room for "1000.00 MiB" at the left
 }
 
 void LiveBytesChart::mousePressEvent(QMouseEvent* event) {
@@ -83,15 +84,18 @@ void LiveBytesChart::paintEvent(QPaintEvent*) {
     painter.setPen(QPen(palette::outline, 1));
     painter.drawLine(area.bottomLeft(), area.bottomRight());
     painter.drawLine(area.bottomLeft(), area.topLeft());
+    // Every label goes through one placer: none is drawn over another (a test checks).
+    LabelPlacer placer(rect());
+    const QFontMetricsF metrics(font);
     for (double bytes = 0; bytes <= y_max + tick / 2; bytes += tick) {
         const double y = y_of(bytes);
         painter.setPen(QPen(QColor(225, 225, 225), 1));
         painter.drawLine(QPointF(area.left(), y), QPointF(area.right(), y));
         painter.setPen(palette::muted_text);
-        painter.drawText(QRectF(0, y - 8, area.left() - 4, 16), Qt::AlignRight | Qt::AlignVCenter,
-                         human_bytes(static_cast<std::size_t>(bytes)));
+        const QString text = human_bytes(static_cast<std::size_t>(bytes));
+        placer.draw(painter, text, {QPointF(area.left() - 5 - metrics.horizontalAdvance(text), y - metrics.height() / 2)});
     }
-    painter.drawText(QRectF(area.left(), area.bottom() + 4, area.width(), 16), Qt::AlignCenter, tr("event"));
+    placer.draw(painter, tr("event"), {QPointF(area.center().x() - metrics.horizontalAdvance(tr("event")) / 2, area.bottom() + 5)});
 
     // Live bytes: one vertical stroke per pixel column spans that column's min and max, so
     // tens of thousands of steps draw as fast as a hundred.
@@ -133,15 +137,24 @@ void LiveBytesChart::paintEvent(QPaintEvent*) {
         painter.setPen(QPen(line.color, 1.2, Qt::DashLine));
         painter.drawLine(QPointF(area.left(), y), QPointF(area.right(), y));
         painter.setPen(line.color);
-        painter.drawText(QRectF(area.left() + 4, y - 14, area.width() - 8, 13), Qt::AlignRight | Qt::AlignBottom,
-                         QStringLiteral("%1: %2").arg(labels.join(" = "), human_bytes(line.bytes)));
+        // Above its line at the right, else below it, else at the left: lines a few pixels
+        // apart (ggml's plan just above the bound) keep both labels readable.
+        const QString text = QStringLiteral("%1: %2").arg(labels.join(" = "), human_bytes(line.bytes));
+        const double text_width = metrics.horizontalAdvance(text) + 2;
+        const double right = area.right() - 4 - text_width, left = area.left() + 4;
+        const double above = y - 1 - metrics.height(), below = y + 1;
+        placer.draw(painter, text, {QPointF(right, above), QPointF(right, below), QPointF(left, above), QPointF(left, below)});
     }
 
     const double cursor_x = x_of(static_cast<double>(controller_.position()));
     painter.setPen(QPen(palette::cursor, 1.5));
     painter.drawLine(QPointF(cursor_x, area.top()), QPointF(cursor_x, area.bottom()));
-    painter.drawText(QRectF(cursor_x + 3, area.top(), 200, 14), Qt::AlignLeft | Qt::AlignTop,
-                     tr("%1 live").arg(human_bytes(live[controller_.position()])));
+    const QString text = tr("%1 live").arg(human_bytes(live[controller_.position()]));
+    const double text_width = metrics.horizontalAdvance(text) + 2;
+    const double row = metrics.height() + 1;
+    placer.draw(painter, text, {QPointF(cursor_x + 3, area.top()), QPointF(cursor_x - 3 - text_width, area.top()),
+                                QPointF(cursor_x + 3, area.top() + row), QPointF(cursor_x - 3 - text_width, area.top() + row),
+                                QPointF(cursor_x + 3, area.top() + 2 * row), QPointF(cursor_x - 3 - text_width, area.top() + 2 * row)});
 }
 
 // --- StatisticsPanel ------------------------------------------------------------------

@@ -1,5 +1,6 @@
 #include "gui/timeline_view.hpp"
 
+#include "gui/label_placer.hpp"
 #include "gui/simulation_controller.hpp"
 #include "gui/tensor_color.hpp"
 #include "gui/text.hpp"
@@ -13,6 +14,12 @@ namespace gallocsim::gui {
 
 namespace {
 constexpr double kBandGapShare = 0.06;  // the gap between bands, as a share of the tallest band
+// Strips along three edges hold the labels, so that no label is drawn over a tensor or over
+// another: the top strip has two lanes (the peak of live bytes; where a buffer reached its
+// size), the bottom one two (the cursor; the step axis), the right one the offset axis.
+constexpr double kLane = 17;
+constexpr double kTopStrip = 2 * kLane + 4;
+constexpr double kBottomStrip = 2 * kLane + 6;
 
 // The smallest of 1, 2, 5, 10, 20, 50, ... that is at least `least`.
 std::size_t tick_spacing(double least) {
@@ -140,8 +147,27 @@ QRectF TimelineView::span_rect(TensorId tensor) const {
     return span != nullptr ? map_to_widget(scene_rect_of(*span)) : QRectF();
 }
 
+QRectF TimelineView::data_area() const {
+    return {0, kTopStrip, std::max(0.0, width() - right_strip()), std::max(0.0, height() - kTopStrip - kBottomStrip)};
+}
+
+// As wide as the widest offset label (the tallest chunk's size) needs.
+double TimelineView::right_strip() const {
+    QFont font = this->font();
+    font.setPixelSize(11);
+    std::size_t tallest = 0;
+    for (const Band& band : bands_) {
+        tallest = std::max(tallest, band.size);
+    }
+    return QFontMetricsF(font).horizontalAdvance(human_bytes(tallest)) + 14;
+}
+
+QMarginsF TimelineView::fit_margins() const {
+    return {14, kTopStrip + 6, right_strip() + 4, kBottomStrip + 6};
+}
+
 std::optional<std::size_t> TimelineView::tensor_at(QPointF widget_pos) const {
-    if (!controller_.has_graph()) {
+    if (!controller_.has_graph() || !data_area().contains(widget_pos)) {
         return std::nullopt;
     }
     const QPointF scene = map_to_scene(widget_pos);
@@ -187,14 +213,24 @@ void TimelineView::paint_memory(QPainter& painter) {
     QFont font = this->font();
     font.setPixelSize(11);
     painter.setFont(font);
+    const QFontMetricsF metrics(painter.font());
 
-    // Bands: one per chunk, named at their top left.
+    // Memory is drawn inside the data area only; the strips around it hold the axes.
+    painter.save();
+    painter.setClipRect(data_area());
+    LabelPlacer names(data_area());
+    // Bands: one per chunk, named at their top left; the names are placed first, so tensor
+    // names give way to them.
+    struct Title {
+        QRectF box;
+        QString text;
+    };
+    std::vector<Title> titles;
     for (const Band& band : bands_) {
         const QRectF r = map_to_widget(QRectF(0, band.bottom - scale_(band.size), steps, scale_(band.size)));
         painter.setPen(Qt::NoPen);
         painter.setBrush(band.chunk % 2 == 0 ? QColor(238, 241, 246) : QColor(246, 241, 234));
         painter.drawRect(r);
-        painter.setPen(palette::muted_text);
         QString type;
         for (const TraceBuffer& buffer : trace.buffers) {
             if (buffer.allocator == band.allocator) {
@@ -202,14 +238,16 @@ void TimelineView::paint_memory(QPainter& painter) {
                 break;
             }
         }
-        painter.drawText(r.adjusted(4, 2, -4, -2), Qt::AlignLeft | Qt::AlignTop,
-                         tr("%1 chunk %2 · %3").arg(type).arg(band.chunk).arg(human_bytes(band.size)));
+        const QString text = tr("%1 chunk %2 · %3").arg(type).arg(band.chunk).arg(human_bytes(band.size));
+        const QPointF corner(std::max(r.left(), data_area().left()) + 4, std::max(r.top(), data_area().top()) + 2);
+        if (const auto box = names.place({QRectF(corner, QSizeF(metrics.horizontalAdvance(text) + 6, metrics.height()))})) {
+            titles.push_back({*box, text});
+        }
     }
 
-    // Memory spans.
+    // Memory spans, named where the name fits whole (as the SVG render does).
     painter.setRenderHint(QPainter::Antialiasing, false);
     const bool outlines = controller_.timeline().spans().size() < 2000 || scale_x() > 2;
-    const QFontMetricsF metrics(painter.font());
     for (const MemorySpan& span : controller_.timeline().spans()) {
         const QRectF scene = scene_rect_of(span);
         if (!scene.intersects(visible)) {
@@ -219,14 +257,32 @@ void TimelineView::paint_memory(QPainter& painter) {
         painter.setPen(outlines ? QPen(palette::outline, 0.5) : Qt::NoPen);
         painter.setBrush(controller_.color(span.tensor));
         painter.drawRect(r);
-        // The name, where it fits whole (as the SVG render does).
         const QString name = qstr(trace.tensor(span.tensor).name);
-        if (r.height() >= metrics.height() + 2 && r.width() >= metrics.horizontalAdvance(name) + 6) {
-            painter.setPen(palette::text);
-            painter.drawText(r, Qt::AlignCenter, name);
+        const double text_width = metrics.horizontalAdvance(name);
+        if (r.height() >= metrics.height() + 2 && r.width() >= text_width + 6) {
+            const QRectF box(r.center().x() - text_width / 2 - 1, r.center().y() - metrics.height() / 2, text_width + 2,
+                             metrics.height());
+            if (names.place({box})) {
+                painter.setPen(palette::text);
+                painter.drawText(box, Qt::AlignCenter | Qt::TextDontClip, name);
+            }
         }
     }
     painter.setRenderHint(QPainter::Antialiasing);
+    for (const Title& title : titles) {  // over the spans, on a light ground
+        painter.fillRect(title.box, QColor(255, 255, 255, 210));
+        painter.setPen(palette::muted_text);
+        painter.drawText(title.box, Qt::AlignCenter | Qt::TextDontClip, title.text);
+    }
+    painter.restore();
+
+    // The strips, then the axes in them.
+    const QRectF area = data_area();
+    painter.fillRect(QRectF(0, 0, width(), area.top()), palette::background);
+    painter.fillRect(QRectF(0, area.bottom(), width(), height() - area.bottom()), palette::background);
+    painter.fillRect(QRectF(area.right(), area.top(), width() - area.right(), area.height()), palette::background);
+    painter.setPen(QPen(palette::outline, 1));
+    painter.drawLine(area.topRight(), area.bottomRight());
     paint_step_ticks(painter);
     paint_offset_ticks(painter);
 }
@@ -265,21 +321,20 @@ std::vector<TimelineView::OffsetTick> TimelineView::offset_ticks() const {
     return ticks;
 }
 
-// Offsets along the right edge, as the SVG's memory axis: where in its chunk a block lies.
+// Offsets in the right strip, as the SVG's memory axis: where in its chunk a block lies.
+// Bands sit close together, so a band's top tick may meet the next band's 0: the lower one
+// is kept.
 void TimelineView::paint_offset_ticks(QPainter& painter) {
+    const QRectF area = data_area();
+    LabelPlacer placer(QRectF(area.right(), area.top() - kLane / 2, width() - area.right(), area.height() + kLane));
     const QFontMetricsF metrics(painter.font());
-    const double right = width() - 2;
+    painter.setPen(palette::muted_text);
     for (const OffsetTick& tick : offset_ticks()) {
-        if (tick.y < 0 || tick.y > height()) {
+        if (tick.y < area.top() || tick.y > area.bottom()) {
             continue;
         }
-        const QString label = human_bytes(tick.offset);
-        const double label_width = metrics.horizontalAdvance(label) + 4;
-        painter.setPen(palette::muted_text);
-        painter.drawLine(QPointF(right - 5, tick.y), QPointF(right, tick.y));
-        const QRectF text(right - 7 - label_width, tick.y - 7, label_width, 14);
-        painter.fillRect(text, QColor(255, 255, 255, 200));
-        painter.drawText(text, Qt::AlignRight | Qt::AlignVCenter, label);
+        painter.drawLine(QPointF(area.right(), tick.y), QPointF(area.right() + 5, tick.y));
+        placer.draw(painter, human_bytes(tick.offset), {QPointF(area.right() + 7, tick.y - metrics.height() / 2)});
     }
 }
 
@@ -291,18 +346,23 @@ void TimelineView::paint_step_ticks(QPainter& painter) {
     }
     const std::size_t every = tick_spacing(60 / pixels_per_unit);
     const QRectF visible = visible_scene_rect();
-    const double bottom = height() - 4;
+    const QRectF area = data_area();
+    const QFontMetricsF metrics(painter.font());
+    LabelPlacer placer(QRectF(0, height() - kLane - 2, area.right(), kLane + 2));
     painter.setPen(palette::muted_text);
     const auto first = static_cast<std::size_t>(std::max(0.0, visible.left()) / static_cast<double>(every)) * every;
     for (std::size_t unit = first; static_cast<double>(unit) <= std::min(visible.right(), axis_length()); unit += every) {
         // On the node-step axis the label sits in the middle of its column.
         const double middle = axis_ == TimeAxis::node_steps ? 0.5 : 0.0;
         const double x = map_to_widget(QPointF(static_cast<double>(unit) + middle, 0)).x();
-        painter.drawLine(QPointF(x, bottom - 4), QPointF(x, bottom));
+        if (x < area.left() || x > area.right()) {
+            continue;
+        }
+        painter.drawLine(QPointF(x, area.bottom()), QPointF(x, area.bottom() + 4));
         const std::size_t shown = axis_ == TimeAxis::node_steps ? controller_.timeline().step_in_plan(unit) : unit;
-        painter.drawText(QRectF(x - 30, bottom - 18, 60, 14), Qt::AlignCenter, QString::number(shown));
+        const QString text = QString::number(shown);
+        placer.draw(painter, text, {QPointF(x - metrics.horizontalAdvance(text) / 2 - 1, height() - kLane - 1)});
     }
-
 }
 
 void TimelineView::paint_cursor_marks(QPainter& painter) {
@@ -325,29 +385,34 @@ void TimelineView::paint_cursor_marks(QPainter& painter) {
         }
     }
 
-    // The peak of live bytes, and the cursor.
+    // The peak of live bytes, and the cursor: lines across the data area, labels in their
+    // lanes (the peak's and a buffer's at the top, the cursor's at the bottom), right of
+    // their line or left of it near the edge.
+    const QRectF area = data_area();
+    LabelPlacer placer(rect());
+    const double line_top = area.top() - 4, line_bottom = area.bottom() + 4;
+    const QFontMetricsF metrics(painter.font());
+    auto label = [&](double x, double lane_top, const QString& text) {
+        const double text_width = metrics.horizontalAdvance(text) + 2;
+        const double y = lane_top + (kLane - metrics.height()) / 2;
+        placer.draw(painter, text, {QPointF(x + 4, y), QPointF(x - 4 - text_width, y),
+                                    QPointF(std::clamp(x - text_width / 2, 0.0, std::max(0.0, width() - text_width - 1)), y)});
+    };
     const double peak_x = map_to_widget(QPointF(x_of_position(peak_position_), 0)).x();
     painter.setPen(QPen(QColor(120, 60, 160), 1.5, Qt::DashLine));
-    painter.drawLine(QPointF(peak_x, 14), QPointF(peak_x, height()));
-    // Labels sit right of their line, or left of it near the right edge.
-    auto label = [&](double x, double y, const QString& text) {
-        const double width = QFontMetricsF(painter.font()).horizontalAdvance(text) + 8;
-        const bool left = x + width > this->width();
-        painter.drawText(QRectF(left ? x - width : x + 4, y, width, 16), (left ? Qt::AlignRight : Qt::AlignLeft) | Qt::AlignVCenter,
-                         text);
-    };
-    label(peak_x, 0, tr("peak: %1 live at %2").arg(human_bytes(peak_bytes_)).arg(position_text(peak_position_)));
+    painter.drawLine(QPointF(peak_x, line_top), QPointF(peak_x, line_bottom));
+    label(peak_x, 1, tr("peak: %1 live at %2").arg(human_bytes(peak_bytes_)).arg(position_text(peak_position_)));
     if (const BufferPeak* peak = controller_.shown_peak()) {
         // Where go_to_peak stopped: the event that set a buffer's size.
         painter.setPen(QPen(QColor(200, 30, 30), 2));
         const double x = map_to_widget(QPointF(x_of_position(*peak->event + 1), 0)).x();
-        painter.drawLine(QPointF(x, 14), QPointF(x, height()));
-        label(x, 16, tr("buffer %1 reaches %2 here").arg(peak->buffer_id).arg(human_bytes(peak->size)));
+        painter.drawLine(QPointF(x, line_top + kLane), QPointF(x, line_bottom));
+        label(x, 1 + kLane, tr("buffer %1 reaches %2 here").arg(peak->buffer_id).arg(human_bytes(peak->size)));
     }
     const double cursor_x = map_to_widget(QPointF(x_of_position(controller_.position()), 0)).x();
     painter.setPen(QPen(palette::cursor, 2));
-    painter.drawLine(QPointF(cursor_x, 0), QPointF(cursor_x, height()));
-    label(cursor_x, height() - 36, position_text(controller_.position()));
+    painter.drawLine(QPointF(cursor_x, line_top), QPointF(cursor_x, line_bottom + kLane));
+    label(cursor_x, area.bottom() + 3, position_text(controller_.position()));
 }
 
 } // namespace gallocsim::gui

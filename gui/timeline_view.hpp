@@ -48,7 +48,7 @@ protected:
     void paint_scene(QPainter& painter) override;
     std::optional<std::size_t> tensor_at(QPointF widget_pos) const override;
     bool uniform_zoom() const override { return false; }
-    QMarginsF fit_margins() const override { return {14, 22, 14, 22}; }
+    QMarginsF fit_margins() const override;
 
 private:
     struct Band {
@@ -58,6 +58,9 @@ private:
         double bottom = 0;  // scene y of offset 0
     };
     void rebuild();
+    // Where memory is drawn: the widget less the label strips at the top, bottom and right.
+    QRectF data_area() const;
+    double right_strip() const;  // the offset axis's width
     void paint_memory(QPainter& painter);        // bands and spans: the same at every step
     void paint_cursor_marks(QPainter& painter);  // the last step's tensors, selection, peak, cursor
     QRectF scene_rect_of(const MemorySpan& span) const;

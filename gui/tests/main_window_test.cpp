@@ -13,6 +13,7 @@
 #include "gui/tensor_color.hpp"
 #include "gui/text.hpp"
 #include "gui/timeline_view.hpp"
+#include "text_boxes.hpp"
 #include "simulator/analysis/analysis_plans.hpp"
 #include "simulator/analysis/planners.hpp"
 #include "simulator/model/examples.hpp"
@@ -326,6 +327,60 @@ private Q_SLOTS:
         ExampleOptions layers;
         layers.layers = 32;
         check("llama", layers, "");
+    }
+
+    // No label covers another, in the timeline, the memory map and the live-bytes chart: each
+    // view is rendered into a device that records every text it draws (text_boxes.hpp, so a
+    // label drawn past the views' placer is seen too), on the real-size Llama-3.1-8B capture
+    // (1,158 nodes: dense names, a 308 MiB chunk) at the start, mid-way, at the peak (its
+    // lines and labels), at the end, with logarithmic offsets, zoomed in and in a small window.
+    // The newcomer round saw the cursor's label over tensor names and the axis, and two chart
+    // labels (ggml's plan just above the bound) over each other.
+    void no_label_covers_another() {
+        using testing_support::overlapping_texts;
+        using testing_support::TextBoxDevice;
+        QVERIFY(controller().open_capture(QStringLiteral(GALLOCSIM_REAL_SIZE_CAPTURE)));
+        window_->show();
+        QVERIFY(window_->raise_dock("statistics"));
+        QCoreApplication::processEvents();
+        const auto check = [&](const QString& when) {
+            for (CanvasView* view : std::initializer_list<CanvasView*>{&window_->timeline(), &window_->memory_map()}) {
+                TextBoxDevice device(*view);
+                {
+                    QPainter painter(&device);
+                    view->render_view(painter);
+                }
+                QVERIFY2(!device.boxes().empty(), qPrintable(when));
+                const QString clash = overlapping_texts(device.boxes(), QRectF(view->rect()));
+                QVERIFY2(clash.isEmpty(), qPrintable(view->windowTitle() + " " + when + ": " + clash));
+            }
+            LiveBytesChart& chart = window_->statistics().chart();
+            TextBoxDevice device(chart);
+            chart.render(&device);
+            const QString clash = overlapping_texts(device.boxes(), QRectF(chart.rect()));
+            QVERIFY2(clash.isEmpty(), qPrintable("chart " + when + ": " + clash));
+        };
+        for (const QSize size : {QSize(1600, 1000), QSize(1000, 700)}) {
+            window_->resize(size);
+            QCoreApplication::processEvents();
+            const QString at = QStringLiteral(" at %1x%2").arg(size.width()).arg(size.height());
+            controller().jump(0);
+            check("at the start" + at);
+            controller().jump(controller().event_count() / 2);
+            check("mid-way" + at);
+            controller().go_to_peak();
+            check("at the peak" + at);
+            controller().jump(controller().event_count());
+            check("at the end" + at);
+            window_->set_offset_scale(OffsetScaleKind::logarithmic);
+            check("with logarithmic offsets" + at);
+            window_->set_offset_scale(OffsetScaleKind::linear);
+            window_->timeline().zoom_by(8, window_->timeline().rect().center());
+            window_->memory_map().zoom_by(8, window_->memory_map().rect().center());
+            check("zoomed in" + at);
+            window_->timeline().fit_to_window();
+            window_->memory_map().fit_to_window();
+        }
     }
 
     // The newcomer round saw the Statistics table's numbers out of view at 1600 pixels: the

@@ -98,6 +98,20 @@ void CanvasView::zoom_by(double factor, QPointF widget_anchor) {
     update();
 }
 
+void CanvasView::zoom_offsets_by(double factor, QPointF widget_anchor) {
+    const auto axis = offset_axis();
+    if (!axis) {
+        zoom_by(factor, widget_anchor);
+        return;
+    }
+    const QPointF anchor = map_to_scene(widget_anchor);
+    double& scale = *axis == Qt::Horizontal ? scale_x_ : scale_y_;
+    scale = std::clamp(scale * factor, kMinScale, kMaxScale);
+    origin_ = QPointF(anchor.x() - widget_anchor.x() / scale_x_, anchor.y() - widget_anchor.y() / scale_y_);
+    fitted_ = false;
+    update();
+}
+
 void CanvasView::center_on(QPointF scene) {
     origin_ = QPointF(scene.x() - width() / 2.0 / scale_x_, scene.y() - height() / 2.0 / scale_y_);
     fitted_ = false;
@@ -150,11 +164,17 @@ void CanvasView::resizeEvent(QResizeEvent*) {
 }
 
 void CanvasView::wheelEvent(QWheelEvent* event) {
-    const double steps = event->angleDelta().y() / 120.0;
+    // Some platforms turn Shift+wheel into a sideways wheel: either delta counts.
+    const QPoint delta = event->angleDelta();
+    const double steps = (delta.y() != 0 ? delta.y() : delta.x()) / 120.0;
     if (steps == 0.0) {
         return;
     }
-    zoom_by(std::pow(1.2, steps), event->position());
+    if (event->modifiers() & Qt::ShiftModifier) {
+        zoom_offsets_by(std::pow(1.2, steps), event->position());
+    } else {
+        zoom_by(std::pow(1.2, steps), event->position());
+    }
     event->accept();
 }
 

@@ -34,6 +34,12 @@ public:
     void zoom_by(double factor, QPointF widget_anchor);
     void zoom_in() { zoom_by(1.25, rect().center()); }
     void zoom_out() { zoom_by(0.8, rect().center()); }
+    // Zooms along the offset axis only (the timeline's y, the memory map's x), keeping the
+    // scene point under the anchor in place; views without offsets zoom as zoom_by. Shift
+    // with the wheel does this, so a 4 KiB tensor under a 300 MiB one can be opened up
+    // without losing the time axis.
+    void zoom_offsets_by(double factor, QPointF widget_anchor);
+    bool has_offset_axis() const { return offset_axis().has_value(); }
     // Moves the viewport so that `scene` is at the widget's centre.
     void center_on(QPointF scene);
     bool is_fitted() const { return fitted_; }
@@ -55,6 +61,8 @@ protected:
     virtual void paint_scene(QPainter& painter) = 0;
     // The tensor drawn at a widget position, if any.
     virtual std::optional<std::size_t> tensor_at(QPointF widget_pos) const = 0;
+    // The axis offsets run along, if the scene has one.
+    virtual std::optional<Qt::Orientation> offset_axis() const { return std::nullopt; }
     // Whether zooming keeps the aspect ratio (the graph) or zooms along x only.
     virtual bool uniform_zoom() const { return true; }
     // Whether fitting also scales y to the height (false: one scene unit is one pixel).

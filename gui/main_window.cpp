@@ -166,6 +166,18 @@ void MainWindow::build_actions() {
     fit_action_ = make(tr("&Fit to window"), QKeySequence(tr("Ctrl+0")), [this] { current_view_->fit_to_window(); });
     zoom_in_action_ = make(tr("Zoom &in"), QKeySequence::ZoomIn, [this] { current_view_->zoom_in(); });
     zoom_out_action_ = make(tr("Zoom &out"), QKeySequence::ZoomOut, [this] { current_view_->zoom_out(); });
+    // Offsets only: the view in front if it has an offset axis, else the timeline.
+    const auto offset_view = [this]() -> CanvasView& { return current_view_->has_offset_axis() ? *current_view_ : *timeline_; };
+    zoom_offsets_in_action_ = make(tr("Zoom in on o&ffsets"), QKeySequence(tr("Ctrl+Shift+Up")), [this, offset_view] {
+        CanvasView& view = offset_view();
+        view.zoom_offsets_by(1.25, view.rect().center());
+    });
+    zoom_offsets_out_action_ = make(tr("Zoom out of offs&ets"), QKeySequence(tr("Ctrl+Shift+Down")), [this, offset_view] {
+        CanvasView& view = offset_view();
+        view.zoom_offsets_by(0.8, view.rect().center());
+    });
+    zoom_offsets_in_action_->setStatusTip(tr("Zoom the timeline's offsets (or the memory map's) without its time axis; "
+                                             "Shift with the wheel does the same"));
     legend_action_ = make(tr("&Legend"), QKeySequence(tr("Ctrl+L")),
                           [this](bool on) { graph_view_->set_legend_visible(on); });
     legend_action_->setCheckable(true);
@@ -233,6 +245,8 @@ void MainWindow::build_menus() {
     view_menu_->addAction(fit_action_);
     view_menu_->addAction(zoom_in_action_);
     view_menu_->addAction(zoom_out_action_);
+    view_menu_->addAction(zoom_offsets_in_action_);
+    view_menu_->addAction(zoom_offsets_out_action_);
     view_menu_->addAction(legend_action_);
     view_menu_->addAction(events_axis_action_);
     view_menu_->addAction(log_offsets_action_);
@@ -611,7 +625,8 @@ void MainWindow::update_controls() {
     // is off, so the window shows one consistent empty state.
     for (QAction* action : {save_session_action_, settings_action_, peak_action_, export_png_action_, export_svg_action_,
                             faster_action_, slower_action_, unlimited_action_, clear_breakpoints_action_, fit_action_,
-                            zoom_in_action_, zoom_out_action_, find_action_, events_axis_action_, log_offsets_action_}) {
+                            zoom_in_action_, zoom_out_action_, zoom_offsets_in_action_, zoom_offsets_out_action_,
+                            find_action_, events_axis_action_, log_offsets_action_}) {
         action->setEnabled(loaded);
     }
     for (QWidget* control : std::initializer_list<QWidget*>{slider_, search_, speed_, unlimited_}) {

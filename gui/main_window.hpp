@@ -148,6 +148,8 @@ private:
     QAction* fit_action_ = nullptr;
     QAction* zoom_in_action_ = nullptr;
     QAction* zoom_out_action_ = nullptr;
+    QAction* zoom_offsets_in_action_ = nullptr;
+    QAction* zoom_offsets_out_action_ = nullptr;
     QAction* find_action_ = nullptr;
     QAction* legend_action_ = nullptr;
     QAction* events_axis_action_ = nullptr;

@@ -33,6 +33,7 @@ protected:
     void paint_scene(QPainter& painter) override;
     std::optional<std::size_t> tensor_at(QPointF widget_pos) const override;
     bool uniform_zoom() const override { return false; }
+    std::optional<Qt::Orientation> offset_axis() const override { return Qt::Horizontal; }
     bool fit_height() const override { return false; }
     QMarginsF fit_margins() const override { return {16, 8, 24, 8}; }
 

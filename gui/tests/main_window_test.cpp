@@ -24,6 +24,7 @@
 #include <QDialog>
 #include <QFile>
 #include <QTimer>
+#include <QWheelEvent>
 #include <QComboBox>
 #include <QDir>
 #include <QImage>
@@ -284,6 +285,41 @@ private Q_SLOTS:
 
         window_->set_timeline_axis(TimeAxis::node_steps);
         QCOMPARE(timeline.axis(), TimeAxis::node_steps);
+    }
+
+    // Zooming along offsets keeps the time axis: the timeline's spans grow taller by the
+    // factor and keep their width; the memory map's blocks (offsets are its x) grow wider by
+    // it. On a linear scale a span's height is its size times the y scale, so the factor is
+    // exact. Shift with the wheel (one notch: 1.2) and Ctrl+Shift+Up (1.25, on the timeline
+    // when the view in front has no offsets) do the same.
+    void zooming_offsets_keeps_the_time_axis() {
+        controller().jump(4);
+        TimelineView& timeline = window_->timeline();
+        timeline.fit_to_window();
+        const QRectF before = timeline.span_rect(id("b"));
+        timeline.zoom_offsets_by(2.0, timeline.rect().center());
+        QRectF after = timeline.span_rect(id("b"));
+        QCOMPARE(after.width(), before.width());
+        QVERIFY2(std::abs(after.height() - 2 * before.height()) < 1e-6, qPrintable(QString::number(after.height())));
+
+        QWheelEvent wheel(timeline.rect().center(), timeline.mapToGlobal(timeline.rect().center()), QPoint(), QPoint(0, 120),
+                          Qt::NoButton, Qt::ShiftModifier, Qt::NoScrollPhase, false);
+        QApplication::sendEvent(&timeline, &wheel);
+        QVERIFY(std::abs(timeline.span_rect(id("b")).height() - 2.4 * before.height()) < 1e-6);
+        QCOMPARE(timeline.span_rect(id("b")).width(), before.width());
+
+        window_->graph_view().setFocus();
+        QTest::keyClick(window_.get(), Qt::Key_Up, Qt::ControlModifier | Qt::ShiftModifier);
+        QVERIFY(std::abs(timeline.span_rect(id("b")).height() - 3.0 * before.height()) < 1e-6);
+        timeline.fit_to_window();
+
+        MemoryMapView& map = window_->memory_map();
+        map.fit_to_window();
+        const QRectF block = map.block_rect(id("b"));
+        map.zoom_offsets_by(2.0, map.rect().center());
+        QVERIFY(std::abs(map.block_rect(id("b")).width() - 2 * block.width()) < 1e-6);
+        QCOMPARE(map.block_rect(id("b")).height(), block.height());
+        map.fit_to_window();
     }
 
     // The statistics show the comparison `gallocsim compare` prints (its default limits), so

@@ -74,6 +74,14 @@ void PeakPanel::rebuild() {
                     .arg(event.node != kNoTensor ? tr("(%1 running)").arg(qstr(trace.tensor(event.node).name).toHtmlEscaped())
                                                  : tr("(before the first node)"))
                     .arg(i);
+        // The bound before the details: what any plan needs and where, so nobody reads a hole
+        // below as bytes to be won.
+        if (answer.arena != nullptr) {
+            html += tr("<p>In-place-aware lower bound (%1): %2; best other planner on the same blocks, %3: %4.</p>")
+                        .arg(qstr(answer.arena->buffer_type).toHtmlEscaped(), qstr(byte_count(answer.lower_bound())),
+                             qstr(answer.best_planner()), qstr(byte_count(answer.best_alternative())));
+            html += tr("<p>The bound is reached at %1.</p>").arg(qstr(bound_position_text(trace, *answer.arena)).toHtmlEscaped());
+        }
         html += tr("<p>Live then: %1, %2</p><table cellspacing=4>")
                     .arg(qstr(counted(peak.live.size(), "tensor")), qstr(byte_count(peak.live_bytes())));
         for (std::size_t t = 0; t < peak.live.size(); ++t) {
@@ -99,12 +107,6 @@ void PeakPanel::rebuild() {
                              hole.left_by ? tr("left by event %1").arg(*hole.left_by + 1) : tr("never used yet"));
         }
         html += QStringLiteral("</ul>");
-        if (answer.arena != nullptr) {
-            html += tr("<p>In-place-aware lower bound (%1): %2; best other planner on the same blocks, %3: %4.</p>")
-                        .arg(qstr(answer.arena->buffer_type).toHtmlEscaped(), qstr(byte_count(answer.lower_bound())),
-                             qstr(answer.best_planner()), qstr(byte_count(answer.best_alternative())));
-            html += tr("<p>The bound is reached at %1.</p>").arg(qstr(bound_position_text(trace, *answer.arena)).toHtmlEscaped());
-        }
     }
     text_->setHtml(html);
 }

@@ -1,6 +1,8 @@
 #include "gui/simulation_controller.hpp"
 
+#include "gui/session_document.hpp"
 #include "gui/tensor_color.hpp"
+#include "gui/tensor_description.hpp"
 #include "gui/text.hpp"
 #include "simulator/model/input_file.hpp"
 #include "simulator/trace/capture_replay.hpp"
@@ -25,36 +27,6 @@
 namespace gallocsim::gui {
 
 namespace {
-
-constexpr auto kSessionFormat = "gallocsim-session/1";
-
-// "node steps 3 to 7 (events 12 to 40, freed)": a span on both axes of time.
-QString lifetime_text(const Timeline& timeline, const MemorySpan& span) {
-    const std::size_t first = timeline.step_in_plan(span.first_step);
-    const std::size_t last = timeline.step_in_plan(span.last_step);
-    QString steps = first == last ? QObject::tr("node step %1").arg(first) : QObject::tr("node steps %1 to %2").arg(first).arg(last);
-    if (timeline.plan_count() > 1) {
-        steps += QObject::tr(" of plan %1").arg(span.plan + 1);
-    }
-    const QString given = QObject::tr("%1 (given memory by event %2, ").arg(steps).arg(span.first);
-    switch (span.how_it_ends) {
-    case SpanEnd::kept: return given + QObject::tr("kept to the end)");
-    case SpanEnd::freed: return given + QObject::tr("freed by event %1)").arg(span.end);
-    case SpanEnd::handed_over: return given + QObject::tr("handed over in place by event %1)").arg(span.end);
-    case SpanEnd::replanned: return given + QObject::tr("held until the next plan started at event %1)").arg(span.end + 1);
-    }
-    return steps;
-}
-
-QString flags_text(const TraceTensor& tensor) {
-    QStringList names;
-    for (const auto& [flag, name] : kFlagNames) {
-        if (tensor.has_flag(flag)) {
-            names << qstr(name);
-        }
-    }
-    return names.join(", ");
-}
 
 } // namespace
 
@@ -237,13 +209,12 @@ void SimulationController::show(std::unique_ptr<Loaded> loaded, std::size_t star
     loaded_ = std::move(loaded);
     shown_peak_.reset();
     if (!same_graph) {
-        tensor_breakpoints_.clear();
-        kind_breakpoints_.clear();
+        breakpoints_.clear();
         selected_.reset();
     }
     loaded_->cursor.jump(std::min(start_at, loaded_->cursor.size()));
     before_ = loaded_->cursor.state_at(position() == 0 ? 0 : position() - 1);
-    update_breakpoint_positions();
+    breakpoints_.locate(&loaded_->cursor);
     Q_EMIT graph_changed();
     Q_EMIT breakpoints_changed();
     Q_EMIT selection_changed(selected_);
@@ -540,7 +511,7 @@ void SimulationController::run() {
         jump(0);  // run again from the start, as a media player does
     }
     if (unlimited_) {
-        const auto stop = next_breakpoint_after(position());
+        const auto stop = breakpoints_.next_after(position());
         jump(stop.value_or(event_count()));
         Q_EMIT status_message(stop ? tr("Stopped at a breakpoint, event %1").arg(*stop) : tr("Ran to the end"));
         return;
@@ -561,7 +532,7 @@ void SimulationController::tick() {
     // stops early at a breakpoint: one redraw per tick however fast the run.
     const auto per_tick = static_cast<std::size_t>(std::max(1, speed_ * timer_.interval() / 1000));
     std::size_t target = std::min(position() + per_tick, event_count());
-    const auto stop = next_breakpoint_after(position());
+    const auto stop = breakpoints_.next_after(position());
     const bool at_breakpoint = stop && *stop <= target;
     if (at_breakpoint) {
         target = *stop;
@@ -595,46 +566,23 @@ void SimulationController::set_unlimited(bool unlimited) {
 // --- Breakpoints ----------------------------------------------------------------------
 
 void SimulationController::set_tensor_breakpoint(TensorId tensor, bool on) {
-    on ? void(tensor_breakpoints_.insert(tensor)) : void(tensor_breakpoints_.erase(tensor));
-    update_breakpoint_positions();
-    Q_EMIT breakpoints_changed();
+    breakpoints_.set_tensor(tensor, on);
+    breakpoints_changed_now();
 }
 
 void SimulationController::set_kind_breakpoint(EventKind kind, bool on) {
-    on ? void(kind_breakpoints_.insert(kind)) : void(kind_breakpoints_.erase(kind));
-    update_breakpoint_positions();
-    Q_EMIT breakpoints_changed();
+    breakpoints_.set_kind(kind, on);
+    breakpoints_changed_now();
 }
 
 void SimulationController::clear_breakpoints() {
-    tensor_breakpoints_.clear();
-    kind_breakpoints_.clear();
-    update_breakpoint_positions();
+    breakpoints_.clear();
+    breakpoints_changed_now();
+}
+
+void SimulationController::breakpoints_changed_now() {
+    breakpoints_.locate(has_graph() ? &cursor() : nullptr);
     Q_EMIT breakpoints_changed();
-}
-
-void SimulationController::update_breakpoint_positions() {
-    breakpoint_positions_.clear();
-    if (!has_graph() || (tensor_breakpoints_.empty() && kind_breakpoints_.empty())) {
-        return;
-    }
-    std::vector<Breakpoint> all;
-    for (TensorId tensor : tensor_breakpoints_) {
-        all.emplace_back(OnTensor{tensor});
-    }
-    for (EventKind kind : kind_breakpoints_) {
-        all.emplace_back(OnKind{kind});
-    }
-    for (std::size_t p = 1; p <= event_count(); ++p) {
-        if (std::ranges::any_of(all, [&](const Breakpoint& b) { return cursor().hits(b, p); })) {
-            breakpoint_positions_.push_back(p);
-        }
-    }
-}
-
-std::optional<std::size_t> SimulationController::next_breakpoint_after(std::size_t from) const {
-    const auto it = std::ranges::upper_bound(breakpoint_positions_, from);
-    return it == breakpoint_positions_.end() ? std::nullopt : std::optional(*it);
 }
 
 // --- Selection and descriptions -------------------------------------------------------
@@ -665,54 +613,7 @@ std::optional<TensorId> SimulationController::find_tensor(const QString& name) c
 }
 
 QString SimulationController::describe_tensor(TensorId id) const {
-    const TraceTensor& tensor = trace().tensor(id);
-    const TensorState& now = state().tensor(id);
-    QStringList lines;
-    lines << "<b>" + qstr(tensor.name).toHtmlEscaped() + "</b>";
-    // A captured graph's names were made unique; the program's own name is worth seeing.
-    if (const auto original = file().original_names.find(id); original != file().original_names.end()) {
-        lines << tr("named \"%1\" by the program").arg(qstr(original->second).toHtmlEscaped());
-    }
-    lines << tr("%1 · %2 · %3 · %4")
-                 .arg(qstr(op_name(tensor.op)), qstr(type_name(tensor.type)), qstr(shape_text(tensor)), qstr(byte_count(tensor.bytes)));
-    if (const QString flags = flags_text(tensor); !flags.isEmpty()) {
-        lines << tr("flags: %1").arg(flags);
-    }
-    if (const auto split = splits().split_of(tensor)) {
-        const SchedulerSplit& of = splits().splits[static_cast<std::size_t>(*split)];
-        const QString backend = of.buffer_id ? qstr(trace().buffer(*of.buffer_id).type_name).toHtmlEscaped() : tr("nothing computed");
-        // Numbered from #0, as ggml's scheduler prints its splits.
-        lines << (is_split_input(tensor) ? tr("scheduler split #%1 of #0 to #%2, on %3: one of its inputs")
-                                         : tr("scheduler split #%1 of #0 to #%2, on %3"))
-                     .arg(*split)
-                     .arg(splits().splits.size() - 1)
-                     .arg(backend);
-    }
-    if (tensor.external) {
-        lines << tr("external data: its memory is not the allocator's");
-    } else if (tensor.is_view()) {
-        lines << tr("view of %1 at +%2").arg(qstr(trace().tensor(tensor.view_src).name).toHtmlEscaped()).arg(tensor.view_offs);
-    }
-    const MemorySpan* span = timeline().span_at(id, position());
-    if (span != nullptr) {
-        const TraceBuffer& buffer = trace().buffer(span->buffer_id);
-        lines << tr("memory: buffer %1 (%2), chunk %3, offset %4, %5")
-                     .arg(span->buffer_id)
-                     .arg(qstr(buffer.type_name).toHtmlEscaped())
-                     .arg(span->address.chunk)
-                     .arg(span->address.offset)
-                     .arg(qstr(byte_count(span->size)));
-        lines << tr("lifetime: %1").arg(lifetime_text(timeline(), *span));
-    }
-    static const char* const life_names[] = {QT_TR_NOOP("no memory of its own yet"), QT_TR_NOOP("live"),
-                                             QT_TR_NOOP("handed over in place"), QT_TR_NOOP("freed")};
-    if (!tensor.external && !tensor.is_view()) {
-        lines << tr("now: %1").arg(tr(life_names[static_cast<int>(now.life)]));
-    }
-    if (const auto placing = timeline().placing_event(id)) {
-        lines << tr("why there (event %1): %2").arg(*placing + 1).arg(qstr(explanation(*placing)).toHtmlEscaped());
-    }
-    return lines.join("<br>");
+    return gui::describe_tensor({file(), cursor(), timeline(), splits(), loaded_->explanations}, id);
 }
 
 // --- Sessions -------------------------------------------------------------------------
@@ -748,121 +649,40 @@ const AllocatorProfile* SimulationController::profile_named(const QString& name)
 }
 
 QJsonObject SimulationController::session() const {
-    QJsonObject session;
-    session["format"] = kSessionFormat;
     if (!has_graph()) {
-        return session;
+        return QJsonObject{{"format", kSessionFormat}};
     }
-    session["source"] = source();
-    session["graph"] = QJsonDocument::fromJson(QByteArray::fromStdString(graph_file_to_json(file()))).object();
-    session["position"] = static_cast<qint64>(position());
-    session["ggml_version"] = qstr(profile_->name);
-    if (!is_builtin_profile(*profile_)) {
-        // A policy travels with the session, whole, so that the session plans the same anywhere.
-        session["policy"] = QJsonDocument::fromJson(QByteArray::fromStdString(
-                                                        policy_file_text(*profile_, profile_->name, profile_->upstream)))
-                                .object();
-    }
-    QJsonArray tensors, kinds;
-    for (TensorId tensor : tensor_breakpoints_) {
-        tensors.append(qstr(trace().tensor(tensor).name));
-    }
-    for (EventKind kind : kind_breakpoints_) {
-        kinds.append(qstr(kind_name(kind)));
-    }
-    session["breakpoints"] = QJsonObject{{"tensors", tensors}, {"kinds", kinds}};
-    session["speed"] = speed_;
-    session["unlimited"] = unlimited_;
-    if (selected_) {
-        session["selected"] = qstr(trace().tensor(*selected_).name);
-    }
-    return session;
+    return write_session({file(), trace(), source(), *profile_, position(), breakpoints_.tensors(), breakpoints_.kinds(), speed_,
+                          unlimited_, selected_});
 }
 
 bool SimulationController::restore_session(const QJsonObject& session, const QString& origin) {
-    const QString title = tr("Cannot open the session");
-    if (session.value("format").toString() != kSessionFormat) {
-        return fail(title, tr("%1: not a gallocsim session (format should be \"%2\")").arg(origin, kSessionFormat));
-    }
-    if (!session.value("graph").isObject()) {
-        return fail(title, tr("%1: $.graph: missing or not an object").arg(origin));
-    }
-    const QByteArray graph_text = QJsonDocument(session.value("graph").toObject()).toJson(QJsonDocument::Compact);
-    GraphFile file;
+    SessionDocument document;
     try {
-        file = parse_graph_file(std::string_view(graph_text.constData(), static_cast<std::size_t>(graph_text.size())),
-                                (origin + ": $.graph").toStdString());
-    } catch (const std::exception& error) {
-        return fail(title, QString::fromUtf8(error.what()));
-    }
-    const AllocatorProfile* profile = profile_;
-    std::unique_ptr<const Policy> policy;
-    if (const QJsonValue policy_value = session.value("policy"); !policy_value.isUndefined()) {
-        if (!policy_value.isObject()) {
-            return fail(title, tr("%1: $.policy: should be a policy file's object (docs/policies.md)").arg(origin));
-        }
-        const QByteArray text = QJsonDocument(policy_value.toObject()).toJson(QJsonDocument::Compact);
-        try {
-            policy = parse_policy(std::string_view(text.constData(), static_cast<std::size_t>(text.size())),
-                                  (origin + ": $.policy").toStdString());
-        } catch (const std::exception& error) {
-            return fail(title, QString::fromUtf8(error.what()));
-        }
-    } else if (const QJsonValue version = session.value("ggml_version"); !version.isUndefined()) {
-        profile = profile_named(version.toString());
-        if (!version.isString() || profile == nullptr) {
-            return fail(title, tr("%1: $.ggml_version: no ggml version \"%2\" (known: %3)")
-                                   .arg(origin, version.toString(), qstr(known_profile_names())));
-        }
-    }
-    const QJsonValue position_value = session.value("position");
-    // A whole number of events that a size_t holds (2^53, where doubles stop being exact, is far
-    // past any trace): converting a larger double to size_t would be undefined.
-    constexpr double kMostEvents = 9007199254740992.0;
-    const double position_number = position_value.toDouble(0);
-    if (!position_value.isUndefined() && (!position_value.isDouble() || position_number < 0 || position_number > kMostEvents ||
-                                          position_number != std::floor(position_number))) {
-        return fail(title, tr("%1: $.position: should be a whole number of events, 0 or more").arg(origin));
-    }
-    // Check the breakpoints against the graph before anything changes.
-    std::vector<std::string> tensor_names;
-    std::vector<EventKind> kinds;
-    const QJsonObject breakpoints = session.value("breakpoints").toObject();
-    for (const QJsonValue& name : breakpoints.value("tensors").toArray()) {
-        if (file.context.find(name.toString().toStdString()) == nullptr) {
-            return fail(title, tr("%1: $.breakpoints.tensors: no tensor named \"%2\"").arg(origin, name.toString()));
-        }
-        tensor_names.push_back(name.toString().toStdString());
-    }
-    for (const QJsonValue& name : breakpoints.value("kinds").toArray()) {
-        const auto kind = parse_kind(name.toString().toStdString());
-        if (!kind) {
-            return fail(title, tr("%1: $.breakpoints.kinds: no event kind \"%2\"").arg(origin, name.toString()));
-        }
-        kinds.push_back(*kind);
-    }
-    if (policy) {
-        profile = &keep_policy(std::move(policy));
+        document = read_session(session, origin, [this](const QString& name) { return profile_named(name); });
+    } catch (const SessionError& error) {
+        return fail(tr("Cannot open the session"), QString::fromUtf8(error.what()));
     }
     const AllocatorProfile* previous = profile_;
-    profile_ = profile;
-    if (!install(std::move(file), session.value("source").toString(origin), static_cast<std::size_t>(position_number), false)) {
+    profile_ = document.policy ? &keep_policy(std::move(document.policy)) : document.profile ? document.profile : profile_;
+    if (!install(std::move(document.file), document.source, document.position, false)) {
         profile_ = previous;
         return false;
     }
     if (profile_ != previous) {
         Q_EMIT profile_changed();
     }
-    for (const std::string& name : tensor_names) {
-        tensor_breakpoints_.insert(*trace().find(name));
+    for (const std::string& name : document.tensor_breakpoints) {
+        breakpoints_.set_tensor(*trace().find(name), true);
     }
-    kind_breakpoints_.insert(kinds.begin(), kinds.end());
-    update_breakpoint_positions();
-    Q_EMIT breakpoints_changed();
-    unlimited_ = session.value("unlimited").toBool(false);
-    set_speed(session.value("speed").toInt(kDefaultSpeed));
-    if (const QString name = session.value("selected").toString(); !name.isEmpty()) {
-        select(find_tensor(name));
+    for (EventKind kind : document.kind_breakpoints) {
+        breakpoints_.set_kind(kind, true);
+    }
+    breakpoints_changed_now();
+    unlimited_ = document.unlimited;
+    set_speed(document.speed > 0 ? document.speed : kDefaultSpeed);
+    if (!document.selected.isEmpty()) {
+        select(find_tensor(document.selected));
     }
     return true;
 }

@@ -9,6 +9,7 @@
 // Errors (unreadable files, bad settings) never replace what is shown: the controller
 // emits error_occurred with a title and a message naming the problem and keeps the graph.
 
+#include "gui/breakpoint_set.hpp"
 #include "simulator/trace/timeline.hpp"
 #include "simulator/analysis/analysis_plans.hpp"
 #include "simulator/analysis/why_report.hpp"
@@ -147,11 +148,11 @@ public:
     // --- Breakpoints ------------------------------------------------------------------
     void set_tensor_breakpoint(TensorId tensor, bool on);
     void set_kind_breakpoint(EventKind kind, bool on);
-    bool has_tensor_breakpoint(TensorId tensor) const { return tensor_breakpoints_.contains(tensor); }
-    bool has_kind_breakpoint(EventKind kind) const { return kind_breakpoints_.contains(kind); }
+    bool has_tensor_breakpoint(TensorId tensor) const { return breakpoints_.has_tensor(tensor); }
+    bool has_kind_breakpoint(EventKind kind) const { return breakpoints_.has_kind(kind); }
     void clear_breakpoints();
     // Positions (1..event_count()) whose step hits a breakpoint, ascending.
-    const std::vector<std::size_t>& breakpoint_positions() const { return breakpoint_positions_; }
+    const std::vector<std::size_t>& breakpoint_positions() const { return breakpoints_.positions(); }
 
     // --- Selection --------------------------------------------------------------------
     void select(std::optional<TensorId> tensor);
@@ -219,8 +220,7 @@ private:
     void set_selected_call(std::optional<CallChoice> call, QString note);
     void moved();  // after every cursor move
     void tick();
-    void update_breakpoint_positions();
-    std::optional<std::size_t> next_breakpoint_after(std::size_t position) const;
+    void breakpoints_changed_now();  // locates the breakpoints again and says so
     bool fail(const QString& title, const QString& message);
     // Runs `work` on a worker thread and waits for it in a local event loop; nothing when it
     // threw (error_occurred with `failure`) or was cancelled.
@@ -242,9 +242,7 @@ private:
     QTimer timer_;
     int speed_ = kDefaultSpeed;
     bool unlimited_ = false;
-    std::set<TensorId> tensor_breakpoints_;
-    std::set<EventKind> kind_breakpoints_;
-    std::vector<std::size_t> breakpoint_positions_;
+    BreakpointSet breakpoints_;
     std::optional<TensorId> selected_;
     std::optional<Capture> capture_;
     std::optional<CallChoice> selected_call_;

@@ -15,14 +15,9 @@
 #include <QJsonDocument>
 #include <QJsonParseError>
 
-#include <QEventLoop>
 
 #include <algorithm>
 #include <cmath>
-#include <atomic>
-#include <condition_variable>
-#include <exception>
-#include <mutex>
 
 namespace gallocsim::gui {
 
@@ -43,108 +38,25 @@ SimulationController::Loaded::Loaded(GraphFile graph, Trace trace, QString from)
     }
 }
 
-// --- Work off the GUI thread ------------------------------------------------------------
-
-// What a worker and the GUI thread share: the worker sets `done` last, under the mutex.
-struct JobState {
-    std::mutex mutex;
-    std::condition_variable finished;
-    std::atomic<bool> done = false;
-};
-
-struct SimulationController::Worker {
-    std::thread thread;
-    std::shared_ptr<JobState> state;
-};
-
-struct SimulationController::Loading {
-    QEventLoop* loop = nullptr;
-    bool cancelled = false;
-};
-
 SimulationController::SimulationController(QObject* parent) : QObject(parent) {
     connect(&timer_, &QTimer::timeout, this, &SimulationController::tick);
 }
 
-SimulationController::~SimulationController() {
-    // A cancelled job may still be running: it owns its data, so waiting is all it needs.
-    for (Worker& worker : workers_) {
-        worker.thread.join();
-    }
-}
+SimulationController::~SimulationController() = default;
 
 void SimulationController::cancel_loading() {
-    if (loading_ != nullptr) {
-        loading_->cancelled = true;
-        loading_->loop->quit();
-    }
+    background_.cancel();
 }
 
 template <typename Work>
 auto SimulationController::off_thread(const QString& what, const QString& failure, Work work) -> std::optional<decltype(work())> {
-    using Result = decltype(work());
-    struct Job : JobState {
-        std::optional<Result> result;
-        std::exception_ptr error;
-    };
-    // Workers whose jobs are over are joined now; a cancelled one still running is kept.
-    std::erase_if(workers_, [](Worker& worker) {
-        if (!worker.state->done) {
-            return false;
-        }
-        worker.thread.join();
-        return true;
-    });
-    cancel_loading();  // a newer load wins over one still under way
-    auto job = std::make_shared<Job>();
-    workers_.push_back({std::thread([job, work = std::move(work)]() mutable {
-                            try {
-                                job->result.emplace(work());
-                            } catch (...) {
-                                job->error = std::current_exception();
-                            }
-                            const std::lock_guard lock(job->mutex);
-                            job->done = true;
-                            job->finished.notify_all();
-                        }),
-                        job});
-    // Small graphs are done at once: no event loop, nothing shown.
-    {
-        std::unique_lock lock(job->mutex);
-        job->finished.wait_for(lock, quiet_period_, [&] { return job->done.load(); });
+    auto outcome = background_.run(what, std::move(work), [this](bool busy, const QString& doing) { Q_EMIT busy_changed(busy, doing); });
+    if (outcome.error) {
+        fail(failure, *outcome.error);
+    } else if (!outcome.result) {
+        Q_EMIT status_message(tr("Cancelled: %1").arg(what));
     }
-    if (!job->done) {
-        QEventLoop loop;
-        Loading loading{&loop, false};
-        loading_ = &loading;
-        QTimer poll;
-        connect(&poll, &QTimer::timeout, &loop, [&] {
-            if (job->done) {
-                loop.quit();
-            }
-        });
-        poll.start(10);
-        Q_EMIT busy_changed(true, what);
-        loop.exec();
-        loading_ = nullptr;
-        Q_EMIT busy_changed(false, {});
-        // Cancelled (even if the job ended meanwhile: the user said so), or quitting.
-        if (loading.cancelled || !job->done) {
-            Q_EMIT status_message(tr("Cancelled: %1").arg(what));
-            return std::nullopt;
-        }
-    }
-    if (job->error) {
-        try {
-            std::rethrow_exception(job->error);
-        } catch (const std::exception& error) {
-            fail(failure, QString::fromUtf8(error.what()));
-        } catch (...) {
-            fail(failure, tr("an unknown error"));
-        }
-        return std::nullopt;
-    }
-    return std::move(job->result);
+    return std::move(outcome.result);
 }
 
 QString SimulationController::graph_name() const {

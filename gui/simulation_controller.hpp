@@ -9,6 +9,7 @@
 // Errors (unreadable files, bad settings) never replace what is shown: the controller
 // emits error_occurred with a title and a message naming the problem and keeps the graph.
 
+#include "gui/background_work.hpp"
 #include "gui/breakpoint_set.hpp"
 #include "simulator/trace/timeline.hpp"
 #include "simulator/analysis/analysis_plans.hpp"
@@ -33,7 +34,6 @@
 #include <optional>
 #include <set>
 #include <string>
-#include <thread>
 #include <vector>
 
 namespace gallocsim::gui {
@@ -112,10 +112,10 @@ public:
     // Gives up the loading under way: the call that started it returns false at once and
     // the graph shown stays; the worker's result is dropped when it ends.
     void cancel_loading();
-    bool is_loading() const { return loading_ != nullptr; }
+    bool is_loading() const { return background_.is_waiting(); }
     // How long a load may take before busy_changed says it is under way (small graphs
     // load in less and show nothing); tests set 0 to see every load as one.
-    void set_quiet_period(std::chrono::milliseconds period) { quiet_period_ = period; }
+    void set_quiet_period(std::chrono::milliseconds period) { background_.set_quiet_period(period); }
 
     // --- The cursor -------------------------------------------------------------------
     std::size_t event_count() const { return has_graph() ? cursor().size() : 0; }
@@ -228,11 +228,7 @@ private:
     auto off_thread(const QString& what, const QString& failure, Work work) -> std::optional<decltype(work())>;
 
     std::unique_ptr<Loaded> loaded_;
-    struct Loading;                // the job waited for, while one runs
-    Loading* loading_ = nullptr;
-    std::chrono::milliseconds quiet_period_{50};
-    struct Worker;                 // a worker thread and whether its job is done
-    std::vector<Worker> workers_;  // joined once done, and at destruction
+    BackgroundWork background_;  // planning and loading off the GUI thread
     const AllocatorProfile* profile_ = &newest_profile();
     std::vector<std::unique_ptr<const Policy>> policies_;  // every policy read; profile_ may point into one
     // Keeps a policy read from a file or a session; the one of the same name read before is

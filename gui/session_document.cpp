@@ -46,7 +46,7 @@ void read_plan_rules(const QJsonObject& session, const QString& origin,
         }
         const QByteArray text = compact(policy.toObject());
         try {
-            document.policy = parse_policy(view_of(text), (origin + ": $.policy").toStdString());
+            document.policy = parse_policy(view_of(text), origin.toStdString(), "$.policy");
         } catch (const std::exception& error) {
             throw SessionError(error.what());
         }
@@ -89,7 +89,7 @@ SessionDocument read_session(const QJsonObject& session, const QString& origin,
     SessionDocument document;
     const QByteArray graph = compact(session.value("graph").toObject());
     try {
-        document.file = parse_graph_file(view_of(graph), (origin + ": $.graph").toStdString());
+        document.file = parse_graph_file(view_of(graph), origin.toStdString(), "$.graph");
     } catch (const std::exception& error) {
         throw SessionError(error.what());
     }

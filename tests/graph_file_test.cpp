@@ -100,6 +100,30 @@ TEST(GraphFileErrors, WrongJsonTypes) {
               "g.json: $.format: unsupported format \"ggml-graph/2\" (expected \"ggml-graph/1\")");
 }
 
+// A graph inside a larger document (a GUI session keeps it at "$.graph") is named by one JSON
+// path from that document's root, not two glued ("s.json: $.graph: $.tensors[0].ne"). The
+// expected texts are WrongJsonTypes' and AlignmentsWhoseSumsWouldWrapAreRefused' with "$"
+// replaced by "$.graph" and the file by the session's; the name of a nameless graph is the
+// session file's stem, as for a graph file of its own.
+TEST(GraphFileErrors, AGraphInsideADocumentIsNamedByOnePath) {
+    auto nested_error = [](std::string_view text) {
+        try {
+            parse_graph_file(text, "s.json", "$.graph");
+        } catch (const GraphFileError& error) {
+            return std::string(error.what());
+        }
+        return std::string("no error");
+    };
+    EXPECT_EQ(nested_error(graph_doc(R"([{"name": "n", "ne": "4"}])")),
+              "s.json: $.graph.tensors[0].ne (tensor 'n'): must be an array, got the string \"4\"");
+    EXPECT_EQ(nested_error("[1, 2]"), "s.json: $.graph: must be an object, got an array");
+    EXPECT_EQ(nested_error(R"({"format": "ggml-graph/1", "buffer_types": [{"name": "CPU", "alignment": 9223372036854775808}], )"
+                           R"("tensors": [{"name": "a", "ne": [4]}], "leafs": ["a"], "nodes": []})"),
+              "s.json: $.graph: the tensors need more than 2^62 bytes (4 EiB) with no reuse, each rounded up to the "
+              "alignment 9223372036854775808; plans this large are not computed (their sums would not be exact)");
+    EXPECT_EQ(parse_graph_file(graph_doc(std::string(kTwoTensors), R"(["a"])", R"(["b"])"), "dir/s.json", "$.graph").name, "s");
+}
+
 TEST(GraphFileErrors, UnknownNames) {
     EXPECT_EQ(error_of(graph_doc(R"([{"name": "a", "type": "f33", "ne": [4]}])")),
               "g.json: $.tensors[0].type (tensor 'a'): unknown type \"f33\"");

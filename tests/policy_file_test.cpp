@@ -93,6 +93,21 @@ TEST(PolicyFile, ErrorsNameTheFileThePathAndTheProblem) {
     EXPECT_THAT(error_of("{"), StartsWith("p.json: invalid JSON: parse error at line 1, column 2"));
 }
 
+// A policy inside a GUI session (at "$.policy") is named by one path from the session's root:
+// the expected text is ErrorsNameTheFileThePathAndTheProblem's block_fit message with "$" replaced by "$.policy"
+// and the file by the session's, which is also the policy's file.
+TEST(PolicyFile, APolicyInsideADocumentIsNamedByOnePath) {
+    try {
+        parse_policy(R"({"format": "gallocsim-policy/1", "name": "p", "base": "llama.cpp-0c1e570", "rules": {"block_fit": "worst"}})",
+                     "s.json", "$.policy");
+        ADD_FAILURE() << "read without error";
+    } catch (const GraphFileError& error) {
+        EXPECT_STREQ(error.what(), "s.json: $.policy.rules.block_fit: must be one of best, first, largest, got \"worst\"");
+    }
+    EXPECT_EQ(parse_policy(R"({"format": "gallocsim-policy/1", "name": "p", "base": "llama.cpp-0c1e570"})", "s.json", "$.policy")->file(),
+              "s.json");
+}
+
 // Every state written out and read back has the state's rules, rule by rule.
 TEST(PolicyFile, EveryStateExportedReadsBackWithItsRules) {
     for (const AllocatorProfile& state : allocator_profiles()) {

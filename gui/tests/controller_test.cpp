@@ -376,6 +376,42 @@ private Q_SLOTS:
         QVERIFY(!other.has_graph());
     }
 
+    // A session's graph and policy are documents inside the session: an error in one is named by
+    // one JSON path from the session's root, as graph and policy files name theirs from "$"
+    // ("sess.json: $.graph: $.tensors[0].ne" glued two). Expected texts: the graph reader
+    // refuses a tensor's ne that is no array with "must be an array, got the string \"4\"" at
+    // $.tensors[0].ne for the seed's first tensor, a; the policy reader refuses an unknown
+    // block_fit at $.rules.block_fit (tests/graph_file_test.cpp, tests/policy_file_test.cpp);
+    // here both sit below "$.graph" and "$.policy" of sess.json.
+    void a_session_with_a_bad_graph_or_policy_names_one_path() {
+        SimulationController controller;
+        QVERIFY(controller.load_example("seed"));
+        QJsonObject bad_graph = controller.session();
+        QJsonObject graph = bad_graph["graph"].toObject();
+        QJsonArray tensors = graph["tensors"].toArray();
+        QJsonObject first = tensors[0].toObject();
+        first["ne"] = "4";
+        tensors[0] = first;
+        graph["tensors"] = tensors;
+        bad_graph["graph"] = graph;
+        QJsonObject bad_policy = controller.session();
+        bad_policy["policy"] = QJsonObject{{"format", "gallocsim-policy/1"},
+                                           {"name", "p"},
+                                           {"base", "llama.cpp-0c1e570"},
+                                           {"rules", QJsonObject{{"block_fit", "worst"}}}};
+        const std::pair<QJsonObject, QString> cases[] = {
+            {bad_graph, "sess.json: $.graph.tensors[0].ne (tensor 'a'): must be an array, got the string \"4\""},
+            {bad_policy, "sess.json: $.policy.rules.block_fit: must be one of best, first, largest, got \"worst\""},
+        };
+        for (const auto& [session, message] : cases) {
+            SimulationController other;
+            QSignalSpy errors(&other, &SimulationController::error_occurred);
+            QVERIFY(!other.restore_session(session, "sess.json"));
+            QCOMPARE(errors.count(), 1);
+            QCOMPARE(errors.at(0).at(1).toString(), message);
+        }
+    }
+
     void refused_buffer_settings_keep_the_plan() {
         SimulationController controller;
         QVERIFY(controller.load_example("seed"));

@@ -65,7 +65,7 @@ std::optional<std::size_t> checked_nbytes(const Tensor& t) {
 
 class Parser {
 public:
-    Parser(const json& doc, std::string_view source) : doc_(doc), r_(source) {}
+    Parser(const json& doc, const json_input::Origin& origin) : doc_(doc), r_(origin) {}
 
     GraphFile parse() {
         r_.object(doc_, "$");
@@ -547,10 +547,11 @@ void check_graph_bytes(const GraphFile& file, std::string_view source) {
     }
 }
 
-GraphFile parse_graph_file(std::string_view text, std::string_view source_name) {
-    const json doc = json_input::parse_document(text, source_name);
-    GraphFile file = Parser(doc, source_name).parse();
-    check_graph_bytes(file, std::string(source_name) + ": $");
+GraphFile parse_graph_file(std::string_view text, std::string_view source_name, std::string_view json_root) {
+    const json_input::Origin origin(source_name, json_root);
+    const json doc = json_input::parse_document(text, origin);
+    GraphFile file = Parser(doc, origin).parse();
+    check_graph_bytes(file, origin.place("$"));
     if (file.name.empty()) {
         // A graph without a name is called by its file ("model" for model.json), so that no
         // header reads ": 1 buffer".

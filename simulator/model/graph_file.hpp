@@ -96,8 +96,10 @@ private:
 inline constexpr std::uint64_t kMaxGraphBytes = std::uint64_t{1} << 62;
 void check_graph_bytes(const GraphFile& file, std::string_view source);
 
-// Throws GraphFileError: "FILE: $.json.path (tensor 'name'): problem".
-GraphFile parse_graph_file(std::string_view text, std::string_view source_name);
+// Throws GraphFileError: "FILE: $.json.path (tensor 'name'): problem". A graph inside a
+// larger document (a GUI session's "$.graph") gives that path as `json_root`, and its errors
+// name one path from the larger document's root: "sess.json: $.graph.tensors[0].ne: ...".
+GraphFile parse_graph_file(std::string_view text, std::string_view source_name, std::string_view json_root = "$");
 GraphFile load_graph_file(const std::filesystem::path& path);
 
 // Serialises in the format's conventions: tensors in context order, nb only when not

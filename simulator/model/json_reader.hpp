@@ -60,9 +60,32 @@ Path dot(Path&& parent, std::string_view key) = delete;
 Path at(Path&& parent, std::size_t index) = delete;
 Path at(Path&& parent, std::string_view key, std::size_t index) = delete;
 
-// Parses one whole document. Throws GraphFileError naming `source` and where the text stops
+// Where a document sits: its source (a file, or a file and line) and the JSON path of the
+// document in it: "$" for a file that is the document, "$.graph" for a graph inside a GUI
+// session. Errors name the place as one path from the source's root: "sess.json:
+// $.graph.tensors[0].ne", never two glued ("sess.json: $.graph: $.tensors[0].ne").
+struct Origin {
+    Origin(std::string_view source_, std::string_view root_ = "$") : source(source_), root(root_) {}  // NOLINT: a source is an origin
+
+    std::string_view source;
+    std::string_view root;
+
+    // `path` (which starts at the document's "$") as a path from the source's root.
+    std::string where(std::string_view path) const {
+        std::string text(path);
+        if (root != "$" && text.starts_with('$')) {
+            text.replace(0, 1, root);
+        }
+        return text;
+    }
+    // "FILE: $.path", the start of every message about the place.
+    std::string place(std::string_view path) const { return std::string(source) + ": " + where(path); }
+};
+
+// Parses one whole document. Throws GraphFileError naming `origin` and where the text stops
 // being JSON.
-inline json parse_document(std::string_view text, std::string_view source) {
+inline json parse_document(std::string_view text, const Origin& origin) {
+    const std::string source = origin.root == "$" ? std::string(origin.source) : origin.place("$");
     // A NUL byte is no JSON anywhere; nlohmann reads it as the end of the text and would say
     // "unexpected end of input" at the place of the NUL, which misleads about a file of zeros.
     if (const auto nul = text.find('\0'); nul != std::string_view::npos) {
@@ -85,10 +108,11 @@ inline json parse_document(std::string_view text, std::string_view source) {
 // Reads one document, remembering where it is so every error can say so.
 class Reader {
 public:
-    explicit Reader(std::string_view source) : source_(source) {}
+    explicit Reader(std::string_view source) : origin_(source) {}
+    explicit Reader(const Origin& origin) : origin_(origin) {}
 
     [[noreturn]] void fail(const Path& path, const std::string& problem, std::string_view tensor = {}) const {
-        std::string message = std::string(source_) + ": " + path.text();
+        std::string message = origin_.place(path.text());
         if (!tensor.empty()) {
             message += " (tensor " + in_quotes(tensor) + ")";
         }
@@ -185,7 +209,7 @@ public:
     }
 
 private:
-    std::string_view source_;
+    Origin origin_;
 };
 
 

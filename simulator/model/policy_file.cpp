@@ -217,9 +217,10 @@ Policy::Policy(std::string name, std::string description, std::string file, cons
     profile_.sources = {};
 }
 
-std::unique_ptr<const Policy> parse_policy(std::string_view text, std::string_view source) {
-    const json doc = json_input::parse_document(text, source);
-    const Reader reader(source);
+std::unique_ptr<const Policy> parse_policy(std::string_view text, std::string_view source, std::string_view json_root) {
+    const json_input::Origin origin(source, json_root);
+    const json doc = json_input::parse_document(text, origin);
+    const Reader reader(origin);
     const Path root("$");
     reader.object(doc, root);
     reader.only_keys(doc, root, {"format", "name", "description", "base", "rules"});

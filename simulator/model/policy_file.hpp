@@ -46,7 +46,9 @@ private:
 };
 
 // Throws GraphFileError: "FILE: $.rules.block_fit: must be one of best, first, largest, got \"worst\"".
-std::unique_ptr<const Policy> parse_policy(std::string_view text, std::string_view source);
+// A policy inside a larger document (a GUI session's "$.policy") gives that path as
+// `json_root`: "sess.json: $.policy.rules.block_fit: ..."; its file() is then `source`.
+std::unique_ptr<const Policy> parse_policy(std::string_view text, std::string_view source, std::string_view json_root = "$");
 std::unique_ptr<const Policy> load_policy_file(const std::filesystem::path& path);
 
 // Whether a --ggml-version/--policy argument names a policy file rather than a state: it

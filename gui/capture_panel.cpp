@@ -20,11 +20,20 @@ QString short_function(CapturedFunction function) {
     return qstr(captured_function_name(function)).remove("ggml_gallocr_");
 }
 
+// Short words, so the column fits the dock beside the others; the tooltip says it whole.
 QString replanned_text(const CapturedCall& call) {
     if (call.is_reserve()) {
         return QObject::tr("plans");
     }
-    return call.replanned.value_or(false) ? QObject::tr("yes") : QObject::tr("no (kept the plan)");
+    return call.replanned.value_or(false) ? QObject::tr("yes") : QObject::tr("kept");
+}
+
+QString replanned_tip(const CapturedCall& call) {
+    if (call.is_reserve()) {
+        return QObject::tr("a reserve always plans the graph");
+    }
+    return call.replanned.value_or(false) ? QObject::tr("ggml_gallocr_needs_realloc said yes: this call planned again")
+                                          : QObject::tr("no: it kept the plan of an earlier call and placed its tensors by it");
 }
 
 } // namespace
@@ -38,6 +47,7 @@ CapturePanel::CapturePanel(SimulationController& controller, QWidget* parent)
     calls_->setRootIsDecorated(false);
     calls_->setUniformRowHeights(true);
     calls_->header()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    calls_->header()->setSectionResizeMode(replanned_column, QHeaderView::Stretch);  // the rest of the dock
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);
     layout->addWidget(note_);
@@ -63,6 +73,7 @@ void CapturePanel::rebuild() {
                 item->setText(function_column, short_function(call.function));
                 item->setText(nodes_column, QString::number(call.nodes));
                 item->setText(replanned_column, replanned_text(call));
+                item->setToolTip(replanned_column, replanned_tip(call));
                 item->setToolTip(function_column, qstr(call.graph));
                 item->setData(0, kSessionRole, QVariant::fromValue(s));
                 item->setData(0, kCallRole, QVariant::fromValue(c));

@@ -298,7 +298,10 @@ bool SimulationController::set_profile(const AllocatorProfile& profile) {
                 profile_ = previous;
                 return false;
             }
-            if (shown) {
+            // The selected tensor's placement under the new rules, or else the decision shown.
+            if (const auto placing = selected_ ? timeline().placing_event(*selected_) : std::nullopt) {
+                jump(*placing + 1);
+            } else if (shown) {
                 jump(position_of(trace(), *shown));
             }
         } catch (const std::exception& error) {

@@ -82,7 +82,8 @@ public:
     // Re-plans the graph with other buffer type settings (alignment, max size).
     bool set_buffer_types(const std::vector<BufferTypeSpec>& types);
     // The ggml version whose rules plan every graph (the newest at first); setting it
-    // re-plans the shown graph, keeping breakpoints, selection and position.
+    // re-plans the shown graph, keeping breakpoints and selection, and shows the same
+    // decision under the new rules: the selected tensor's placement, else the event shown.
     const AllocatorProfile& profile() const { return *profile_; }
     bool set_profile(const AllocatorProfile& profile);
     // Reads a policy file (docs/policies.md) and plans by it like by a version; false, with

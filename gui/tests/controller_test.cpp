@@ -249,6 +249,36 @@ private Q_SLOTS:
         QCOMPARE(controller.position(), older);
     }
 
+    // With a tensor selected, a version switch shows that tensor's placement under the new
+    // rules, wherever the cursor was: c = clamp(a) is placed in place of a (in-place-reused)
+    // under llama.cpp-0c1e570 and by a node-allocated event under ggml-d99724f2 (CLAMP is not
+    // in its in-place set), so the cursor lands just after whichever event gave c its memory.
+    void a_version_switch_shows_the_selected_tensors_placement() {
+        SimulationController controller;
+        QVERIFY(controller.load_graph(clamp_graph(), "clamp"));
+        const TensorId c = *controller.find_tensor("c");
+        const auto placed = [&](EventKind kind) {
+            const Trace& trace = controller.trace();
+            for (std::size_t i = 0; i < trace.size(); ++i) {
+                const auto touched = touched_tensors(trace.events[i]);
+                if (kind_of(trace.events[i]) == kind && !touched.empty() && touched.front() == c) {
+                    return i + 1;  // the position just after it
+                }
+            }
+            return std::size_t{0};
+        };
+        controller.select(c);
+        controller.jump(0);
+        QVERIFY(controller.set_profile(*find_profile("ggml-d99724f2")));
+        QVERIFY(placed(EventKind::node_allocated) > 0);
+        QCOMPARE(controller.position(), placed(EventKind::node_allocated));
+        controller.to_last();
+        QVERIFY(controller.set_profile(*find_profile("llama.cpp-0c1e570")));
+        QVERIFY(placed(EventKind::in_place_reused) > 0);
+        QCOMPARE(controller.position(), placed(EventKind::in_place_reused));
+        QCOMPARE(controller.selected(), std::optional<TensorId>(c));
+    }
+
     // a (8 f32, 32 bytes, input) feeds only c = clamp(a), an output; alignment 32. CLAMP
     // runs in place under llama.cpp-0c1e570 (c at a's offset 0) and not under ggml-d99724f2
     // (c at 32, next to a, which is still live when c is placed).

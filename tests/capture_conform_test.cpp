@@ -21,6 +21,7 @@ namespace {
 namespace fs = std::filesystem;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 const fs::path kCaptures = fs::path(GALLOCSIM_TEST_DATA_DIR) / "captures";
 const fs::path kSeed = kCaptures / "seed";
@@ -131,6 +132,33 @@ TEST_F(BrokenSeed, CutLastLineKeepsTheCallsBefore) {
     const Conformed result = conform();
     EXPECT_THAT(result.out, HasSubstr("FAIL " + session0().string() + ": " + session.truncated + "\n"));
     EXPECT_EQ(result.last_line, "5 passed, 1 failed");  // calls 0-2 and session 1's two, then the missing part
+}
+
+// A session line that is no JSON is worded as a graph file's invalid JSON (json_input's
+// json_error_text), never with nlohmann's "[json.exception.parse_error.101]". The second comma
+// in {"call": 0,, is the line's 12th character, where an object key should start; the place
+// is the file's line 2 and that column (nlohmann's "line 1" is of the one line it parsed).
+// The session is not read, so its calls are not counted: session 1's two pass.
+TEST_F(BrokenSeed, ALineThatIsNoJsonIsNamedWithoutTheLibrarysPrefix) {
+    replace_in_session0(R"({"call": 0, "function")", R"({"call": 0,, "function")");
+    const Conformed result = conform();
+    EXPECT_THAT(result.out, HasSubstr("FAIL " + session0().string() +
+                                      ": line 2: not JSON: parse error at column 12: syntax error while parsing object key - "
+                                      "unexpected ','; expected string literal\n"));
+    EXPECT_THAT(result.out, Not(HasSubstr("json.exception")));
+    EXPECT_EQ(result.last_line, "2 passed, 1 failed");
+}
+
+// capture-log.jsonl the same: a line before the last (the last may be cut short as the program
+// ended) that is no JSON is named with its line and place. "[1" ends after its 2 characters,
+// where nlohmann wanted a value or ']': column 3.
+TEST_F(BrokenSeed, ABadCaptureLogLineIsNamedWithoutTheLibrarysPrefix) {
+    write(folder_ / "capture-log.jsonl", "[1\n{\"pid\": 1, \"event\": \"exit\", \"allocators\": 2, \"calls\": 6}\n");
+    const Capture capture = load_capture(folder_);
+    ASSERT_EQ(capture.errors.size(), 1u);
+    EXPECT_EQ(capture.errors[0], (folder_ / "capture-log.jsonl").string() +
+                                     ": line 1: not JSON: parse error at column 3: syntax error while parsing array - "
+                                     "unexpected end of input; expected ']'");
 }
 
 TEST_F(BrokenSeed, MissingGraphFileStopsTheSessionThere) {

@@ -100,6 +100,15 @@ TEST(CaptureSession, ErrorsNameFileLinePathAndProblem) {
               "_reserve_n, _reserve_n_size or _alloc_graph)");
     EXPECT_EQ(error_of(R"({"call": 0, "function": "ggml_gallocr_reserve", "graph": "../g.json"})"),
               "s.jsonl: line 2: $.graph: must be a path inside the capture folder, got \"../g.json\"");
+    // A line that is no JSON is worded as a graph file's invalid JSON (json_input's
+    // json_error_text), never with nlohmann's "[json.exception.parse_error.101]": in
+    // {"call": nope} the literal goes wrong at its second letter, the 11th character, and the
+    // line is the file's line 2, not the "line 1" of the one-line text nlohmann parsed. What
+    // follows the column is nlohmann's own wording, kept whole (its "last read" runs from the
+    // key it read before the bad literal).
+    EXPECT_EQ(error_of(R"({"call": nope})"),
+              "s.jsonl: line 2: not JSON: parse error at column 11: syntax error while parsing value - invalid literal; "
+              "last read: '\"call\": no'");
     // The header's buffer types are checked as a graph file's, with the same paths.
     try {
         parse_capture_session(R"({"format": "ggml-session/1", "allocator": 0, "created_by": "ggml_gallocr_new", "buffer_types": [{"name": "CPU", "alignment": 24}]})",

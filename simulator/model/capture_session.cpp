@@ -325,7 +325,7 @@ CaptureSession parse_capture_session(std::string_view text, const fs::path& file
             }
             throw GraphFileError(source + ": " + (last && line == 1 ? "the allocator line is cut short (the program "
                                                                       "stopped while writing it): nothing to replay"
-                                                                    : std::string("not JSON: ") + error.what()));
+                                                                    : "not JSON: " + json_input::json_error_text(error, /*one_line=*/true)));
         }
         if (i == 0) {
             parser.header(doc, source);
@@ -367,11 +367,11 @@ std::vector<CaptureLogEntry> read_capture_log(const fs::path& file) {
         json doc;
         try {
             doc = json::parse(text);
-        } catch (const json::exception&) {
+        } catch (const json::exception& error) {
             if (in.peek() == std::char_traits<char>::eof()) {
                 break;  // cut short as the program ended: what came before stands
             }
-            throw GraphFileError(source + ": not JSON");
+            throw GraphFileError(source + ": not JSON: " + json_input::json_error_text(error, /*one_line=*/true));
         }
         const Reader r(source);
         r.object(doc, "$");

@@ -82,6 +82,25 @@ struct Origin {
     std::string place(std::string_view path) const { return std::string(source) + ": " + where(path); }
 };
 
+// nlohmann's message for a text it refused, worded for a user: without its
+// "[json.exception.parse_error.101] " prefix, keeping the place it names ("parse error at line
+// 3, column 7: syntax error while parsing value - ..."). The errors parsing throws are a
+// syntax error (parse_error) or a number too large for a double (out_of_range 406). With
+// `one_line`, the text is one line of a JSON-lines file whose line the caller names, so only
+// the column is said ("parse error at column 7: ..."), not nlohmann's "line 1".
+inline std::string json_error_text(const json::exception& error, bool one_line = false) {
+    std::string what = error.what();
+    if (const auto prefix_end = what.find("] "); what.starts_with("[json.exception.") && prefix_end != std::string::npos) {
+        what.erase(0, prefix_end + 2);
+    }
+    if (constexpr std::string_view first_line = "at line 1, column "; one_line) {
+        if (const auto at = what.find(first_line); at != std::string::npos) {
+            what.replace(at, first_line.size(), "at column ");
+        }
+    }
+    return what;
+}
+
 // Parses one whole document. Throws GraphFileError naming `origin` and where the text stops
 // being JSON.
 inline json parse_document(std::string_view text, const Origin& origin) {
@@ -95,13 +114,7 @@ inline json parse_document(std::string_view text, const Origin& origin) {
     try {
         return json::parse(text);
     } catch (const json::exception& error) {
-        // A syntax error (parse_error), or a number too large for a double (out_of_range
-        // 406). nlohmann's message already says where ("parse error at line 3, column 7:
-        // ..."); only its "[json.exception.parse_error.101] " prefix is dropped.
-        std::string what = error.what();
-        const auto prefix_end = what.find("] ");
-        throw GraphFileError(std::string(source) + ": invalid JSON: " +
-                             (prefix_end == std::string::npos ? what : what.substr(prefix_end + 2)));
+        throw GraphFileError(source + ": invalid JSON: " + json_error_text(error));
     }
 }
 

@@ -71,5 +71,62 @@ TEST(DisplayWidth, CountsTerminalColumnsNotBytes) {
     EXPECT_EQ(padded("toolong", 3), "toolong");                // never cut
 }
 
+// Emoji by East_Asian_Width (EastAsianWidth.txt): since Unicode 9.0 every character with
+// Emoji_Presentation=Yes is W, two columns, wherever its block is. Before, only U+1F300-1F64F
+// and U+1F900-1F9FF were wide, so most of these took one column and `plan` misaligned.
+TEST(DisplayWidth, EmojiAreTwoColumnsWhereverTheirBlock) {
+    EXPECT_EQ(display_width("\xf0\x9f\x9a\x80"), 2u);  // 🚀 U+1F680 ROCKET: 1F680..1F6C5;W
+    EXPECT_EQ(display_width("\xe2\x9c\x85"), 2u);      // ✅ U+2705 WHITE HEAVY CHECK MARK: 2705;W
+    EXPECT_EQ(display_width("\xe2\x9a\xa1"), 2u);      // ⚡ U+26A1 HIGH VOLTAGE SIGN: 26A1;W
+    EXPECT_EQ(display_width("\xe2\x8c\x9a"), 2u);      // ⌚ U+231A WATCH: 231A..231B;W
+    EXPECT_EQ(display_width("\xf0\x9f\x99\x82"), 2u);  // 🙂 U+1F642, wide before too
+    EXPECT_EQ(display_width("\xf0\x9f\xa5\xb0"), 2u);  // 🥰 U+1F970: 1F90C..1F9FF;W
+    EXPECT_EQ(display_width("\xf0\x9f\xab\x80"), 2u);  // 🫀 U+1FAC0 ANATOMICAL HEART (Unicode 13): W
+    // "go🚀✅": 1 + 1 + 2 + 2 columns.
+    EXPECT_EQ(display_width("go\xf0\x9f\x9a\x80\xe2\x9c\x85"), 6u);
+    // A character whose default presentation is text stays one column (2764;N), and the
+    // variation selector after it takes none, as wcwidth counts it.
+    EXPECT_EQ(display_width("\xe2\x9d\xa4\xef\xb8\x8f"), 1u);  // ❤ U+2764 + VS16 U+FE0F
+}
+
+// East Asian Wide and Fullwidth (W and F) are two columns, Ambiguous (A) one: the tables
+// are for terminals that are not set to a CJK legacy width.
+TEST(DisplayWidth, WideAndFullwidthAreTwoColumnsAmbiguousOne) {
+    EXPECT_EQ(display_width("\xed\x95\x9c\xea\xb8\x80"), 4u);  // 한글 U+D55C U+AE00: AC00..D7A3;W
+    EXPECT_EQ(display_width("\xe3\x81\x8b\xe3\x82\xab"), 4u);  // かカ U+304B U+30AB: W
+    EXPECT_EQ(display_width("\xef\xbc\xa1"), 2u);              // Ａ U+FF21 FULLWIDTH A: F
+    EXPECT_EQ(display_width("\xe3\x80\x80"), 2u);              // U+3000 IDEOGRAPHIC SPACE: F
+    EXPECT_EQ(display_width("\xf0\xa0\x80\x80"), 2u);          // 𠀀 U+20000 (CJK Extension B): W
+    EXPECT_EQ(display_width("\xc2\xb1\xce\xb1"), 2u);          // ± U+00B1 and α U+03B1: A, one each
+    EXPECT_EQ(display_width("\xe2\x82\xac"), 1u);              // € U+20AC: A
+}
+
+// Characters drawn on the one before them take no column: nonspacing and enclosing marks
+// (General_Category Mn, Me), format characters (Cf: zero-width space, joiners) and the
+// medial vowels and final consonants of conjoining Hangul (Hangul_Syllable_Type V, T).
+TEST(DisplayWidth, MarksJoinersAndSelectorsTakeNoColumn) {
+    EXPECT_EQ(display_width("e\xcc\x81\xcc\xa3"), 1u);         // e + U+0301 + U+0323 (Mn)
+    EXPECT_EQ(display_width("1\xe2\x83\xa3"), 1u);             // 1 + U+20E3 COMBINING ENCLOSING KEYCAP (Me)
+    EXPECT_EQ(display_width("\xe0\xa4\x95\xe0\xa5\x8d"), 1u);  // U+0915 DEVANAGARI KA + U+094D VIRAMA (Mn)
+    EXPECT_EQ(display_width("a\xe2\x80\x8b" "b"), 2u);         // U+200B ZERO WIDTH SPACE (Cf)
+    EXPECT_EQ(display_width("a\xe2\x80\x8d" "b"), 2u);         // U+200D ZERO WIDTH JOINER (Cf)
+    EXPECT_EQ(display_width("a\xef\xb8\x8e"), 1u);             // U+FE0E VARIATION SELECTOR-15 (Mn)
+    EXPECT_EQ(display_width("a\xf3\xa0\x84\x80"), 1u);         // U+E0100 VARIATION SELECTOR-17 (Mn)
+    // 👍 + U+1F3FD (a skin-tone modifier, itself W): two wide characters, as wcwidth counts them.
+    EXPECT_EQ(display_width("\xf0\x9f\x91\x8d\xf0\x9f\x8f\xbd"), 4u);
+    // U+1100 (W, a leading consonant) + U+1161 (a medial vowel, V): one syllable, two columns.
+    EXPECT_EQ(display_width("\xe1\x84\x80\xe1\x85\xa1"), 2u);
+    // The soft hyphen U+00AD is Cf but shown as a hyphen by terminals: one column (as wcwidth).
+    EXPECT_EQ(display_width("\xc2\xad"), 1u);
+}
+
+// padded and shortened count emoji as the terminal does: "🚀x" padded to 5 gets two spaces;
+// three rockets (6 columns) cut at 4 keep one rocket (2) and the ellipsis (1), never half of one.
+TEST(DisplayWidth, PaddingAndShorteningCountEmojiAsTwo) {
+    EXPECT_EQ(padded("\xf0\x9f\x9a\x80x", 5), "\xf0\x9f\x9a\x80x  ");
+    EXPECT_EQ(shortened("\xf0\x9f\x9a\x80\xf0\x9f\x9a\x80\xf0\x9f\x9a\x80", 4), "\xf0\x9f\x9a\x80\xe2\x80\xa6");
+    EXPECT_EQ(shortened("\xe2\x9c\x85\xe2\x9c\x85", 4), "\xe2\x9c\x85\xe2\x9c\x85");  // ✅✅ is 4: whole
+}
+
 } // namespace
 } // namespace gallocsim

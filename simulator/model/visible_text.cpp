@@ -1,5 +1,7 @@
 #include "simulator/model/visible_text.hpp"
 
+#include <unicode/uchar.h>
+
 #include <cstdint>
 #include <cstdio>
 
@@ -114,16 +116,26 @@ char32_t next_code_point(std::string_view text, std::size_t& i) {
     return point;
 }
 
+// Columns by the Unicode Character Database as ICU carries it (ICU 72, Unicode 15.0, in
+// Debian 12), the way wcwidth counts: East_Asian_Width W or F (CJK, Hangul syllables,
+// fullwidth forms, and since Unicode 9.0 every emoji with Emoji_Presentation) take two;
+// what is drawn on the character before takes none (nonspacing and enclosing marks, format
+// characters such as zero-width spaces and joiners, variation selectors, conjoining Hangul
+// vowels and final consonants); the rest, Ambiguous (A) included, one. A sequence counts
+// as the sum of its characters (an emoji ZWJ sequence as each emoji), as wcwidth does.
 int columns_of(char32_t point) {
-    const auto in = [point](char32_t low, char32_t high) { return point >= low && point <= high; };
-    if (in(0x0300, 0x036F) || in(0x200B, 0x200D) || in(0xFE00, 0xFE0F)) {
-        return 0;  // combining marks, zero-width spaces and joiners, variation selectors
+    const auto c = static_cast<UChar32>(point);
+    if (c == 0x00AD) {
+        return 1;  // SOFT HYPHEN: Cf, but terminals show a hyphen
     }
-    if (in(0x1100, 0x115F) || in(0x2E80, 0xA4CF) || in(0xAC00, 0xD7A3) || in(0xF900, 0xFAFF) || in(0xFE30, 0xFE4F) ||
-        in(0xFF00, 0xFF60) || in(0xFFE0, 0xFFE6) || in(0x1F300, 0x1F64F) || in(0x1F900, 0x1F9FF) || in(0x20000, 0x3FFFD)) {
-        return 2;
+    const auto category = static_cast<UCharCategory>(u_charType(c));
+    const auto hangul = static_cast<UHangulSyllableType>(u_getIntPropertyValue(c, UCHAR_HANGUL_SYLLABLE_TYPE));
+    if (category == U_NON_SPACING_MARK || category == U_ENCLOSING_MARK || category == U_FORMAT_CHAR ||
+        hangul == U_HST_VOWEL_JAMO || hangul == U_HST_TRAILING_JAMO) {
+        return 0;
     }
-    return 1;
+    const auto width = static_cast<UEastAsianWidth>(u_getIntPropertyValue(c, UCHAR_EAST_ASIAN_WIDTH));
+    return width == U_EA_WIDE || width == U_EA_FULLWIDTH ? 2 : 1;
 }
 
 } // namespace

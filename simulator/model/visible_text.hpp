@@ -18,8 +18,9 @@ std::string visible_text(std::string_view text);
 // True when visible_text would change nothing (the common case: nothing to copy).
 bool is_visible_text(std::string_view text);
 
-// The terminal columns visible_text(text) takes: one per character, two for East Asian wide
-// characters and emoji, none for combining marks, so that a column of names stays aligned
+// The terminal columns visible_text(text) takes, as wcwidth counts them from Unicode's data
+// (ICU): one per character, two for East Asian Wide and Fullwidth ones (CJK, emoji), none for
+// combining marks, joiners and variation selectors, so that a column of names stays aligned
 // whatever the names hold (std::setw counts bytes).
 std::size_t display_width(std::string_view text);
 

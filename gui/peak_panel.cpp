@@ -99,12 +99,14 @@ void PeakPanel::rebuild() {
         html += tr("</table><p>Holes below the high-water mark then: %1, %2</p><ul>")
                     .arg(qstr(counted(peak.holes.size(), "hole")), qstr(byte_count(peak.hole_bytes())));
         for (const PeakHole& hole : peak.holes) {
-            html += tr("<li>chunk %1 [%2, %3): %4, %5</li>")
+            const QString without = qstr(answer.hole_without_text(trace, static_cast<std::size_t>(&hole - peak.holes.data())));
+            html += tr("<li>chunk %1 [%2, %3): %4, %5%6</li>")
                         .arg(hole.chunk)
                         .arg(hole.offset)
                         .arg(hole.offset + hole.size)
                         .arg(human_bytes(hole.size),
-                             hole.left_by ? tr("left by event %1").arg(*hole.left_by + 1) : tr("never used yet"));
+                             hole.left_by ? tr("left by event %1").arg(*hole.left_by + 1) : tr("never used yet"),
+                             without.isEmpty() ? QString() : "; " + without.toHtmlEscaped());
         }
         html += QStringLiteral("</ul>");
     }

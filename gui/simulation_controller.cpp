@@ -80,7 +80,7 @@ const Comparison& SimulationController::comparison() {
 const std::vector<BufferAnswer>& SimulationController::why_answers() {
     if (!loaded_->answers) {
         const Comparison& compared = comparison();
-        loaded_->answers = gallocsim::why_answers(loaded_->file, *profile_, compared, loaded_->peaks);
+        loaded_->answers = gallocsim::why_answers(loaded_->file, *profile_, trace(), compared, loaded_->peaks);
     }
     return *loaded_->answers;
 }

@@ -5,10 +5,13 @@
 #include "simulator/cli/errors.hpp"
 #include "simulator/cli/why_command.hpp"
 #include "tests/golden_files.hpp"
+#include "tests/test_support.hpp"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <fstream>
+#include <filesystem>
 #include <sstream>
 
 namespace gallocsim::cli {
@@ -67,6 +70,42 @@ TEST(WhyCommand, EachLargeLiveTensorSaysWhatThePlanWouldBeWithoutIt) {
     EXPECT_EQ(live[1]["size_without_it"], 1056);
     EXPECT_EQ(live[2]["name"], "k");
     EXPECT_EQ(live[2]["size_without_it"], 1216);
+}
+
+// What a hole costs: the plan made again without the tensor whose release left it. A chain
+// of copies, alignment 32, every size a multiple of 32 (f32):
+//   x  input [8]   32 bytes, allocated first at 0
+//   a = CONT(x)   64 bytes: the tail, [32, 96); then x has no consumer left and is freed
+//   b = CONT(a)  128 bytes: [0, 32) is too small, so the tail, [96, 224): the size, 224
+//   c = CONT(b)   32 bytes, output: in a's freed bytes
+//
+//   0    32        96                   224
+//   [hole|    a    |          b         )     set when b is placed; x's release left the hole
+//
+// Without x in the buffer (external, as weights are): a at 0, b at [64, 192), c at 0: 192
+// bytes, so the hole costs 32. (CONT never runs in place.)
+TEST(WhyCommand, EachHoleSaysWhatThePlanWouldBeWithoutTheTensorThatLeftIt) {
+    const auto path = test_support::scratch_path("why-hole.json");
+    {
+        std::ofstream file(path);
+        file << R"({"format": "ggml-graph/1", "name": "copies",
+            "buffer_types": [{"name": "CPU", "alignment": 32}],
+            "tensors": [{"name": "x", "type": "f32", "ne": [8], "flags": ["input"]},
+                        {"name": "a", "type": "f32", "ne": [16], "op": "CONT", "src": ["x"]},
+                        {"name": "b", "type": "f32", "ne": [32], "op": "CONT", "src": ["a"]},
+                        {"name": "c", "type": "f32", "ne": [8], "op": "CONT", "src": ["b"], "flags": ["output"]}],
+            "leafs": ["x"], "nodes": ["a", "b", "c"]})";
+    }
+    const json report = why_json(path.string());
+    std::filesystem::remove(path);
+    const json& buffer = report["buffers"][0];
+    EXPECT_EQ(buffer["size"], 224);
+    ASSERT_EQ(buffer["holes"].size(), 1u);
+    const json& hole = buffer["holes"][0];
+    EXPECT_EQ(hole["offset"], 0);
+    EXPECT_EQ(hole["bytes"], 32);
+    EXPECT_EQ(hole["left_by_tensor"], "x");
+    EXPECT_EQ(hole["size_without_its_tensor"], 192);
 }
 
 // Where the bound is reached can be far from where the buffer's size was set. In a one-layer

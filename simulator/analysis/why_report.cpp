@@ -3,40 +3,75 @@
 #include "simulator/model/amount_text.hpp"
 
 #include <algorithm>
+#include <map>
 
 namespace gallocsim {
 
-std::vector<BufferAnswer> why_answers(const GraphFile& file, const AllocatorProfile& profile, const Comparison& comparison,
-                                      const std::vector<BufferPeak>& peaks) {
+TensorId hole_left_by_tensor(const Trace& trace, const PeakHole& hole) {
+    if (!hole.left_by) {
+        return kNoTensor;
+    }
+    const auto touched = touched_tensors(trace.events.at(*hole.left_by));
+    return touched.empty() ? kNoTensor : touched.front();
+}
+
+std::vector<BufferAnswer> why_answers(const GraphFile& file, const AllocatorProfile& profile, const Trace& trace,
+                                      const Comparison& comparison, const std::vector<BufferPeak>& peaks) {
+    std::map<TensorId, std::vector<std::size_t>> planned;  // each what-if plan once
+    const auto sizes_without = [&](TensorId tensor) -> const std::vector<std::size_t>& {
+        auto [at, fresh] = planned.try_emplace(tensor);
+        if (fresh) {
+            at->second = buffer_sizes_without(file, tensor, profile);
+        }
+        return at->second;
+    };
     std::vector<BufferAnswer> answers;
     for (const BufferPeak& peak : peaks) {
         const auto id = static_cast<std::size_t>(peak.buffer_id);
         const BufferTypeSpec& type = file.buffer_types[static_cast<std::size_t>(file.buffers[id])];
         const auto arena = std::ranges::find(comparison.arenas, type.name, &ArenaComparison::buffer_type);
-        BufferAnswer& a = answers.emplace_back(BufferAnswer{&peak, &type, arena != comparison.arenas.end() ? &*arena : nullptr, {}});
+        BufferAnswer& a = answers.emplace_back(BufferAnswer{&peak, &type, arena != comparison.arenas.end() ? &*arena : nullptr, {}, {}, {}});
+        const auto buffer_size = [&](const std::vector<std::size_t>& sizes) {
+            return id < sizes.size() ? std::optional(sizes[id]) : std::nullopt;
+        };
         for (std::size_t i = 0; i < std::min(peak.live.size(), kCostedTensors); ++i) {
-            const std::vector<std::size_t> sizes = buffer_sizes_without(file, peak.live[i].tensor, profile);
-            a.size_without.push_back(id < sizes.size() ? std::optional(sizes[id]) : std::nullopt);
+            a.size_without.push_back(buffer_size(sizes_without(peak.live[i].tensor)));
+        }
+        for (std::size_t i = 0; i < std::min(peak.holes.size(), kCostedTensors); ++i) {
+            const TensorId left_by = hole_left_by_tensor(trace, peak.holes[i]);
+            a.hole_left_by.push_back(left_by);
+            a.hole_size_without.push_back(left_by != kNoTensor ? buffer_size(sizes_without(left_by)) : std::nullopt);
         }
     }
     return answers;
 }
 
-// "without it: 300.01 MiB (saves 8.00 MiB)"; "(saves nothing)" when another tensor sets the same
-// mark without it (a later layer's twin); more when its in-place children lose its memory.
+namespace {
+
+// "300.01 MiB (saves 8.00 MiB)"; "(saves nothing)" when another tensor sets the same mark
+// without it (a later layer's twin); more when its in-place children lose its memory.
+std::string cost_text(const std::optional<std::size_t>& without, std::size_t size) {
+    if (!without) {
+        return "the plan fails";
+    }
+    if (*without >= size) {
+        return binary_size(*without) + (*without == size ? " (saves nothing)" : " (more: in-place reuse of it is lost)");
+    }
+    return binary_size(*without) + " (saves " + binary_size(size - *without) + ")";
+}
+
+} // namespace
+
 std::string BufferAnswer::without_text(std::size_t i) const {
-    if (i >= size_without.size()) {
+    return i < size_without.size() ? "without it: " + cost_text(size_without[i], peak->size) : std::string();
+}
+
+std::string BufferAnswer::hole_without_text(const Trace& trace, std::size_t i) const {
+    if (i >= hole_left_by.size() || hole_left_by[i] == kNoTensor) {
         return {};
     }
-    const std::optional<std::size_t>& without = size_without[i];
-    if (!without) {
-        return "without it: the plan fails";
-    }
-    const std::size_t size = peak->size;
-    if (*without >= size) {
-        return "without it: " + binary_size(*without) + (*without == size ? " (saves nothing)" : " (more: in-place reuse of it is lost)");
-    }
-    return "without it: " + binary_size(*without) + " (saves " + binary_size(size - *without) + ")";
+    return "without " + trace.tensor(hole_left_by[i]).name + ", whose release left it: " +
+           cost_text(hole_size_without[i], peak->size);
 }
 
 } // namespace gallocsim

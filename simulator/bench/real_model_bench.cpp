@@ -107,7 +107,7 @@ void BM_RealWhy(benchmark::State& state) {
         const GgmlPlan ggml = run_ggml_plan(file);
         const Comparison comparison = compare_planners(file, ggml, ExactLimits{});
         const std::vector<BufferPeak> peaks = buffer_peaks(ggml.trace);
-        benchmark::DoNotOptimize(why_answers(file, newest_profile(), comparison, peaks));
+        benchmark::DoNotOptimize(why_answers(file, newest_profile(), ggml.trace, comparison, peaks));
     }
     label(state, graph);
 }

@@ -97,10 +97,14 @@ void print_text(const Trace& trace, const GraphLifetimes& lifetimes, const std::
                 << byte_count(hole.size);
             if (hole.left_by) {
                 const TraceEvent& freed = trace.events[*hole.left_by];
-                const auto touched = touched_tensors(freed);
+                const TensorId left_by = hole_left_by_tensor(trace, hole);
                 out << ", left by event " << *hole.left_by + 1 << " ("
-                    << (touched.empty() ? std::string(kind_name(kind_of(freed))) : "freeing " + trace.tensor(touched.front()).name)
+                    << (left_by == kNoTensor ? std::string(kind_name(kind_of(freed))) : "freeing " + trace.tensor(left_by).name)
                     << ")";
+            }
+            if (const std::string without = a.hole_without_text(trace, static_cast<std::size_t>(&hole - peak.holes.data()));
+                !without.empty()) {
+                out << "; " << without;
             }
             out << "\n";
         }
@@ -166,10 +170,15 @@ json to_json(const Trace& trace, const GraphLifetimes& lifetimes, const std::vec
         }
         buffer["holes"] = json::array();
         for (const PeakHole& hole : peak.holes) {
+            const auto i = static_cast<std::size_t>(&hole - peak.holes.data());
+            const TensorId left_by = hole_left_by_tensor(trace, hole);
+            const bool costed = i < a.hole_size_without.size() && a.hole_size_without[i];
             buffer["holes"].push_back({{"chunk", hole.chunk},
                                        {"offset", hole.offset},
                                        {"bytes", hole.size},
-                                       {"left_by_event", hole.left_by ? json(*hole.left_by + 1) : json()}});
+                                       {"left_by_event", hole.left_by ? json(*hole.left_by + 1) : json()},
+                                       {"left_by_tensor", left_by != kNoTensor ? json(trace.tensor(left_by).name) : json()},
+                                       {"size_without_its_tensor", costed ? json(*a.hole_size_without[i]) : json()}});
         }
         buffers.push_back(std::move(buffer));
     }
@@ -195,7 +204,7 @@ int why(const WhyOptions& options, std::ostream& out, std::ostream& err) {
         const Trace& trace = ggml.trace;
         const std::vector<BufferPeak> peaks = buffer_peaks(trace);
         const Comparison comparison = compare_planners(file, ggml, ExactLimits{});
-        const std::vector<BufferAnswer> answers = why_answers(file, profile, comparison, peaks);
+        const std::vector<BufferAnswer> answers = why_answers(file, profile, trace, comparison, peaks);
         if (options.json) {
             out << to_json(trace, ggml.lifetimes, answers).dump(2, ' ', /*ensure_ascii=*/true) << "\n";
         } else {

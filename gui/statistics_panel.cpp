@@ -143,7 +143,13 @@ void LiveBytesChart::paintEvent(QPaintEvent*) {
         const double text_width = metrics.horizontalAdvance(text) + 2;
         const double right = area.right() - 4 - text_width, left = area.left() + 4;
         const double above = y - 1 - metrics.height(), below = y + 1;
-        placer.draw(painter, text, {QPointF(right, above), QPointF(right, below), QPointF(left, above), QPointF(left, below)});
+        // On a light ground, so the curve does not run through the words.
+        const QSizeF size(text_width, metrics.height());
+        if (const auto box = placer.place({QRectF(QPointF(right, above), size), QRectF(QPointF(right, below), size),
+                                           QRectF(QPointF(left, above), size), QRectF(QPointF(left, below), size)})) {
+            painter.fillRect(*box, QColor(255, 255, 255, 220));
+            painter.drawText(*box, Qt::AlignLeft | Qt::AlignVCenter | Qt::TextDontClip, text);
+        }
     }
 
     const double cursor_x = x_of(static_cast<double>(controller_.position()));

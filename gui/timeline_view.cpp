@@ -204,6 +204,19 @@ void TimelineView::paint_scene(QPainter& painter) {
         paint_memory(painter);
     }
     paint_cursor_marks(painter);
+    paint_band_titles(painter);
+}
+
+// Over the spans and the cursor's lines, on a light ground: no line crosses a chunk's name.
+void TimelineView::paint_band_titles(QPainter& painter) {
+    QFont font = this->font();
+    font.setPixelSize(11);
+    painter.setFont(font);
+    for (const BandTitle& title : titles_) {
+        painter.fillRect(title.box, QColor(255, 255, 255, 230));
+        painter.setPen(palette::muted_text);
+        painter.drawText(title.box, Qt::AlignCenter | Qt::TextDontClip, title.text);
+    }
 }
 
 void TimelineView::paint_memory(QPainter& painter) {
@@ -221,11 +234,7 @@ void TimelineView::paint_memory(QPainter& painter) {
     LabelPlacer names(data_area());
     // Bands: one per chunk, named at their top left; the names are placed first, so tensor
     // names give way to them.
-    struct Title {
-        QRectF box;
-        QString text;
-    };
-    std::vector<Title> titles;
+    titles_.clear();
     for (const Band& band : bands_) {
         const QRectF r = map_to_widget(QRectF(0, band.bottom - scale_(band.size), steps, scale_(band.size)));
         painter.setPen(Qt::NoPen);
@@ -241,7 +250,7 @@ void TimelineView::paint_memory(QPainter& painter) {
         const QString text = tr("%1 chunk %2 · %3").arg(type).arg(band.chunk).arg(human_bytes(band.size));
         const QPointF corner(std::max(r.left(), data_area().left()) + 4, std::max(r.top(), data_area().top()) + 2);
         if (const auto box = names.place({QRectF(corner, QSizeF(metrics.horizontalAdvance(text) + 6, metrics.height()))})) {
-            titles.push_back({*box, text});
+            titles_.push_back({*box, text});
         }
     }
 
@@ -269,11 +278,6 @@ void TimelineView::paint_memory(QPainter& painter) {
         }
     }
     painter.setRenderHint(QPainter::Antialiasing);
-    for (const Title& title : titles) {  // over the spans, on a light ground
-        painter.fillRect(title.box, QColor(255, 255, 255, 210));
-        painter.setPen(palette::muted_text);
-        painter.drawText(title.box, Qt::AlignCenter | Qt::TextDontClip, title.text);
-    }
     painter.restore();
 
     // The strips, then the axes in them.

@@ -64,6 +64,7 @@ private:
     double right_strip() const;  // the offset axis's width
     void paint_memory(QPainter& painter);        // bands and spans: the same at every step
     void paint_cursor_marks(QPainter& painter);  // the last step's tensors, selection, peak, cursor
+    void paint_band_titles(QPainter& painter);   // placed by paint_memory, drawn over everything
     QRectF scene_rect_of(const MemorySpan& span) const;
     double x_of_position(std::size_t position) const;  // a cursor position on the axis shown
     double axis_length() const;
@@ -79,6 +80,11 @@ private:
     double height_ = 1;
     std::size_t peak_position_ = 0;
     std::size_t peak_bytes_ = 0;
+    struct BandTitle {
+        QRectF box;
+        QString text;
+    };
+    std::vector<BandTitle> titles_;  // where paint_memory placed the chunks' names
     QPixmap cache_;       // paint_memory's picture for the view as it was drawn
     QRectF cache_unit_;   // where scene (0,0)-(1,1) was then: changes with zoom and pan
     bool cache_stale_ = true;

@@ -22,6 +22,7 @@ namespace gallocsim::cli {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 using ::testing::StartsWith;
 
 struct Outcome {
@@ -186,6 +187,33 @@ TEST(CommandLine, LongNamesAreShortenedAndNamelessGraphsNamedByTheirFile) {
     EXPECT_THAT(second, StartsWith("b" + std::string(47, ' ') + "  leaf"));
     EXPECT_THAT(run({"why", path.string()}).out, StartsWith("nameless: 1 buffer\n"));
     EXPECT_NE(run({"plan", path.string(), "--json"}).out.find(long_name), std::string::npos);  // whole in JSON
+}
+
+// A file's name may hold bytes that are not UTF-8 (0xFF here), which no JSON string can carry.
+// A nameless graph is called by its file, and conform, diff and policy compare write the path:
+// every --json report below handed such bytes to nlohmann, which threw, and the command ended
+// with exit 3 and "internal error: [json.exception.type_error.316] invalid UTF-8 byte".
+// Now the byte is U+FFFD, which the ASCII-only reports write as \ufffd.
+TEST(CommandLine, AFileNameThatIsNotUtf8ReachesJsonReportsAsAReplacement) {
+    const auto folder = std::filesystem::path(::testing::TempDir()) / "gallocsim-not-utf8";
+    std::filesystem::remove_all(folder);
+    std::filesystem::create_directories(folder);
+    const std::string path = (folder / "\xff.json").string();
+    std::ofstream(path) << R"({"format": "ggml-graph/1", "buffer_types": [{"name": "CPU", "alignment": 32}],
+        "tensors": [{"name": "a", "ne": [1]}, {"name": "b", "ne": [1]}, {"name": "mul", "ne": [1], "op": "MUL", "src": ["a", "b"]}],
+        "leafs": ["a", "b"], "nodes": ["mul"]})";
+    const std::vector<std::vector<std::string>> commands{
+        {"stats", path},   {"trace", path},       {"why", path},
+        {"compare", path}, {"diff", path, "--max-size", "64"}, {"conform", path},
+        {"policy", "compare", folder.string(), "--policy", "ggml-f54604ef"}};
+    for (std::vector<std::string> command : commands) {
+        command.push_back("--json");
+        const Outcome r = run(command);
+        EXPECT_EQ(r.code, kDone) << command[0] << ": " << r.err;
+        EXPECT_THAT(r.err, Not(HasSubstr("json.exception"))) << command[0];
+        EXPECT_THAT(r.out, HasSubstr("\\ufffd")) << command[0];
+    }
+    std::filesystem::remove_all(folder);
 }
 
 // A real model asked about by name: --preset gives the llama example Llama-3.1-8B's shapes (32

@@ -12,6 +12,7 @@
 #include "simulator/trace/trace.hpp"
 
 #include "simulator/cli/subcommand.hpp"
+#include "simulator/cli/json_output.hpp"
 
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
@@ -186,7 +187,7 @@ int compare(const CompareOptions& options, std::ostream& out, std::ostream& err)
         const bool planners_ok = std::ranges::all_of(comparison.arenas, [](const auto& a) { return a.planner_violations.empty(); });
         const int code = comparison.ggml_error.empty() && comparison.ggml_violations.empty() && planners_ok ? 0 : 1;
         if (options.json) {
-            out << comparison_json(file, file.name.empty() ? options.graph.input : file.name, comparison).dump(2, ' ', /*ensure_ascii=*/true) << "\n";
+            out << json_report(comparison_json(file, file.name.empty() ? options.graph.input : file.name, comparison)) << "\n";
             return code;
         }
         out << (file.name.empty() ? options.graph.input : file.name) << ": " << file.graph.nodes.size() << " nodes, "
@@ -344,8 +345,7 @@ int diff(const DiffOptions& options, std::ostream& out, std::ostream& err) {
         const int code = run_before.error.empty() && run_after.error.empty() ? 0 : 1;
         if (options.json) {
             const auto rules = version_rule_changes(after, profile_a, profile_b);
-            out << diff_json(options.before.input, after_input.input, profile_a, profile_b, run_before, run_after, d, rules)
-                       .dump(2, ' ', /*ensure_ascii=*/true)
+            out << json_report(diff_json(options.before.input, after_input.input, profile_a, profile_b, run_before, run_after, d, rules))
                 << "\n";
             return code;
         }

@@ -13,6 +13,7 @@
 #include "simulator/model/plan.hpp"
 
 #include "simulator/cli/subcommand.hpp"
+#include "simulator/cli/json_output.hpp"
 
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
@@ -282,8 +283,7 @@ int conform(const ConformOptions& options, std::ostream& out, std::ostream& err)
                                 {"subject", v.subject},
                                 {"details", v.details}});
         }
-        out << nlohmann::json{{"passed", tally.passed}, {"failed", tally.failed}, {"skipped", tally.skipped}, {"verdicts", verdicts}}
-                   .dump(2, ' ', /*ensure_ascii=*/true)
+        out << json_report(nlohmann::json{{"passed", tally.passed}, {"failed", tally.failed}, {"skipped", tally.skipped}, {"verdicts", verdicts}})
             << "\n";
     } else {
         for (const ConformVerdict& v : tally.verdicts) {

@@ -3,6 +3,7 @@
 #include "simulator/analysis/policy_comparison.hpp"
 #include "simulator/analysis/render.hpp"
 #include "simulator/cli/errors.hpp"
+#include "simulator/cli/json_output.hpp"
 #include "simulator/model/amount_text.hpp"
 #include "simulator/model/buffer_settings.hpp"
 #include "simulator/model/corpus.hpp"
@@ -242,7 +243,7 @@ int policy_compare(const PolicyCompareOptions& options, std::ostream& out, std::
             }
         }
         if (options.json) {
-            out << comparison_json(comparison).dump(2, ' ', /*ensure_ascii=*/true) << "\n";
+            out << json_report(comparison_json(comparison)) << "\n";
         } else if (!options.svg || *options.svg != "-") {
             print_table(comparison, out);
         }

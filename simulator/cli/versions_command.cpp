@@ -5,6 +5,7 @@
 #include "simulator/cli/errors.hpp"
 
 #include "simulator/cli/subcommand.hpp"
+#include "simulator/cli/json_output.hpp"
 
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
@@ -188,7 +189,7 @@ int versions(const VersionsOptions& options, std::ostream& out, std::ostream& er
     return run_guarded(err, [&] {
         if (options.version.empty() && !options.commit) {
             if (options.json) {
-                out << history_json().dump(2, ' ', /*ensure_ascii=*/true) << "\n";
+                out << json_report(history_json()) << "\n";
             } else {
                 print_history(out);
                 print_map(out);
@@ -199,12 +200,11 @@ int versions(const VersionsOptions& options, std::ostream& out, std::ostream& er
         const VersionMatch match = match_ggml(program);
         const std::string what = "ggml " + (options.version.empty() ? "commit " + *options.commit : options.version);
         if (options.json) {
-            out << nlohmann::json{{"version", options.version},
+            out << json_report(nlohmann::json{{"version", options.version},
                                   {"commit", options.commit ? nlohmann::json(*options.commit) : nlohmann::json()},
                                   {"state", match.profile ? nlohmann::json(match.profile->name) : nlohmann::json()},
                                   {"exact", match.exact},
-                                  {"note", match.note}}
-                       .dump(2, ' ', /*ensure_ascii=*/true)
+                                  {"note", match.note}})
                 << "\n";
         } else if (match.profile != nullptr) {
             out << what << ": " << match.profile->name << (match.exact ? "" : " (inferred)") << "\n";

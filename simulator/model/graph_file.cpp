@@ -554,8 +554,10 @@ GraphFile parse_graph_file(std::string_view text, std::string_view source_name, 
     check_graph_bytes(file, origin.place("$"));
     if (file.name.empty()) {
         // A graph without a name is called by its file ("model" for model.json), so that no
-        // header reads ": 1 buffer".
-        file.name = std::filesystem::path(source_name).stem().string();
+        // header reads ": 1 buffer". A file's name may hold bytes that are not UTF-8, which a
+        // graph's name (a JSON string, in every --json report) cannot: they become U+FFFD.
+        const std::string stem = std::filesystem::path(source_name).stem().string();
+        file.name = json::parse(json(stem).dump(-1, ' ', false, json::error_handler_t::replace)).get<std::string>();
     }
     return file;
 }

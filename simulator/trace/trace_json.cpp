@@ -108,7 +108,9 @@ public:
             out += text;
             out += '"';
         } else {
-            out += nlohmann::json(text).dump(-1, ' ', /*ensure_ascii=*/true);
+            // Bytes that are not UTF-8 (a name made from a file's name) become U+FFFD, as in
+            // every --json report (cli/json_output.hpp), rather than an exception.
+            out += nlohmann::json(text).dump(-1, ' ', /*ensure_ascii=*/true, nlohmann::json::error_handler_t::replace);
         }
     }
     static void write(std::string& out, const std::string& text) { write(out, std::string_view(text)); }
@@ -288,7 +290,7 @@ std::string trace_header_json(const Trace& trace) {
                 {"nodes", trace.node_count},
                 {"buffers", std::move(buffers)},
                 {"error", trace.error.empty() ? json(nullptr) : json(trace.error)}};
-    return out.dump(-1, ' ', /*ensure_ascii=*/true);
+    return out.dump(-1, ' ', /*ensure_ascii=*/true, json::error_handler_t::replace);
 }
 
 } // namespace gallocsim

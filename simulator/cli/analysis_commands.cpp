@@ -375,12 +375,12 @@ int diff(const DiffOptions& options, std::ostream& out, std::ostream& err) {
         if (!d.moved.empty()) {
             std::size_t width = 6;
             for (const TensorMove& m : d.moved) {
-                width = std::max(width, std::min(display_width(m.name), kNameColumns));
+                width = std::max(width, std::min(display_width(m.name), name_columns(options.full_names)));
             }
             out << "\n" << padded("tensor", width) << "  " << std::left << std::setw(24)
                 << "A buffer:chunk:offset" << "B buffer:chunk:offset\n";
             for (const TensorMove& m : d.moved) {
-                out << padded(shortened(m.name, kNameColumns), width) << "  " << std::left << std::setw(24) << place_text(m.before)
+                out << padded(shortened(m.name, name_columns(options.full_names)), width) << "  " << std::left << std::setw(24) << place_text(m.before)
                     << place_text(m.after) << "\n";
             }
         }
@@ -576,6 +576,7 @@ Subcommand add_diff_command(CLI::App& app, const Console& io) {
     add_buffer_flags(command, options->after_buffers,
                      "Buffer options (plan B only; both plans when --ggml-version is given twice)");
     command->add_flag("--json", options->json, "one JSON object with `buffers` and `tensors` lists (docs/json-reports.md)");
+    add_full_names_flag(command, options->full_names);
     return {command, [options, &io] { return diff(*options, io.out, io.err); }};
 }
 

@@ -30,6 +30,7 @@ struct DiffOptions {
     // second plans B. None: both the newest.
     std::vector<std::string> ggml_versions{};
     bool json = false;
+    bool full_names = false;  // names whole in the table of moved tensors (else cut at kNameColumns)
 };
 int diff(const DiffOptions& options, std::ostream& out, std::ostream& err);
 

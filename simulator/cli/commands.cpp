@@ -38,16 +38,16 @@ std::string_view tensor_kind(const std::unordered_set<const Tensor*>& leafs, con
     return leafs.contains(&tensor) ? "leaf" : "node";
 }
 
-// Columns wide enough for every name (in terminal columns, whatever the names hold) and
-// every number, so the table stays aligned at any size.
-void print_plan_table(const GraphFile& file, const PlanRun& run, std::ostream& out) {
+// Columns wide enough for every name (in terminal columns, whatever the names hold; cut at
+// `name_limit`) and every number, so the table stays aligned at any size.
+void print_plan_table(const GraphFile& file, const PlanRun& run, std::size_t name_limit, std::ostream& out) {
     const auto size_of = [&](const std::string& name, const Placement& place) {
         return run.types[static_cast<std::size_t>(file.buffers[static_cast<std::size_t>(place.buffer_id)])]->alloc_size(
             *file.context.find(name));
     };
     std::size_t width = 6, number_width = 12;
     for (const auto& [name, place] : run.plan.tensors) {
-        width = std::max(width, std::min(display_width(name), kNameColumns));
+        width = std::max(width, std::min(display_width(name), name_limit));
         number_width = std::max({number_width, std::to_string(place.offset).size() + 2,
                                  std::to_string(size_of(name, place)).size() + 2});
     }
@@ -57,7 +57,7 @@ void print_plan_table(const GraphFile& file, const PlanRun& run, std::ostream& o
         << std::setw(numbers) << "size" << "\n";
     for (const auto& [name, place] : run.plan.tensors) {
         const Tensor& tensor = *file.context.find(name);
-        out << padded(shortened(name, kNameColumns), width) << "  " << std::left << std::setw(4) << tensor_kind(leafs, tensor) << "  " << std::right
+        out << padded(shortened(name, name_limit), width) << "  " << std::left << std::setw(4) << tensor_kind(leafs, tensor) << "  " << std::right
             << std::setw(6) << place.buffer_id << "  " << std::setw(5) << place.chunk << "  " << std::setw(numbers)
             << place.offset << std::setw(numbers) << size_of(name, place) << "\n";
     }
@@ -171,7 +171,7 @@ int plan_after_reserve(const GraphFile& file, const PlanOptions& options, std::o
         return 1;
     }
     out << "\n";
-    print_plan_table(file, run, out);
+    print_plan_table(file, run, name_columns(options.full_names), out);
     return 0;
 }
 
@@ -190,7 +190,7 @@ int plan(const PlanOptions& options, std::ostream& out, std::ostream& err) {
         if (options.json) {
             out << plan_record_to_json(run.plan) << "\n";
         } else {
-            print_plan_table(file, run, out);
+            print_plan_table(file, run, name_columns(options.full_names), out);
         }
         if (!run.error.empty()) {
             err << options.graph.input << ": " << run.error << "\n";
@@ -341,6 +341,7 @@ Subcommand add_plan_command(CLI::App& app, const Console& io) {
     auto* command = app.add_subcommand("plan", "plan a graph file (or a built-in example) and print where every tensor goes");
     add_graph_input(command, options->graph);
     command->add_flag("--json", options->json, "write the plan in the graph format's `expected` shape");
+    add_full_names_flag(command, options->full_names);
     auto* reserve_with = command->add_option(
         "--reserve-with", options->reserve_with,
         "reserve_n on this graph file or example (default parameters) first, then alloc_graph the input: "

@@ -19,6 +19,7 @@ struct PlanOptions {
     // alloc_graph the graph on the same allocator; needs_realloc decides if it re-plans.
     std::string reserve_with{};
     bool measure = false;  // ggml_gallocr_reserve_n_size: the bytes per buffer id, nothing allocated
+    bool full_names = false;  // names whole in the table (else cut at kNameColumns)
 };
 int plan(const PlanOptions& options, std::ostream& out, std::ostream& err);
 

@@ -100,15 +100,15 @@ std::string without_trailing_spaces(const std::string& text) {
     return out;
 }
 
-void print_rows(const PolicyComparison& c, std::ostream& out);
+void print_rows(const PolicyComparison& c, std::size_t name_limit, std::ostream& out);
 
-void print_table(const PolicyComparison& c, std::ostream& out) {
+void print_table(const PolicyComparison& c, std::size_t name_limit, std::ostream& out) {
     std::ostringstream rows;
-    print_rows(c, rows);
+    print_rows(c, name_limit, rows);
     out << without_trailing_spaces(rows.str());
 }
 
-void print_rows(const PolicyComparison& c, std::ostream& out) {
+void print_rows(const PolicyComparison& c, std::size_t name_limit, std::ostream& out) {
     const std::size_t policies = c.policies.size();
     out << "policies (sizes are every buffer of a graph together; A is the reference):\n";
     for (std::size_t p = 0; p < policies; ++p) {
@@ -119,7 +119,7 @@ void print_rows(const PolicyComparison& c, std::ostream& out) {
     }
     std::size_t width = 5;
     for (const PolicyGraphResult& g : c.graphs) {
-        width = std::max(width, std::min(display_width(g.label), kNameColumns));
+        width = std::max(width, std::min(display_width(g.label), name_limit));
     }
     constexpr int kColumn = 14;
     out << "\n" << padded("graph", width) << std::right << std::setw(8) << "nodes" << std::setw(kColumn) << "bound"
@@ -132,7 +132,7 @@ void print_rows(const PolicyComparison& c, std::ostream& out) {
     }
     out << "\n";
     for (const PolicyGraphResult& g : c.graphs) {
-        out << padded(shortened(g.label, kNameColumns), width) << std::right << std::setw(8) << g.nodes << std::setw(kColumn)
+        out << padded(shortened(g.label, name_limit), width) << std::right << std::setw(8) << g.nodes << std::setw(kColumn)
             << binary_size(g.lower_bound) << std::setw(kColumn) << binary_size(g.best_offline);
         for (std::size_t p = 0; p < policies; ++p) {
             const PolicyPlan& plan = g.plans[p];
@@ -245,7 +245,7 @@ int policy_compare(const PolicyCompareOptions& options, std::ostream& out, std::
         if (options.json) {
             out << json_report(comparison_json(comparison)) << "\n";
         } else if (!options.svg || *options.svg != "-") {
-            print_table(comparison, out);
+            print_table(comparison, name_columns(options.full_names), out);
         }
         const bool any_broken = std::ranges::any_of(comparison.totals, [](const PolicyTotals& t) { return t.graphs_broken > 0; });
         return any_broken ? kFailed : kDone;
@@ -320,6 +320,7 @@ Subcommand add_policy_command(CLI::App& app, const Console& io) {
     compare->add_option("--time-limit", compared->time_limit, "seconds for each exact search (small graphs; default 0.2)")
         ->check(CLI::Range(0.0, 86400.0));
     compare->add_flag("--json", compared->json, "one JSON object (docs/json-reports.md)");
+    add_full_names_flag(compare, compared->full_names);
     compare->add_option("--svg", compared->svg, "write a chart of every graph's sizes over its bound (- for standard output)");
     add_buffer_flags(compare, compared->buffers, "Buffer options");
 

@@ -23,6 +23,7 @@ struct PolicyCompareOptions {
     double time_limit = 0.2;            // seconds per exact search (small graphs only)
     bool json = false;
     std::optional<std::string> svg;     // write the chart here
+    bool full_names = false;            // graph names whole in the table (else cut at kNameColumns)
 };
 
 int policy_compare(const PolicyCompareOptions& options, std::ostream& out, std::ostream& err);

@@ -2,6 +2,7 @@
 
 #include "reference/profile.hpp"
 #include "simulator/model/examples.hpp"
+#include "simulator/model/visible_text.hpp"
 
 #include <CLI/CLI.hpp>
 
@@ -49,6 +50,12 @@ void add_buffer_flags(CLI::App* command, BufferFlags& flags, const std::string& 
     command->add_option("--alignment", flags.alignment, "alignment of every buffer type")->group(group)->check(kWholeBytes);
     command->add_option("--max-size", flags.max_size, "max_size of every buffer type")->group(group)->check(kWholeBytes);
     command->add_option("--alloc-size", flags.alloc_size, "alloc size rule of every buffer type: nbytes or cuda")->group(group);
+}
+
+void add_full_names_flag(CLI::App* command, bool& full_names) {
+    command->add_flag("--full-names", full_names,
+                      "write every name whole in the table (default: a name wider than " + std::to_string(kNameColumns) +
+                          " columns is cut, ending in \u2026; --json always writes names whole)");
 }
 
 void add_graph_input(CLI::App* command, GraphInput& input) {

@@ -27,5 +27,7 @@ using SubcommandAdder = Subcommand (*)(CLI::App& app, const Console& io);
 void add_graph_input(CLI::App* command, GraphInput& input);  // the input, --ggml-version, example and buffer options
 void add_model_flags(CLI::App* command, ModelFlags& flags);  // a built-in example's parameters
 void add_buffer_flags(CLI::App* command, BufferFlags& flags, const std::string& group);
+// --full-names: a text table's names whole instead of cut at kNameColumns with "…".
+void add_full_names_flag(CLI::App* command, bool& full_names);
 
 } // namespace gallocsim::cli

@@ -49,7 +49,8 @@ std::string split_label(const TraceTensor& tensor, const SchedulerSplits& splits
     return split ? "split #" + std::to_string(*split) : "";
 }
 
-void print_text(const Trace& trace, const GraphLifetimes& lifetimes, const std::vector<BufferAnswer>& answers, std::ostream& out) {
+void print_text(const Trace& trace, const GraphLifetimes& lifetimes, const std::vector<BufferAnswer>& answers,
+                std::size_t name_limit, std::ostream& out) {
     const SchedulerSplits splits = scheduler_splits(trace);
     out << trace.graph_name << ": " << counted(answers.size(), "buffer");
     if (!splits.empty()) {
@@ -75,11 +76,11 @@ void print_text(const Trace& trace, const GraphLifetimes& lifetimes, const std::
         out << "  live then: " << counted(peak.live.size(), "tensor") << ", " << byte_count(peak.live_bytes()) << "\n";
         std::size_t width = 6;
         for (const PeakTensor& t : peak.live) {
-            width = std::max(width, std::min(display_width(trace.tensor(t.tensor).name), kNameColumns));
+            width = std::max(width, std::min(display_width(trace.tensor(t.tensor).name), name_limit));
         }
         for (const PeakTensor& t : peak.live) {
             const TraceTensor& tensor = trace.tensor(t.tensor);
-            out << "    " << padded(shortened(tensor.name, kNameColumns), width) << "  " << std::left << std::setw(10)
+            out << "    " << padded(shortened(tensor.name, name_limit), width) << "  " << std::left << std::setw(10)
                 << (tensor.role == TensorRole::leaf ? std::string_view("leaf") : op_name(tensor.op));
             if (!splits.empty()) {
                 out << std::setw(10) << split_label(tensor, splits);
@@ -208,7 +209,7 @@ int why(const WhyOptions& options, std::ostream& out, std::ostream& err) {
         if (options.json) {
             out << to_json(trace, ggml.lifetimes, answers).dump(2, ' ', /*ensure_ascii=*/true) << "\n";
         } else {
-            print_text(trace, ggml.lifetimes, answers, out);
+            print_text(trace, ggml.lifetimes, answers, name_columns(options.full_names), out);
         }
         if (!trace.error.empty()) {
             err << options.graph.input << ": " << trace.error << "\n";
@@ -224,6 +225,7 @@ Subcommand add_why_command(CLI::App& app, const Console& io) {
                                               "the holes, and the lower bound");
     add_graph_input(command, options->graph);
     command->add_flag("--json", options->json, "one JSON object with a `buffers` list");
+    add_full_names_flag(command, options->full_names);
     return {command, [options, &io] { return why(*options, io.out, io.err); }};
 }
 

@@ -16,6 +16,7 @@ namespace gallocsim::cli {
 struct WhyOptions {
     GraphInput graph;
     bool json = false;  // one JSON object (docs/graph-format.md#why-reports)
+    bool full_names = false;  // names whole in the lists of live tensors (else cut at kNameColumns)
 };
 int why(const WhyOptions& options, std::ostream& out, std::ostream& err);
 

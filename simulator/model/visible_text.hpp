@@ -5,6 +5,8 @@
 // of an SVG. visible_text() shows each such character as an escape instead, and leaves
 // everything else (any printable UTF-8, tabs and newlines) as it is.
 
+#include <cstddef>
+#include <limits>
 #include <string>
 #include <string_view>
 
@@ -34,5 +36,11 @@ std::string shortened(std::string_view text, std::size_t max_columns);
 
 // The most columns a name gets in a table; --json writes every name whole.
 inline constexpr std::size_t kNameColumns = 48;
+
+// The columns a table gives its names: kNameColumns, or no limit when whole names are asked
+// for (--full-names), so that shortened(name, name_columns(true)) is the name made visible.
+inline constexpr std::size_t name_columns(bool full_names) {
+    return full_names ? std::numeric_limits<std::size_t>::max() : kNameColumns;
+}
 
 } // namespace gallocsim

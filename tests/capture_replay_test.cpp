@@ -109,6 +109,9 @@ TEST(CaptureSession, ErrorsNameFileLinePathAndProblem) {
     EXPECT_EQ(error_of(R"({"call": nope})"),
               "s.jsonl: line 2: not JSON: parse error at column 11: syntax error while parsing value - invalid literal; "
               "last read: '\"call\": no'");
+    // Every size of a session is read as a graph file's numbers are: 2^64 is said to be too large.
+    EXPECT_EQ(error_of(R"({"call": 0, "function": "ggml_gallocr_reserve", "graph": "g.json", "nodes": 1, "leafs": 0, "returned": true, "alloc_size": ["nbytes"], "buffer_sizes": [18446744073709551616], "chunk_sizes": [[]]})"),
+              "s.jsonl: line 2: $.buffer_sizes[0]: must be at most 2^64 - 1 (18446744073709551615), got a number above it");
     // The header's buffer types are checked as a graph file's, with the same paths.
     try {
         parse_capture_session(R"({"format": "ggml-session/1", "allocator": 0, "created_by": "ggml_gallocr_new", "buffer_types": [{"name": "CPU", "alignment": 24}]})",

@@ -246,6 +246,36 @@ TEST(GraphFileErrors, OverflowingSizes) {
               "g.json: $.tensors[0].nb[1] (tensor 'a'): stride too large: 9223372036854775808");
 }
 
+// A number written past 64 bits reaches the reader as the nearest double (2^64 is read as
+// 1.8446744073709552e+19): it was said to be "must be a non-negative integer, got the number
+// 1.8446744073709552e+19", which it is, only too large. Each message is the field's range
+// (unsigned: 0 to 2^64 - 1; signed: -2^63 to 2^63 - 1) and which side the number is on; the
+// rounded double is not echoed, since it is not what the file says.
+TEST(GraphFileErrors, NumbersPast64BitsAreSaidToBeTooLarge) {
+    const auto with_type = [](std::string_view type) {
+        return R"({"format": "ggml-graph/1", "buffer_types": [)" + std::string(type) +
+               R"(], "tensors": [{"name": "a", "ne": [4]}], "leafs": ["a"], "nodes": []})";
+    };
+    EXPECT_EQ(error_of(with_type(R"({"name": "CPU", "alignment": 32, "max_size": 18446744073709551616})")),
+              "g.json: $.buffer_types[0].max_size: must be at most 2^64 - 1 (18446744073709551615), got a number above it");
+    EXPECT_EQ(error_of(with_type(R"({"name": "CPU", "alignment": 18446744073709551616})")),
+              "g.json: $.buffer_types[0].alignment: must be at most 2^64 - 1 (18446744073709551615), got a number above it");
+    EXPECT_EQ(error_of(with_type(R"({"name": "CPU", "alignment": 32, "max_size": -18446744073709551616})")),
+              "g.json: $.buffer_types[0].max_size: must not be negative, got a number below -2^63");
+    EXPECT_EQ(error_of(graph_doc(R"([{"name": "a", "ne": [18446744073709551616]}])")),
+              "g.json: $.tensors[0].ne[0] (tensor 'a'): is too large: a number above 2^64 - 1");
+    EXPECT_EQ(error_of(graph_doc(R"([{"name": "a", "ne": [-9223372036854775809]}])")),
+              "g.json: $.tensors[0].ne[0] (tensor 'a'): is too small: a number below -2^63");
+    EXPECT_EQ(error_of(graph_doc(R"([{"name": "a", "ne": [4], "view_offs": 1e30}])")),
+              "g.json: $.tensors[0].view_offs (tensor 'a'): must be at most 2^64 - 1 (18446744073709551615), got a number above it");
+    // 2^64 - 1 itself is a size (the largest), and a fraction is still no integer.
+    EXPECT_EQ(parse_graph_file(with_type(R"({"name": "CPU", "alignment": 32, "max_size": 18446744073709551615})"), "g.json")
+                  .buffer_types[0].max_size,
+              std::optional<std::size_t>(18446744073709551615u));
+    EXPECT_EQ(error_of(with_type(R"({"name": "CPU", "alignment": 32, "max_size": 2.5})")),
+              "g.json: $.buffer_types[0].max_size: must be a non-negative integer, got the number 2.5");
+}
+
 // Every sum of a plan is at most the tensors' sizes rounded up to the alignment, summed; a
 // graph whose sum passes 2^62 is refused, so no total can wrap (an alignment of 2^63 once
 // made `plan` print "0 bytes in 2 chunks").

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <initializer_list>
 #include <limits>
@@ -175,6 +176,11 @@ public:
         if (value.is_number_integer()) {
             fail(path, "must not be negative, got " + value.dump(), tensor);
         }
+        if (whole_beyond_64_bits(value)) {
+            fail(path, value.get<double>() > 0 ? "must be at most 2^64 - 1 (18446744073709551615), got a number above it"
+                                               : "must not be negative, got a number below -2^63",
+                 tensor);
+        }
         fail(path, "must be a non-negative integer, got " + describe(value), tensor);
     }
 
@@ -187,6 +193,10 @@ public:
         }
         if (value.is_number_integer()) {
             return value.get<std::int64_t>();
+        }
+        if (whole_beyond_64_bits(value)) {
+            fail(path, value.get<double>() > 0 ? "is too large: a number above 2^64 - 1" : "is too small: a number below -2^63",
+                 tensor);
         }
         fail(path, "must be an integer, got " + describe(value), tensor);
     }
@@ -207,6 +217,18 @@ public:
                 fail(path, "unknown field \"" + key + "\"", tensor);
             }
         }
+    }
+
+    // An integer written past 64 bits (18446744073709551616, 2^64) is read by nlohmann as the
+    // nearest double (1.8446744073709552e+19): it is a whole number, only too large (or too
+    // small) for the field, and must not be called "not an integer" nor echoed as that double.
+    static bool whole_beyond_64_bits(const json& value) {
+        if (!value.is_number_float()) {
+            return false;
+        }
+        const double number = value.get<double>();
+        constexpr double k2To63 = 9223372036854775808.0;
+        return std::isfinite(number) && number == std::floor(number) && (number >= 2 * k2To63 || number <= -k2To63);
     }
 
     static std::string describe(const json& value) {

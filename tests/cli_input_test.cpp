@@ -2,6 +2,7 @@
 // and buffer flags (--alignment, --max-size, --alloc-size) on plan, trace, walk and
 // stats; walk's scripted commands; plan's --measure (reserve_n_size) and --reserve-with
 // (reserve on one graph, alloc_graph on another).
+#include "simulator/cli/command_line.hpp"
 #include "simulator/cli/commands.hpp"
 #include "simulator/cli/step_commands.hpp"
 #include "simulator/model/examples.hpp"
@@ -15,6 +16,9 @@
 
 #include <filesystem>
 #include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
 
 namespace gallocsim::cli {
 namespace {
@@ -256,6 +260,76 @@ TEST(PlanReserveWith, RefusesGraphsWithDifferentBufferTypes) {
     EXPECT_EQ(result.code, 2);
     EXPECT_EQ(result.err, "'llama-l1-e64-h4-f160-v256-t1' and 'seed-mul' have different buffer types or buffer ids; one allocator "
                           "cannot serve both\n");
+}
+
+
+// The "defaults:" line `gallocsim examples` writes under an example, as a list of
+// "--option value" arguments (a switch that is "off" is left out, as it is when not given).
+std::vector<std::string> listed_default_flags(const std::string& listing, const std::string& example) {
+    std::istringstream lines(listing);
+    std::string line;
+    while (std::getline(lines, line) && !line.starts_with(example + " ")) {
+    }
+    while (std::getline(lines, line) && line.starts_with(" ")) {
+        const auto at = line.find("defaults: ");
+        if (at == std::string::npos) {
+            continue;
+        }
+        std::vector<std::string> flags;
+        std::istringstream items(line.substr(at + 10));
+        for (std::string item; std::getline(items, item, ',');) {
+            std::istringstream words(item);
+            std::string option, value;
+            words >> option >> value;
+            if (value != "off") {
+                flags.insert(flags.end(), {"--" + option, value});
+            }
+        }
+        return flags;
+    }
+    return {};
+}
+
+// `gallocsim examples` says every default, not "llama-tiny-t1.json's model": llama's are that
+// golden file's model, whose description reads "n_embd=64, n_ff=160, n_head=4, n_layer=1,
+// n_tokens=1, n_vocab=256, wtype=f32; buffers=cpu"; n_outputs 0 is every token, and the
+// switches are off unless given.
+TEST(ExamplesListing, SaysEveryDefaultValue) {
+    std::ostringstream out;
+    ASSERT_EQ(list_examples(out), 0);
+    EXPECT_NE(out.str().find("\n              defaults: layers 1, embd 64, heads 4, ff 160, tokens 1, vocab 256, "
+                             "weights f32, buffers cpu, outputs 0 (every token), inplace off, mask off, clamp off\n"),
+              std::string::npos)
+        << out.str();
+    for (const std::string example : {"mlp", "llama", "gpt2"}) {
+        EXPECT_FALSE(listed_default_flags(out.str(), example).empty()) << example << " has no defaults line";
+    }
+}
+
+// What the listing says is what the example takes: its defaults given back as flags export the
+// very graph file that no flags give (name, description and tensors), for every example.
+TEST(ExamplesListing, ListedDefaultsGivenAsFlagsBuildTheDefaultGraph) {
+    std::ostringstream listing;
+    ASSERT_EQ(list_examples(listing), 0);
+    const auto run_args = [](std::vector<std::string> args) {
+        args.insert(args.begin(), "gallocsim");
+        std::vector<const char*> argv;
+        for (const std::string& arg : args) {
+            argv.push_back(arg.c_str());
+        }
+        std::istringstream in;
+        std::ostringstream out, err;
+        const int code = run_command_line(static_cast<int>(argv.size()), argv.data(), {in, out, err});
+        return Result{code, out.str(), err.str()};
+    };
+    for (const std::string example : {"mlp", "llama", "gpt2"}) {
+        std::vector<std::string> flags = listed_default_flags(listing.str(), example);
+        ASSERT_FALSE(flags.empty()) << example;
+        flags.insert(flags.begin(), {"examples", example});
+        const Result given = run_args(flags);
+        ASSERT_EQ(given.code, 0) << given.err;
+        EXPECT_EQ(given.out, run_args({"examples", example}).out) << example;
+    }
 }
 
 } // namespace

@@ -322,6 +322,11 @@ int list_examples(std::ostream& out) {
                 flags += " --" + parameter;
             }
             out << std::setw(14) << "" << "options:" << flags << "\n";
+            std::string defaults;
+            for (std::size_t i = 0; i < example.options.size() && i < example.defaults.size(); ++i) {
+                defaults += (i == 0 ? " " : ", ") + example.options[i] + " " + example.defaults[i];
+            }
+            out << std::setw(14) << "" << "defaults:" << defaults << "\n";
         }
         std::string presets;
         for (const ModelPreset& preset : model_presets()) {

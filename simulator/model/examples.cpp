@@ -11,9 +11,6 @@ namespace gallocsim {
 
 namespace {
 
-const std::vector<std::string> kModelParameters{"layers", "embd", "heads", "ff", "tokens", "vocab",
-                                             "weights", "buffers"};
-
 [[noreturn]] void reject(const std::string& example, const std::string& problem) {
     throw GraphFileError("example \"" + example + "\": " + problem);
 }
@@ -145,15 +142,66 @@ std::optional<BufferSetup> parse_buffer_setup(std::string_view name) {
     return std::nullopt;
 }
 
+namespace {
+
+// An example that takes options: each option with the value it takes when not given.
+ExampleInfo model_example(std::string name, std::string description,
+                          const std::vector<std::pair<std::string, std::string>>& parameters) {
+    ExampleInfo info{std::move(name), std::move(description), {}, {}};
+    for (const auto& [option, value] : parameters) {
+        info.options.push_back(option);
+        info.defaults.push_back(value);
+    }
+    return info;
+}
+
+std::string count_text(std::int64_t value) {
+    return std::to_string(value);
+}
+
+std::string switch_text(bool on) {
+    return on ? "on" : "off";
+}
+
+} // namespace
+
 std::vector<ExampleInfo> list_examples() {
-    std::vector<std::string> llama_options = kModelParameters;
-    llama_options.insert(llama_options.end(), {"outputs", "inplace", "mask", "clamp"});
+    const MlpParams mlp;
+    const LlamaParams llama;
+    const Gpt2Params gpt2;
     return {
-        {"seed", "the seed walkthrough: inputs a, b (1 x f32), mul = a*b, one 32-aligned CPU buffer", {}},
-        {"sched-issue", "inputs c, a2, b2 (1 x f32), ab = a2*b2, result = c*ab (not an output)", {}},
-        {"mlp", "multi-layer perceptron: linear layers with bias and relu, soft_max", {"layers", "embd", "ff", "tokens", "weights", "buffers"}},
-        {"llama", "llama.cpp-style transformer (defaults: llama-tiny-t1.json's model)", llama_options},
-        {"gpt2", "GPT-2 style transformer: layer norm, fused qkv as strided views, causal mask, gelu MLP", kModelParameters},
+        {"seed", "the seed walkthrough: inputs a, b (1 x f32), mul = a*b, one 32-aligned CPU buffer", {}, {}},
+        {"sched-issue", "inputs c, a2, b2 (1 x f32), ab = a2*b2, result = c*ab (not an output)", {}, {}},
+        model_example("mlp", "multi-layer perceptron: linear layers with bias and relu, soft_max",
+                      {{"layers", count_text(mlp.layers)},
+                       {"embd", count_text(mlp.embd)},
+                       {"ff", count_text(mlp.ff)},
+                       {"tokens", count_text(mlp.tokens)},
+                       {"weights", std::string(type_name(mlp.weights))},
+                       {"buffers", buffer_setup_name(mlp.buffers)}}),
+        model_example("llama",
+                      "llama.cpp-style transformer: RMS norm, RoPE attention, silu-gated feed-forward",
+                      {{"layers", count_text(llama.layers)},
+                       {"embd", count_text(llama.embd)},
+                       {"heads", count_text(llama.heads)},
+                       {"ff", count_text(llama.ff)},
+                       {"tokens", count_text(llama.tokens)},
+                       {"vocab", count_text(llama.vocab)},
+                       {"weights", std::string(type_name(llama.weights))},
+                       {"buffers", buffer_setup_name(llama.buffers)},
+                       {"outputs", count_text(llama.outputs) + (llama.outputs == 0 ? " (every token)" : "")},
+                       {"inplace", switch_text(llama.inplace)},
+                       {"mask", switch_text(llama.mask)},
+                       {"clamp", switch_text(llama.clamp)}}),
+        model_example("gpt2", "GPT-2 style transformer: layer norm, fused qkv as strided views, causal mask, gelu MLP",
+                      {{"layers", count_text(gpt2.layers)},
+                       {"embd", count_text(gpt2.embd)},
+                       {"heads", count_text(gpt2.heads)},
+                       {"ff", count_text(gpt2.ff)},
+                       {"tokens", count_text(gpt2.tokens)},
+                       {"vocab", count_text(gpt2.vocab)},
+                       {"weights", std::string(type_name(gpt2.weights))},
+                       {"buffers", buffer_setup_name(gpt2.buffers)}}),
     };
 }
 

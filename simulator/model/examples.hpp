@@ -18,6 +18,10 @@ struct ExampleInfo {
     std::string name;
     std::string description;
     std::vector<std::string> options;  // the ExampleOptions it reads, by name (the command line adds "--")
+    // The value each of `options` takes when it is not given, in the same order, as the command
+    // line writes it ("160", "f32", "cpu"; "off" for a switch), read from the example's
+    // parameter struct (MlpParams, LlamaParams, Gpt2Params below), where the defaults are set.
+    std::vector<std::string> defaults;
 };
 
 std::vector<ExampleInfo> list_examples();

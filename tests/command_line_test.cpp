@@ -7,10 +7,13 @@
 
 #include "reference/profile.hpp"
 
+#include <sys/wait.h>
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -108,6 +111,65 @@ TEST(CommandLine, ADeviceIsNoGraphFile) {
     const Outcome conform = run({"conform", "/dev/zero"});
     EXPECT_EQ(conform.code, kFailed);
     EXPECT_NE(conform.out.find("FAIL /dev/zero: not a regular file"), std::string::npos) << conform.out;
+}
+
+// Running out of memory is the machine's limit, not a bug: exit 1 and one sentence
+// (cli/errors.hpp, report_out_of_memory), where std::bad_alloc once reached main() as
+// "internal error: std::bad_alloc" and exit 3. First the path a command's body takes...
+TEST(CommandLine, OutOfMemoryInACommandIsExitOneAndASentence) {
+    std::ostringstream err;
+    EXPECT_EQ(run_guarded(err, []() -> int { throw std::bad_alloc(); }), kFailed);
+    EXPECT_EQ(err.str(), "gallocsim: out of memory: this input needs more memory than the process may use\n");
+}
+
+// ...then the program itself, under a limit on its address space (the shell's ulimit -v, in
+// KiB). 100,000 KiB start it (plan seed needs about 50,000 in the default build, 40,000 in
+// Release) and are far below what planning the 4,096-layer llama example needs (about 250,000
+// and 180,000: its 860,000 events), so the plan runs out of memory part way and the program
+// says so. AddressSanitizer reserves terabytes of address space, so no sanitized process
+// starts under such a limit.
+#if defined(__SANITIZE_ADDRESS__)
+#define GALLOCSIM_TEST_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define GALLOCSIM_TEST_ASAN 1
+#endif
+#endif
+TEST(CommandLine, TheProgramOutOfMemoryExitsWithOneAndASentence) {
+#ifdef GALLOCSIM_TEST_ASAN
+    GTEST_SKIP() << "built with AddressSanitizer, which cannot run under ulimit -v";
+#endif
+    const std::string limit = "ulimit -v 100000";
+    if (std::system((limit + " 2>/dev/null").c_str()) != 0) {
+        GTEST_SKIP() << "/bin/sh cannot set ulimit -v here, so no memory limit can be put on the program";
+    }
+    const std::filesystem::path folder = ::testing::TempDir();
+    const std::filesystem::path out = folder / "gallocsim-oom-out.txt", err = folder / "gallocsim-oom-err.txt";
+    const auto run_limited = [&](const std::string& args) {
+        const std::string command = limit + " && exec \"" GALLOCSIM_EXE "\" " + args + " >\"" + out.string() + "\" 2>\"" +
+                                    err.string() + "\"";
+        const int status = std::system(command.c_str());
+        std::ostringstream text;
+        text << std::ifstream(err).rdbuf();
+        return Outcome{WIFEXITED(status) ? WEXITSTATUS(status) : -1, "", text.str()};
+    };
+    const Outcome seed = run_limited("plan seed");
+    ASSERT_EQ(seed.code, kDone) << "the limit is too small for gallocsim to start: " << seed.err;
+    const Outcome big = run_limited("plan llama --layers 4096");
+    EXPECT_EQ(big.code, kFailed) << big.err;
+    EXPECT_EQ(big.err, "gallocsim: out of memory: this input needs more memory than the process may use\n");
+    std::filesystem::remove(out);
+    std::filesystem::remove(err);
+}
+
+// export-minimalloc's help names every column the CSV it writes may have (it once listed
+// id,lower,upper,size,offset): to_minimalloc_csv writes id,lower,upper,size, then alignment
+// when a tensor is aligned above 1 (every graph's are), then offset (tests/minimalloc_test.cpp
+// checks the header itself).
+TEST(CommandLine, ExportMinimallocHelpNamesEveryColumn) {
+    const Outcome r = run({"export-minimalloc", "--help"});
+    EXPECT_EQ(r.code, kDone);
+    EXPECT_THAT(r.out, HasSubstr("(id,lower,upper,size,alignment,offset)"));
 }
 
 // Numbers the user typed are taken exactly or refused: 2^64 does not become 2^64 - 1, and a

@@ -204,10 +204,12 @@ TEST(CommandLine, ConformNamesWhatItCannotTake) {
     const Outcome nothing = run({"conform", empty.string()});
     EXPECT_EQ(nothing.code, kBadInput);
     EXPECT_THAT(nothing.err, HasSubstr(empty.string() + ": a folder with no graph files (*.json) and no capture folders in it"));
+    EXPECT_EQ(nothing.out, "");  // nothing was checked, so no tally of nothing
     const std::string capture = std::string(GALLOCSIM_TEST_DATA_DIR) + "/captures/seed";
     const Outcome session = run({"conform", capture + "/session-0.jsonl"});
     EXPECT_EQ(session.code, kBadInput);
     EXPECT_THAT(session.err, HasSubstr("session-0.jsonl: part of the capture in " + capture + "; give the capture folder"));
+    EXPECT_EQ(session.out, "");
     const Outcome planned = run({"plan", capture + "/session-0.jsonl"});
     EXPECT_EQ(planned.code, kBadInput);
     EXPECT_THAT(planned.err, HasSubstr("not a graph file; conform or gallocsim-gui take the capture folder"));

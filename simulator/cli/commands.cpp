@@ -276,6 +276,9 @@ int conform(const ConformOptions& options, std::ostream& out, std::ostream& err)
             return code;
         }
     }
+    if (!paths_ok && tally.verdicts.empty()) {
+        return kBadInput;  // nothing was checked: no "0 passed, 0 failed" beside the error
+    }
     if (options.json) {
         nlohmann::json verdicts = nlohmann::json::array();
         for (const ConformVerdict& v : tally.verdicts) {

@@ -34,9 +34,15 @@ const std::map<std::string, std::pair<bool ExampleOptions::*, const char*>> kSwi
     {"clamp", {&ExampleOptions::clamp, QT_TRANSLATE_NOOP("ExampleDialog", "clamped Q, K, V (olmo's clamp_kqv)")}},
 };
 
-QComboBox* choices(const QStringList& names) {
+// "default (160)": what the example takes when the field is left alone.
+QString default_text(const ExampleInfo& example, std::size_t option) {
+    return option < example.defaults.size() ? QObject::tr("default (%1)").arg(qstr(example.defaults[option]))
+                                            : QObject::tr("default");
+}
+
+QComboBox* choices(const QString& default_label, const QStringList& names) {
     auto* box = new QComboBox;
-    box->addItem(QObject::tr("default"));
+    box->addItem(default_label);
     box->addItems(names);
     return box;
 }
@@ -50,11 +56,12 @@ ExampleDialog::ExampleDialog(const ExampleInfo& example, QWidget* parent) : QDia
     description->setWordWrap(true);
     layout->addWidget(description);
     auto* form = new QFormLayout;
-    for (const std::string& flag : example.options) {
+    for (std::size_t option = 0; option < example.options.size(); ++option) {
+        const std::string& flag = example.options[option];
         if (const auto count = kCounts.find(flag); count != kCounts.end()) {
             auto* spin = new QSpinBox;
             spin->setRange(0, 1 << 20);
-            spin->setSpecialValueText(tr("default"));  // 0: leave it to the example
+            spin->setSpecialValueText(default_text(example, option));  // 0: leave it to the example
             form->addRow(tr(count->second.second), spin);
             readers_.push_back([spin, field = count->second.first](ExampleOptions& options) {
                 if (spin->value() > 0) {
@@ -68,7 +75,7 @@ ExampleDialog::ExampleDialog(const ExampleInfo& example, QWidget* parent) : QDia
                 options.*field = check->isChecked();
             });
         } else if (flag == "weights") {
-            auto* box = choices({"f32", "f16", "bf16", "q8_0", "q4_0", "q4_k", "q6_k"});
+            auto* box = choices(default_text(example, option), {"f32", "f16", "bf16", "q8_0", "q4_0", "q4_k", "q6_k"});
             form->addRow(tr("weight type"), box);
             readers_.push_back([box](ExampleOptions& options) {
                 if (box->currentIndex() > 0) {
@@ -76,7 +83,7 @@ ExampleDialog::ExampleDialog(const ExampleInfo& example, QWidget* parent) : QDia
                 }
             });
         } else if (flag == "buffers") {
-            auto* box = choices({"cpu", "cuda", "split"});
+            auto* box = choices(default_text(example, option), {"cpu", "cuda", "split"});
             box->setToolTip(tr("cpu: one CPU buffer; cuda: CUDA-like alignment and sizes; split: CUDA0 and CPU"));
             form->addRow(tr("buffers"), box);
             readers_.push_back([box](ExampleOptions& options) {

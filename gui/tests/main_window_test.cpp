@@ -3,6 +3,7 @@
 // simulator's own state at the cursor (replayed independently of the controller).
 #include "gui/breakpoint_slider.hpp"
 #include "gui/event_log.hpp"
+#include "gui/example_dialog.hpp"
 #include "gui/graph_view.hpp"
 #include "gui/main_window.hpp"
 #include "gui/peak_panel.hpp"
@@ -32,6 +33,7 @@
 #include <QLineEdit>
 #include <QMimeData>
 #include <QSignalSpy>
+#include <QSpinBox>
 #include <QStandardPaths>
 #include <QSvgRenderer>
 #include <QTableView>
@@ -320,6 +322,26 @@ private Q_SLOTS:
         QVERIFY(std::abs(map.block_rect(id("b")).width() - 2 * block.width()) < 1e-6);
         QCOMPARE(map.block_rect(id("b")).height(), block.height());
         map.fit_to_window();
+    }
+
+    // The example dialog says what a field left alone becomes: the llama's width is 64 and its
+    // weights f32, as in golden llama-tiny-t1.json's model (n_embd=64), the example's default.
+    void the_example_dialog_says_each_default() {
+        const auto examples = list_examples();
+        const auto llama = std::ranges::find(examples, std::string("llama"), &ExampleInfo::name);
+        QVERIFY(llama != examples.end());
+        ExampleDialog dialog(*llama);
+        QStringList defaults;
+        for (const QSpinBox* spin : dialog.findChildren<QSpinBox*>()) {
+            defaults << spin->specialValueText();
+        }
+        QVERIFY2(defaults.contains("default (64)"), qPrintable(defaults.join(", ")));
+        QVERIFY2(!defaults.contains("default"), qPrintable(defaults.join(", ")));  // every one says its value
+        QStringList first_items;
+        for (const QComboBox* box : dialog.findChildren<QComboBox*>()) {
+            first_items << box->itemText(0);
+        }
+        QVERIFY2(first_items.contains("default (f32)"), qPrintable(first_items.join(", ")));
     }
 
     // The statistics show the comparison `gallocsim compare` prints (its default limits), so

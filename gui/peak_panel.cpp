@@ -58,6 +58,15 @@ void PeakPanel::rebuild() {
         const BufferAnswer& answer = answers[i];
         const BufferPeak& peak = *answer.peak;
         const TraceBuffer& buffer = trace.buffer(peak.buffer_id);
+        if (!controller_.timeline().has_plan()) {
+            // A capture's alloc_graph that kept an earlier call's plan: its size was set there.
+            html += tr("<h3>Buffer %1 (%2)</h3><p>This call planned nothing: it placed its tensors by a plan made "
+                       "earlier (the Capture dock's note says which call); pick that call to see why the buffer is "
+                       "this big.</p>")
+                        .arg(peak.buffer_id)
+                        .arg(qstr(buffer.type_name).toHtmlEscaped());
+            continue;
+        }
         html += tr("<h3>Buffer %1 (%2): %3</h3>")
                     .arg(peak.buffer_id)
                     .arg(qstr(buffer.type_name).toHtmlEscaped(), qstr(byte_count(peak.size)));

@@ -6,6 +6,7 @@
 #include "gui/capture_panel.hpp"
 #include "gui/main_window.hpp"
 #include "gui/memory_map_view.hpp"
+#include "gui/peak_panel.hpp"
 #include "gui/simulation_controller.hpp"
 #include "gui/timeline_view.hpp"
 #include "simulator/trace/capture_replay.hpp"
@@ -15,6 +16,7 @@
 #include <QMimeData>
 #include <QStandardPaths>
 #include <QTest>
+#include <QTextBrowser>
 #include <QScrollBar>
 #include <QTreeWidget>
 
@@ -176,6 +178,10 @@ private Q_SLOTS:
             QCOMPARE(controller().state().tensor(tensor).life, TensorLife::live);
         }
         QVERIFY(controller().describe_tensor(mul).contains("where the plan it kept (made on another graph) puts node 0"));
+        // The Peak panel sends the reader to the call that set the size, not "0 bytes".
+        window_->peak_panel().show();
+        const QString peak = window_->peak_panel().text().toPlainText();
+        QVERIFY2(peak.contains("This call planned nothing") && !peak.contains("0 bytes"), qPrintable(peak));
         // Picking call 0, as the note says, shows that planning on the f32 seed.
         calls().setCurrentItem(calls().topLevelItem(0));
         QCOMPARE(controller().graph_name(), QString("seed-mul"));

@@ -246,7 +246,7 @@ void StatisticsPanel::rebuild() {
     table_->horizontalHeader()->setSectionResizeMode(columns + 1, QHeaderView::Stretch);
     // The chart shows all buffers together, so its lines are the sums over buffer types
     // (no reuse is left to the table: it would flatten the curve).
-    const PlannerRow& best_known = sizes.rows.at(1);  // the registry's first planner
+    const PlannerRow& best_known = sizes.row(planners().front().key);
     chart_->set_lines({{qstr(sizes.row("ggml").label), sizes.row("ggml").total(), kPlanColor},
                        {qstr(sizes.row("lower_bound").label), sizes.row("lower_bound").total(), QColor(40, 150, 80)},
                        {qstr(best_known.label), best_known.total(), QColor(200, 130, 0)}});

@@ -62,6 +62,10 @@ void TimelineView::rebuild() {
             y += gap;
         }
         height_ = std::max(y - gap, 1.0);
+        // The offset axis is as wide as its widest label, the tallest chunk's size.
+        QFont font = this->font();
+        font.setPixelSize(11);
+        right_strip_ = QFontMetricsF(font).horizontalAdvance(human_bytes(tallest)) + 14;
         const auto live = controller_.cursor().live_bytes();
         const auto peak = std::ranges::max_element(live);
         if (peak != live.end()) {
@@ -148,22 +152,11 @@ QRectF TimelineView::span_rect(TensorId tensor) const {
 }
 
 QRectF TimelineView::data_area() const {
-    return {0, kTopStrip, std::max(0.0, width() - right_strip()), std::max(0.0, height() - kTopStrip - kBottomStrip)};
-}
-
-// As wide as the widest offset label (the tallest chunk's size) needs.
-double TimelineView::right_strip() const {
-    QFont font = this->font();
-    font.setPixelSize(11);
-    std::size_t tallest = 0;
-    for (const Band& band : bands_) {
-        tallest = std::max(tallest, band.size);
-    }
-    return QFontMetricsF(font).horizontalAdvance(human_bytes(tallest)) + 14;
+    return {0, kTopStrip, std::max(0.0, width() - right_strip_), std::max(0.0, height() - kTopStrip - kBottomStrip)};
 }
 
 QMarginsF TimelineView::fit_margins() const {
-    return {14, kTopStrip + 6, right_strip() + 4, kBottomStrip + 6};
+    return {14, kTopStrip + 6, right_strip_ + 4, kBottomStrip + 6};
 }
 
 std::optional<std::size_t> TimelineView::tensor_at(QPointF widget_pos) const {

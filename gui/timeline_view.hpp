@@ -61,7 +61,6 @@ private:
     void rebuild();
     // Where memory is drawn: the widget less the label strips at the top, bottom and right.
     QRectF data_area() const;
-    double right_strip() const;  // the offset axis's width
     void paint_memory(QPainter& painter);        // bands and spans: the same at every step
     void paint_cursor_marks(QPainter& painter);  // the last step's tensors, selection, peak, cursor
     void paint_band_titles(QPainter& painter);   // placed by paint_memory, drawn over everything
@@ -78,6 +77,7 @@ private:
     std::vector<Band> bands_;
     OffsetScale scale_;  // offsets up the bands
     double height_ = 1;
+    double right_strip_ = 14;  // the offset axis's width, set by rebuild
     std::size_t peak_position_ = 0;
     std::size_t peak_bytes_ = 0;
     struct BandTitle {

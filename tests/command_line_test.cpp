@@ -4,6 +4,7 @@
 // reads standard input.
 #include "simulator/cli/command_line.hpp"
 #include "simulator/cli/errors.hpp"
+#include "tests/command_line_runner.hpp"
 
 #include "reference/profile.hpp"
 
@@ -28,26 +29,8 @@ using ::testing::HasSubstr;
 using ::testing::Not;
 using ::testing::StartsWith;
 
-struct Outcome {
-    int code = 0;
-    std::string out;
-    std::string err;
-};
-
-Outcome run(std::vector<std::string> args, const std::string& stdin_text = "") {
-    args.insert(args.begin(), "gallocsim");
-    std::vector<const char*> argv;
-    for (const std::string& arg : args) {
-        argv.push_back(arg.c_str());
-    }
-    // "-" reads the process's standard input: give it the text for the length of the run.
-    std::istringstream in(stdin_text);
-    std::streambuf* const saved = std::cin.rdbuf(in.rdbuf());
-    std::ostringstream out, err;
-    const int code = run_command_line(static_cast<int>(argv.size()), argv.data(), {in, out, err});
-    std::cin.rdbuf(saved);
-    return {code, out.str(), err.str()};
-}
+using testing_support::Outcome;
+using testing_support::run;
 
 TEST(CommandLine, VersionNamesTheProjectVersionAndTheRangeOfAllocatorVersions) {
     const Outcome r = run({"--version"});

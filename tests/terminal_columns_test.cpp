@@ -3,6 +3,7 @@
 // shortened with an ellipsis unless --full-names asks for them whole.
 #include "simulator/cli/command_line.hpp"
 #include "simulator/cli/errors.hpp"
+#include "tests/command_line_runner.hpp"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -21,25 +22,8 @@ using ::testing::HasSubstr;
 using ::testing::Not;
 using ::testing::StartsWith;
 
-struct Outcome {
-    int code = 0;
-    std::string out;
-    std::string err;
-};
-
-Outcome run(std::vector<std::string> args, const std::string& stdin_text = "") {
-    args.insert(args.begin(), "gallocsim");
-    std::vector<const char*> argv;
-    for (const std::string& arg : args) {
-        argv.push_back(arg.c_str());
-    }
-    std::istringstream in(stdin_text);
-    std::streambuf* const saved = std::cin.rdbuf(in.rdbuf());  // "-" reads the process's standard input
-    std::ostringstream out, err;
-    const int code = run_command_line(static_cast<int>(argv.size()), argv.data(), {in, out, err});
-    std::cin.rdbuf(saved);
-    return {code, out.str(), err.str()};
-}
+using testing_support::Outcome;
+using testing_support::run;
 
 // "🚀launch✅" is 2 + 6 + 2 = 10 columns (U+1F680 and U+2705 are East_Asian_Width W), "⚡"
 // (U+26A1, W) 2, "x" 1: the name column is 10 wide and "kind" starts 2 columns after it on

@@ -10,7 +10,10 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <set>
 #include <string>
+#include <string_view>
+#include <vector>
 
 namespace gallocsim {
 namespace {
@@ -158,6 +161,67 @@ TEST(PolicyFile, EveryStateAsAFilePlansTheGoldenCorpusAndTheRealCapturesExactlyA
             ASSERT_EQ(by_state.plan.tensors, by_file.plan.tensors) << state.name << " " << graph.label;
         }
     }
+}
+
+// `gallocsim versions`' table of rules by state is read off the policy rule table. Its rows
+// must be exactly the rules some upstream state changes: worked out by hand from
+// reference/profile.cpp, the fields kSteps' changes name (empty_buffers_are_dummies, inplace_ops,
+// replans_when_data_dropped, chunks, reallocation, free_extra_space, tail_choice,
+// external_buffer_is_allocated) plus has_reserve_n_size, which 0a2b6b20's step sets beside
+// external_buffer_is_allocated; block_fit, fit_ties and inplace_through_views are a policy's
+// alone. The rows keep the policy table's order, and the labels and words fit the table's
+// columns (28 characters for a label, 9 for a cell, one blank at least after each).
+TEST(PolicyFile, TheStateRowsAreTheRulesUpstreamStatesChange) {
+    std::vector<std::string> rows;
+    for (const StateRuleRow& row : state_rule_rows()) {
+        rows.emplace_back(row.rule);
+        EXPECT_LT(row.label.size(), 28u) << row.rule;
+        for (const AllocatorProfile& state : allocator_profiles()) {
+            const std::string word = row.word(state);
+            EXPECT_FALSE(word.empty()) << row.rule << " " << state.name;
+            EXPECT_LT(word.size(), 9u) << row.rule << " " << state.name;
+        }
+    }
+    EXPECT_EQ(rows, (std::vector<std::string>{"inplace_ops", "chunks", "tail_choice", "reallocation", "free_extra_space",
+                                              "external_buffer_is_allocated", "has_reserve_n_size",
+                                              "replans_when_data_dropped", "empty_buffers_are_dummies"}));
+    // The same set another way: the rules on which some state differs from the seed era (the
+    // history only ever moves away from it, so every changed rule differs from it somewhere).
+    std::set<std::string> changed;
+    for (const AllocatorProfile& state : allocator_profiles()) {
+        for (const RuleDifference& d : rule_differences(seed_era_profile(), state)) {
+            changed.insert(d.rule);
+        }
+    }
+    EXPECT_EQ(changed, std::set<std::string>(rows.begin(), rows.end()));
+}
+
+// Each row's word in three states, worked out from reference/profile.cpp's history: the seed
+// era (kSeedEra: 15 in-place ops, one buffer, every later rule off); 254ea3e5 (chunks, but the
+// first fitting tail until 058128a6; 15 + 4 backward ops + ADD_ID = 20 in place; replans since
+// 1e04f6ae, dummies since da649f70); the newest (FILL and CLAMP on top: 22; every rule on).
+TEST(PolicyFile, TheStateRowsWordEachRuleAsVersionsTabulatesIt) {
+    const auto words = [](const AllocatorProfile& state) {
+        std::vector<std::string> list;
+        for (const StateRuleRow& row : state_rule_rows()) {
+            list.push_back(row.word(state));
+        }
+        return list;
+    };
+    using Words = std::vector<std::string>;
+    EXPECT_EQ(words(seed_era_profile()), (Words{"15", "no", "-", "total", "kept", "no", "no", "no", "no"}));
+    EXPECT_EQ(words(*find_profile("ggml-254ea3e5")), (Words{"20", "yes", "first", "total", "kept", "no", "no", "yes", "yes"}));
+    EXPECT_EQ(words(newest_profile()), (Words{"22", "yes", "reuse", "chunk", "aligned", "yes", "yes", "yes", "yes"}));
+    // A tail choice without chunks does not act: a policy that sets one shows "-" all the same.
+    const auto p = policy(R"({"chunks": false, "tail_choice": "reuse_factor"})");
+    EXPECT_EQ(words(p->profile())[2], "-");
+    std::vector<std::string_view> labels;
+    for (const StateRuleRow& row : state_rule_rows()) {
+        labels.push_back(row.label);
+    }
+    EXPECT_EQ(labels, (std::vector<std::string_view>{"in-place ops (count)", "chunks", "tail choice", "reallocation",
+                                                     "free_extra_space", "external buffer = allocated", "reserve_n_size",
+                                                     "replans on dropped data", "0-byte buffers are dummies"}));
 }
 
 TEST(PolicyFile, AnArgumentLooksLikeAPolicyFileByItsPathOrName) {

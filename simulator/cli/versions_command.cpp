@@ -3,6 +3,7 @@
 #include "reference/profile.hpp"
 #include "reference/version_map.hpp"
 #include "simulator/cli/errors.hpp"
+#include "simulator/model/policy_file.hpp"
 
 #include "simulator/cli/subcommand.hpp"
 #include "simulator/cli/json_output.hpp"
@@ -31,42 +32,6 @@ std::string added_in_place_ops(const AllocatorProfile& profile) {
     }
     return names;
 }
-
-// One row of the rule table: a rule's value in each state, in a word.
-struct RuleRow {
-    const char* rule;
-    std::string (*value)(const AllocatorProfile&);
-};
-
-std::string yes_no(bool value) { return value ? "yes" : "no"; }
-
-const RuleRow kRuleRows[] = {
-    {"in-place ops (count)",
-     [](const AllocatorProfile& p) {
-         int count = 0;
-         for (std::size_t i = 0; i < kOpCount; ++i) {
-             count += p.can_inplace(static_cast<Op>(i)) ? 1 : 0;
-         }
-         return std::to_string(count);
-     }},
-    {"chunks", [](const AllocatorProfile& p) { return yes_no(p.chunks); }},
-    {"tail choice",
-     [](const AllocatorProfile& p) -> std::string {
-         return !p.chunks ? "-" : p.tail_choice == TailChoice::reuse_factor ? "reuse" : "first";
-     }},
-    {"reallocation",
-     [](const AllocatorProfile& p) -> std::string {
-         return p.reallocation == Reallocation::when_a_chunk_grows ? "chunk" : "total";
-     }},
-    {"free_extra_space",
-     [](const AllocatorProfile& p) -> std::string {
-         return p.free_extra_space == ExtraSpace::kept ? "kept" : p.free_extra_space == ExtraSpace::freed ? "freed" : "aligned";
-     }},
-    {"external buffer = allocated", [](const AllocatorProfile& p) { return yes_no(p.external_buffer_is_allocated); }},
-    {"reserve_n_size", [](const AllocatorProfile& p) { return yes_no(p.has_reserve_n_size); }},
-    {"replans on dropped data", [](const AllocatorProfile& p) { return yes_no(p.replans_when_data_dropped); }},
-    {"0-byte buffers are dummies", [](const AllocatorProfile& p) { return yes_no(p.empty_buffers_are_dummies); }},
-};
 
 std::vector<const AllocatorProfile*> oldest_first() { return history_between(seed_era_profile(), newest_profile()); }
 
@@ -119,12 +84,13 @@ void print_history(std::ostream& out) {
         heads.push_back(short_id(*p));
     }
     out << table_row("", heads);
-    for (const RuleRow& row : kRuleRows) {
+    // The rows are the rule table's (simulator/model/policy_file.cpp): a rule added there is shown here.
+    for (const StateRuleRow& row : state_rule_rows()) {
         std::vector<std::string> cells;
         for (const AllocatorProfile* p : states) {
-            cells.push_back(row.value(*p));
+            cells.push_back(row.word(*p));
         }
-        out << table_row(row.rule, cells);
+        out << table_row(std::string(row.label), cells);
     }
     out << "in place beyond the seed era's 15 ops: " << added_in_place_ops(newest_profile()) << "\n";
 }
@@ -158,8 +124,8 @@ nlohmann::json history_json() {
     nlohmann::json states = nlohmann::json::array();
     for (const AllocatorProfile* p : oldest_first()) {
         nlohmann::json rules = nlohmann::json::object();
-        for (const RuleRow& row : kRuleRows) {
-            rules[row.rule] = row.value(*p);
+        for (const StateRuleRow& row : state_rule_rows()) {
+            rules[std::string(row.label)] = row.word(*p);
         }
         nlohmann::json state{{"name", p->name}, {"date", p->date}, {"commit", p->commit}, {"upstream", p->upstream},
                              {"aliases", std::vector<std::string>(p->aliases.begin(), p->aliases.end())},

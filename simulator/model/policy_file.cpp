@@ -18,25 +18,29 @@ using json_input::json;
 using json_input::Path;
 using json_input::Reader;
 
+// A value of an enum rule: its name in policy files, and the word `versions`' table of rules
+// by state shows it by (a column is 9 wide).
 template <class Enum>
 struct Named {
     Enum value;
     std::string_view name;
+    std::string_view word;
 };
 
 constexpr Named<BlockFit> kBlockFits[] = {
-    {BlockFit::best, "best"}, {BlockFit::first, "first"}, {BlockFit::largest, "largest"}};
-constexpr Named<FitTies> kFitTies[] = {{FitTies::last, "last"}, {FitTies::first, "first"}};
+    {BlockFit::best, "best", "best"}, {BlockFit::first, "first", "first"}, {BlockFit::largest, "largest", "largest"}};
+constexpr Named<FitTies> kFitTies[] = {{FitTies::last, "last", "last"}, {FitTies::first, "first", "first"}};
 constexpr Named<TailChoice> kTailChoices[] = {
-    {TailChoice::reuse_factor, "reuse_factor"}, {TailChoice::first_that_fits, "first_that_fits"}};
+    {TailChoice::reuse_factor, "reuse_factor", "reuse"}, {TailChoice::first_that_fits, "first_that_fits", "first"}};
 constexpr Named<Reallocation> kReallocations[] = {
-    {Reallocation::when_a_chunk_grows, "when_a_chunk_grows"}, {Reallocation::when_total_grows, "when_total_grows"}};
+    {Reallocation::when_a_chunk_grows, "when_a_chunk_grows", "chunk"},
+    {Reallocation::when_total_grows, "when_total_grows", "total"}};
 constexpr Named<ExtraSpace> kExtraSpaces[] = {
-    {ExtraSpace::freed_aligned, "freed_aligned"}, {ExtraSpace::freed, "freed"}, {ExtraSpace::kept, "kept"}};
+    {ExtraSpace::freed_aligned, "freed_aligned", "aligned"}, {ExtraSpace::freed, "freed", "freed"}, {ExtraSpace::kept, "kept", "kept"}};
 
 template <class Enum, std::size_t N>
-std::string_view name_of(const Named<Enum> (&names)[N], Enum value) {
-    return std::ranges::find(names, value, &Named<Enum>::value)->name;
+const Named<Enum>& named(const Named<Enum> (&names)[N], Enum value) {
+    return *std::ranges::find(names, value, &Named<Enum>::value);
 }
 
 template <class Enum, std::size_t N>
@@ -118,20 +122,28 @@ OpSet read_inplace_ops(const Reader& reader, const json& value, const Path& path
     return ops;
 }
 
-// One rule of a profile: how a policy file reads it, writes it, and what it means.
+// One rule of a profile: how a policy file reads it, writes it, and what it means; and, for a
+// rule upstream states differ in (rule.state_label set), its value in a word for `versions`.
 struct RuleIo {
     PolicyRule rule;
     std::function<void(const Reader&, const json&, const Path&, AllocatorProfile&)> read;
     std::function<json(const AllocatorProfile&)> write;
+    std::function<std::string(const AllocatorProfile&)> word;
 };
 
+// `only_with`: the rule acts only while that rule is on; its word is "-" while it is off.
 template <class Enum, std::size_t N>
-RuleIo enum_rule(PolicyRule rule, Enum AllocatorProfile::*field, const Named<Enum> (&names)[N]) {
+RuleIo enum_rule(PolicyRule rule, Enum AllocatorProfile::*field, const Named<Enum> (&names)[N],
+                 bool AllocatorProfile::*only_with = nullptr) {
     return {rule,
             [field, &names](const Reader& r, const json& v, const Path& p, AllocatorProfile& profile) {
                 profile.*field = read_enum(r, v, p, names);
             },
-            [field, &names](const AllocatorProfile& profile) { return json(name_of(names, profile.*field)); }};
+            [field, &names](const AllocatorProfile& profile) { return json(named(names, profile.*field).name); },
+            [field, &names, only_with](const AllocatorProfile& profile) {
+                return only_with != nullptr && !(profile.*only_with) ? std::string("-")
+                                                                     : std::string(named(names, profile.*field).word);
+            }};
 }
 
 RuleIo bool_rule(PolicyRule rule, bool AllocatorProfile::*field) {
@@ -139,18 +151,26 @@ RuleIo bool_rule(PolicyRule rule, bool AllocatorProfile::*field) {
             [field](const Reader& r, const json& v, const Path& p, AllocatorProfile& profile) {
                 profile.*field = r.boolean(v, p);
             },
-            [field](const AllocatorProfile& profile) { return json(profile.*field); }};
+            [field](const AllocatorProfile& profile) { return json(profile.*field); },
+            [field](const AllocatorProfile& profile) { return std::string(profile.*field ? "yes" : "no"); }};
 }
 
 const std::vector<RuleIo>& rule_ios() {
     static const std::vector<RuleIo> rules = [] {
         std::vector<RuleIo> list;
         list.push_back({{"inplace_ops", "a list of op names (the whole set), or {\"add\": [...], \"remove\": [...]}",
-                         "ops whose result may take over a parent's memory (ggml_op_can_inplace)"},
+                         "ops whose result may take over a parent's memory (ggml_op_can_inplace)", "in-place ops (count)"},
                         [](const Reader& r, const json& v, const Path& p, AllocatorProfile& profile) {
                             profile.inplace_ops = read_inplace_ops(r, v, p, profile.inplace_ops);
                         },
-                        [](const AllocatorProfile& profile) { return op_list(profile.inplace_ops); }});
+                        [](const AllocatorProfile& profile) { return op_list(profile.inplace_ops); },
+                        [](const AllocatorProfile& profile) {
+                            std::size_t count = 0;
+                            for (std::size_t i = 0; i < kOpCount; ++i) {
+                                count += profile.inplace_ops.contains(static_cast<Op>(i)) ? 1 : 0;
+                            }
+                            return std::to_string(count);
+                        }});
         list.push_back(enum_rule({"block_fit", "best, first, largest",
                                   "which free block before a chunk's tail a request takes: the smallest that fits "
                                   "(ggml), the first that fits, or the largest that fits"},
@@ -164,27 +184,31 @@ const std::vector<RuleIo>& rule_ios() {
                                  &AllocatorProfile::inplace_through_views));
         list.push_back(bool_rule({"chunks", "true, false",
                                   "a buffer type's plan is split into chunks of at most its max size (false: one "
-                                  "buffer, the max size ignored while planning)"},
+                                  "buffer, the max size ignored while planning)",
+                                  "chunks"},
                                  &AllocatorProfile::chunks));
         list.push_back(enum_rule({"tail_choice", "reuse_factor, first_that_fits",
-                                  "which chunk's tail takes a request no free block fits"},
-                                 &AllocatorProfile::tail_choice, kTailChoices));
+                                  "which chunk's tail takes a request no free block fits", "tail choice"},
+                                 &AllocatorProfile::tail_choice, kTailChoices, &AllocatorProfile::chunks));
         list.push_back(enum_rule({"reallocation", "when_a_chunk_grows, when_total_grows",
-                                  "when reserve replaces a buffer type's chunks"},
+                                  "when reserve replaces a buffer type's chunks", "reallocation"},
                                  &AllocatorProfile::reallocation, kReallocations));
         list.push_back(enum_rule({"free_extra_space", "freed_aligned, freed, kept",
-                                  "the bytes of a larger parent past the end of a node that takes it over in place"},
+                                  "the bytes of a larger parent past the end of a node that takes it over in place",
+                                  "free_extra_space"},
                                  &AllocatorProfile::free_extra_space, kExtraSpaces));
         list.push_back(bool_rule({"external_buffer_is_allocated", "true, false",
-                                  "a tensor on an external buffer but without data counts as allocated"},
+                                  "a tensor on an external buffer but without data counts as allocated",
+                                  "external buffer = allocated"},
                                  &AllocatorProfile::external_buffer_is_allocated));
-        list.push_back(bool_rule({"has_reserve_n_size", "true, false", "ggml_gallocr_reserve_n_size exists"},
+        list.push_back(bool_rule({"has_reserve_n_size", "true, false", "ggml_gallocr_reserve_n_size exists", "reserve_n_size"},
                                  &AllocatorProfile::has_reserve_n_size));
         list.push_back(bool_rule({"replans_when_data_dropped", "true, false",
-                                  "alloc_graph plans again when a tensor's external data was dropped"},
+                                  "alloc_graph plans again when a tensor's external data was dropped",
+                                  "replans on dropped data"},
                                  &AllocatorProfile::replans_when_data_dropped));
         list.push_back(bool_rule({"empty_buffers_are_dummies", "true, false",
-                                  "a request for 0 bytes gets a dummy buffer with no memory"},
+                                  "a request for 0 bytes gets a dummy buffer with no memory", "0-byte buffers are dummies"},
                                  &AllocatorProfile::empty_buffers_are_dummies));
         return list;
     }();
@@ -314,6 +338,19 @@ std::string rule_differences_text(const AllocatorProfile& before, const Allocato
         text += (text.empty() ? "" : "; ") + d.rule + " " + (d.before.empty() ? d.after : d.before + " -> " + d.after);
     }
     return text.empty() ? "no rule differs" : text;
+}
+
+std::span<const StateRuleRow> state_rule_rows() {
+    static const std::vector<StateRuleRow> rows = [] {
+        std::vector<StateRuleRow> list;
+        for (const RuleIo& io : rule_ios()) {
+            if (!io.rule.state_label.empty()) {
+                list.push_back({io.rule.name, io.rule.state_label, io.word});
+            }
+        }
+        return list;
+    }();
+    return rows;
 }
 
 std::span<const PolicyRule> policy_rules() {

@@ -13,7 +13,9 @@
 #include "reference/profile.hpp"
 
 #include <filesystem>
+#include <functional>
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -75,7 +77,21 @@ struct PolicyRule {
     std::string_view name;
     std::string_view values;  // "best, first, largest"; "true, false"; "a list of op names, or {add, remove}"
     std::string_view meaning;
+    // Its row in `gallocsim versions`' table of rules by state ("tail choice"): set for a rule
+    // some upstream state changes, empty for a policy's alone.
+    std::string_view state_label = {};
 };
 std::span<const PolicyRule> policy_rules();
+
+// The rows of `gallocsim versions`' table of rules by state, read off the same table as the
+// policy rules and in its order: the rule, the row's label, and the rule's value in a profile
+// in one word ("yes", "reuse", "22" in-place ops; "-" where the rule does not act, a tail
+// choice without chunks).
+struct StateRuleRow {
+    std::string_view rule;   // the policy file's name: "tail_choice"
+    std::string_view label;  // "tail choice"
+    std::function<std::string(const AllocatorProfile&)> word;
+};
+std::span<const StateRuleRow> state_rule_rows();
 
 } // namespace gallocsim

@@ -11,6 +11,12 @@ void put_float(Tensor& t, int index, float value) {
     std::memcpy(&t.op_params[static_cast<std::size_t>(index)], &value, sizeof value);
 }
 
+// An op whose one float parameter (a factor, a value, an eps) is op_params[0].
+Tensor& with_float(Tensor& t, float value) {
+    put_float(t, 0, value);
+    return t;
+}
+
 } // namespace
 
 Tensor& GraphBuilder::make(DataType type, const Shape& ne, Op op, std::initializer_list<Tensor*> src, std::string name) {
@@ -72,9 +78,7 @@ Tensor& GraphBuilder::unary(Tensor& a, UnaryOp kind) {
 }
 
 Tensor& GraphBuilder::scale(Tensor& a, float factor) {
-    Tensor& t = make(a.type, a.ne, Op::SCALE, {&a}, {});
-    put_float(t, 0, factor);
-    return t;
+    return with_float(unary_op(Op::SCALE, a), factor);
 }
 
 Tensor& GraphBuilder::clamp(Tensor& a, float min, float max) {
@@ -85,21 +89,15 @@ Tensor& GraphBuilder::clamp(Tensor& a, float min, float max) {
 }
 
 Tensor& GraphBuilder::fill(Tensor& a, float value) {
-    Tensor& t = make(a.type, a.ne, Op::FILL, {&a}, {});
-    put_float(t, 0, value);
-    return t;
+    return with_float(unary_op(Op::FILL, a), value);
 }
 
 Tensor& GraphBuilder::rms_norm(Tensor& a, float eps) {
-    Tensor& t = make(a.type, a.ne, Op::RMS_NORM, {&a}, {});
-    put_float(t, 0, eps);
-    return t;
+    return with_float(unary_op(Op::RMS_NORM, a), eps);
 }
 
 Tensor& GraphBuilder::soft_max(Tensor& a, Tensor* mask, float factor) {
-    Tensor& t = make(a.type, a.ne, Op::SOFT_MAX, {&a, mask}, {});
-    put_float(t, 0, factor);
-    return t;
+    return with_float(make(a.type, a.ne, Op::SOFT_MAX, {&a, mask}, {}), factor);
 }
 
 Tensor& GraphBuilder::rope(Tensor& a, Tensor& positions, int n_dims) {
@@ -109,9 +107,7 @@ Tensor& GraphBuilder::rope(Tensor& a, Tensor& positions, int n_dims) {
 }
 
 Tensor& GraphBuilder::norm(Tensor& a, float eps) {
-    Tensor& t = make(a.type, a.ne, Op::NORM, {&a}, {});
-    put_float(t, 0, eps);
-    return t;
+    return with_float(unary_op(Op::NORM, a), eps);
 }
 
 Tensor& GraphBuilder::diag_mask_inf(Tensor& a, int n_past) {
@@ -137,16 +133,13 @@ Tensor& GraphBuilder::unary_inplace(Tensor& a, UnaryOp kind) {
 }
 
 Tensor& GraphBuilder::scale_inplace(Tensor& a, float factor) {
-    Tensor& t = view_tensor(a, Op::SCALE);
-    put_float(t, 0, factor);
-    return t;
+    return with_float(view_tensor(a, Op::SCALE), factor);
 }
 
 Tensor& GraphBuilder::soft_max_inplace(Tensor& a, Tensor* mask, float factor) {
     Tensor& t = view_tensor(a, Op::SOFT_MAX);
     t.src[1] = mask;
-    put_float(t, 0, factor);
-    return t;
+    return with_float(t, factor);
 }
 
 Tensor& GraphBuilder::rope_inplace(Tensor& a, Tensor& positions, int n_dims) {

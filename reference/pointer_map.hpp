@@ -10,19 +10,25 @@
 
 namespace gallocsim {
 
+// Empties a table of keys and its parallel values: `count` empty slots if it has fewer, else
+// every slot it has, cleared in place (a table never shrinks). PointerMap and TensorMap both.
+template <typename Key, typename Value>
+void clear_slots(std::vector<const Key*>& keys, std::vector<Value>& values, std::size_t count) {
+    if (count > keys.size()) {
+        keys.assign(count, nullptr);
+        values.assign(count, Value{});
+    } else {
+        std::fill(keys.begin(), keys.end(), nullptr);
+        std::fill(values.begin(), values.end(), Value{});
+    }
+}
+
 template <typename Key, typename Value>
 class PointerMap {
 public:
     // Drops every entry and makes room for at least `count` keys without growing.
     void reset(std::size_t count) {
-        const std::size_t wanted = std::bit_ceil(std::max<std::size_t>(16, count + count / 2 + 1));
-        if (wanted > keys_.size()) {
-            keys_.assign(wanted, nullptr);
-            values_.assign(wanted, Value{});
-        } else {
-            std::fill(keys_.begin(), keys_.end(), nullptr);
-            std::fill(values_.begin(), values_.end(), Value{});
-        }
+        clear_slots(keys_, values_, std::bit_ceil(std::max<std::size_t>(16, count + count / 2 + 1)));
         size_ = 0;
     }
 

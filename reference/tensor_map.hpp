@@ -25,13 +25,7 @@ public:
     // the overflow table has room for `overflow` tensors (what one make_room asks for) from
     // the start, so that a plan that never needs it never grows it.
     void reset(std::size_t count, std::size_t overflow) {
-        if (count > owners_.size()) {
-            owners_.assign(count, nullptr);
-            values_.assign(count, Value{});
-        } else {
-            std::fill(owners_.begin(), owners_.end(), nullptr);
-            std::fill(values_.begin(), values_.end(), Value{});
-        }
+        clear_slots(owners_, values_, count);
         overflow_.reset(overflow);
         direct_count_ = 0;
     }

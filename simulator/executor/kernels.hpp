@@ -428,16 +428,29 @@ GALLOCSIM_HD inline Index4 row_index(const TensorArgs& t, int64_t item) {
     return Index4{{0, item % t.ne[1], (item / t.ne[1]) % t.ne[2], item / (t.ne[1] * t.ne[2])}};
 }
 
+// The sum of a row's elements, or of their squares, in double, in element order. (A
+// template, so that each kernel's loop compiles as it would written out: nvcc may fuse
+// the square's multiply and add.)
+template <bool kSquares>
+GALLOCSIM_HD inline double row_sum(const TensorArgs& a, const unsigned char* row) {
+    double sum = 0.0;
+    for (int64_t i0 = 0; i0 < a.ne[0]; ++i0) {
+        const double x = load_element(a.type, row, i0, a.nb[0]);
+        if constexpr (kSquares) {
+            sum += x * x;
+        } else {
+            sum += x;
+        }
+    }
+    return sum;
+}
+
 // SUM_ROWS and MEAN: one item per destination element (ne0 is 1).
 struct SumRowsKernel {
     GALLOCSIM_HD void operator()(const NodeArgs& n, int64_t item, int*) const {
         const Index4 at = row_index(n.dst, item);
         const TensorArgs& a = n.src[0];
-        const unsigned char* row = row_of(a, at.i[1], at.i[2], at.i[3]);
-        double sum = 0.0;
-        for (int64_t i0 = 0; i0 < a.ne[0]; ++i0) {
-            sum += load_element(a.type, row, i0, a.nb[0]);
-        }
+        double sum = row_sum</*squares=*/false>(a, row_of(a, at.i[1], at.i[2], at.i[3]));
         if (n.op == Op::MEAN) {
             sum /= static_cast<double>(a.ne[0]);
         }
@@ -451,12 +464,7 @@ struct RmsNormKernel {
         const Index4 at = row_index(n.dst, item);
         const TensorArgs& a = n.src[0];
         const unsigned char* row = row_of(a, at.i[1], at.i[2], at.i[3]);
-        double sum = 0.0;
-        for (int64_t i0 = 0; i0 < a.ne[0]; ++i0) {
-            const double x = load_element(a.type, row, i0, a.nb[0]);
-            sum += x * x;
-        }
-        const float mean = static_cast<float>(sum / static_cast<double>(a.ne[0]));
+        const float mean = static_cast<float>(row_sum</*squares=*/true>(a, row) / static_cast<double>(a.ne[0]));
         const float scale = 1.0f / sqrtf(mean + param_float(n, 0));
         unsigned char* out = row_of(n.dst, at.i[1], at.i[2], at.i[3]);
         for (int64_t i0 = 0; i0 < a.ne[0]; ++i0) {

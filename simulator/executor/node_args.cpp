@@ -181,26 +181,30 @@ void check_set_rows(Checker& check, const Tensor& node, const Tensor& values, co
                   "row indices " + rows.name + " " + show(rows.ne) + " do not match values " + show(values.ne));
 }
 
+// Checks sources 0 and 1 (each missing one is reported), then runs `then` on both when both are there.
+template <typename Then>
+void with_two_sources(Checker& check, Then then) {
+    const Tensor* a = check.source(0);
+    const Tensor* b = check.source(1);
+    if (a != nullptr && b != nullptr) {
+        then(*a, *b);
+    }
+}
+
 void check_op(Checker& check, const Tensor& node, NodeArgs& args) {
     switch (node.op) {
-    case Op::ADD: case Op::SUB: case Op::MUL: case Op::DIV: {
-        const Tensor* a = check.source(0);
-        const Tensor* b = check.source(1);
-        if (a != nullptr && b != nullptr) {
-            check.result_shape(a->ne);
-            check.require(repeats_to(*b, *a), b->name + " " + show(b->ne) + " does not repeat to " + show(a->ne));
-        }
+    case Op::ADD: case Op::SUB: case Op::MUL: case Op::DIV:
+        with_two_sources(check, [&](const Tensor& a, const Tensor& b) {
+            check.result_shape(a.ne);
+            check.require(repeats_to(b, a), b.name + " " + show(b.ne) + " does not repeat to " + show(a.ne));
+        });
         return;
-    }
-    case Op::ADD1: {
-        const Tensor* a = check.source(0);
-        const Tensor* b = check.source(1);
-        if (a != nullptr && b != nullptr) {
-            check.result_shape(a->ne);
-            check.require(element_count(*b) >= 1, b->name + " is empty");
-        }
+    case Op::ADD1:
+        with_two_sources(check, [&](const Tensor& a, const Tensor& b) {
+            check.result_shape(a.ne);
+            check.require(element_count(b) >= 1, b.name + " is empty");
+        });
         return;
-    }
     case Op::SCALE: case Op::SQR: case Op::SQRT: case Op::LOG: case Op::RMS_NORM:
         if (const Tensor* a = check.source(0)) {
             check.result_shape(a->ne);
@@ -222,16 +226,13 @@ void check_op(Checker& check, const Tensor& node, NodeArgs& args) {
                           std::to_string(element_count(*a)) + " elements, the result " + std::to_string(element_count(node)));
         }
         return;
-    case Op::CONCAT: {
-        const Tensor* a = check.source(0);
-        const Tensor* b = check.source(1);
-        if (a != nullptr && b != nullptr) {
-            const int dim = concat_dimension(node, *a, *b);
-            check.require(dim >= 0, show(a->ne) + " and " + show(b->ne) + " do not concatenate to " + show(node.ne));
+    case Op::CONCAT:
+        with_two_sources(check, [&](const Tensor& a, const Tensor& b) {
+            const int dim = concat_dimension(node, a, b);
+            check.require(dim >= 0, show(a.ne) + " and " + show(b.ne) + " do not concatenate to " + show(node.ne));
             args.params[0] = dim;
-        }
+        });
         return;
-    }
     case Op::PAD:
         check.source(0);
         return;
@@ -250,30 +251,15 @@ void check_op(Checker& check, const Tensor& node, NodeArgs& args) {
             check_rope(check, node, *a, args);
         }
         return;
-    case Op::MUL_MAT: {
-        const Tensor* a = check.source(0);
-        const Tensor* b = check.source(1);
-        if (a != nullptr && b != nullptr) {
-            check_mul_mat(check, *a, *b);
-        }
+    case Op::MUL_MAT:
+        with_two_sources(check, [&](const Tensor& a, const Tensor& b) { check_mul_mat(check, a, b); });
         return;
-    }
-    case Op::GET_ROWS: {
-        const Tensor* a = check.source(0);
-        const Tensor* rows = check.source(1);
-        if (a != nullptr && rows != nullptr) {
-            check_get_rows(check, *a, *rows);
-        }
+    case Op::GET_ROWS:
+        with_two_sources(check, [&](const Tensor& a, const Tensor& rows) { check_get_rows(check, a, rows); });
         return;
-    }
-    case Op::SET_ROWS: {
-        const Tensor* values = check.source(0);
-        const Tensor* rows = check.source(1);
-        if (values != nullptr && rows != nullptr) {
-            check_set_rows(check, node, *values, *rows);
-        }
+    case Op::SET_ROWS:
+        with_two_sources(check, [&](const Tensor& values, const Tensor& rows) { check_set_rows(check, node, values, rows); });
         return;
-    }
     default:
         check.require(false, "the executor has no kernel for this op");
         return;

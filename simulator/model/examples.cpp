@@ -250,21 +250,43 @@ GraphFile sched_issue_example() {
     return model.finish(named(b.mul(c, ab), "result"), /*keep_result=*/false);
 }
 
-GraphFile llama_example(const LlamaParams& p) {
-    const std::string example = "llama";
-    // Up to ~120,000 nodes: the planner benchmark goes to 100,000.
-    check_range(example, "layers", p.layers, 1, 4096);
+namespace {
+
+// What the transformers (llama, gpt2) check, in this order: each size in its range (layers up
+// to `max_layers`; llama's outputs up to its tokens), heads dividing embd, and the weights'
+// rows in whole quantization blocks.
+template <typename Params>
+void check_transformer(const std::string& example, std::int64_t max_layers, const Params& p) {
+    check_range(example, "layers", p.layers, 1, max_layers);
     check_range(example, "embd", p.embd, 1, 1 << 20);
     check_range(example, "heads", p.heads, 1, 4096);
     check_range(example, "ff", p.ff, 1, 1 << 20);
     check_range(example, "tokens", p.tokens, 1, 1 << 16);
     check_range(example, "vocab", p.vocab, 1, 1 << 20);
-    check_range(example, "outputs", p.outputs, 0, p.tokens);
+    if constexpr (requires { p.outputs; }) {
+        check_range(example, "outputs", p.outputs, 0, p.tokens);
+    }
     if (p.embd % p.heads != 0) {
         reject(example, "heads (" + std::to_string(p.heads) + ") does not divide embd (" + std::to_string(p.embd) + ")");
     }
     check_rows(example, "embd", p.embd, p.weights);
     check_rows(example, "ff", p.ff, p.weights);
+}
+
+// A transformer's graph name: every shape parameter in it, so that a header never hides a
+// default (n_vocab 256).
+template <typename Params>
+std::string transformer_name(const std::string& example, const Params& p) {
+    return example + "-l" + std::to_string(p.layers) + "-e" + std::to_string(p.embd) + "-h" + std::to_string(p.heads) +
+           "-f" + std::to_string(p.ff) + "-v" + std::to_string(p.vocab) + "-t" + std::to_string(p.tokens);
+}
+
+} // namespace
+
+GraphFile llama_example(const LlamaParams& p) {
+    const std::string example = "llama";
+    // Up to ~120,000 nodes: the planner benchmark goes to 100,000.
+    check_transformer(example, 4096, p);
 
     std::ostringstream description;
     description << "llama-style transformer: " << (p.inplace ? "inplace=True, " : "") << (p.mask ? "mask=True, " : "")
@@ -273,10 +295,7 @@ GraphFile llama_example(const LlamaParams& p) {
                 << (p.outputs > 0 && p.outputs < p.tokens ? ", n_outputs=" + std::to_string(p.outputs) : "")
                 << ", n_tokens=" << p.tokens << ", n_vocab=" << p.vocab << ", wtype=" << type_name(p.weights)
                 << "; buffers=" << buffer_setup_name(p.buffers);
-    // Every shape parameter in the name, so that a header never hides a default (n_vocab 256).
-    ModelFile model("llama-l" + std::to_string(p.layers) + "-e" + std::to_string(p.embd) + "-h" + std::to_string(p.heads) +
-                        "-f" + std::to_string(p.ff) + "-v" + std::to_string(p.vocab) + "-t" + std::to_string(p.tokens),
-                    description.str(), p.buffers);
+    ModelFile model(transformer_name(example, p), description.str(), p.buffers);
     GraphBuilder& b = model.build();
     const DataType f32 = DataType::f32;
     const DataType i32 = DataType::i32;
@@ -373,25 +392,13 @@ GraphFile llama_example_with_nodes(std::int64_t nodes) {
 
 GraphFile gpt2_example(const Gpt2Params& p) {
     const std::string example = "gpt2";
-    check_range(example, "layers", p.layers, 1, 512);
-    check_range(example, "embd", p.embd, 1, 1 << 20);
-    check_range(example, "heads", p.heads, 1, 4096);
-    check_range(example, "ff", p.ff, 1, 1 << 20);
-    check_range(example, "tokens", p.tokens, 1, 1 << 16);
-    check_range(example, "vocab", p.vocab, 1, 1 << 20);
-    if (p.embd % p.heads != 0) {
-        reject(example, "heads (" + std::to_string(p.heads) + ") does not divide embd (" + std::to_string(p.embd) + ")");
-    }
-    check_rows(example, "embd", p.embd, p.weights);
-    check_rows(example, "ff", p.ff, p.weights);
+    check_transformer(example, 512, p);
 
     std::ostringstream description;
     description << "GPT-2 style transformer: n_embd=" << p.embd << ", n_ff=" << p.ff << ", n_head=" << p.heads
                 << ", n_layer=" << p.layers << ", n_tokens=" << p.tokens << ", n_vocab=" << p.vocab
                 << ", wtype=" << type_name(p.weights) << "; buffers=" << buffer_setup_name(p.buffers);
-    ModelFile model("gpt2-l" + std::to_string(p.layers) + "-e" + std::to_string(p.embd) + "-h" + std::to_string(p.heads) +
-                        "-f" + std::to_string(p.ff) + "-v" + std::to_string(p.vocab) + "-t" + std::to_string(p.tokens),
-                    description.str(), p.buffers);
+    ModelFile model(transformer_name(example, p), description.str(), p.buffers);
     GraphBuilder& b = model.build();
     const DataType f32 = DataType::f32;
     const std::int64_t head_dim = p.embd / p.heads;

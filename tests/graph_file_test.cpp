@@ -246,6 +246,37 @@ TEST(GraphFileErrors, OverflowingSizes) {
               "g.json: $.tensors[0].nb[1] (tensor 'a'): stride too large: 9223372036854775808");
 }
 
+// JSON leaves the meaning of a field written twice open (nlohmann kept the last, simdjson finds
+// the first): the reader refuses it rather than guess. The same for a tensor the expected plan
+// places twice.
+TEST(GraphFileErrors, AFieldWrittenTwiceIsRefused) {
+    EXPECT_EQ(error_of(graph_doc(R"([{"name": "a", "ne": [4], "ne": [8]}])")),
+              "g.json: $.tensors[0] (tensor 'a'): field \"ne\" given twice");
+    EXPECT_EQ(error_of(R"({"format": "ggml-graph/1", "format": "ggml-graph/1", "buffer_types": [], "tensors": [], "leafs": [], "nodes": []})"),
+              "g.json: $: field \"format\" given twice");
+    const std::string placed_twice =
+        R"({"format": "ggml-graph/1", "buffer_types": [{"name": "CPU", "alignment": 32}], "tensors": [{"name": "a", "ne": [4]}],
+            "leafs": ["a"], "nodes": [], "expected": {"reserve": true, "alloc_graph": true, "buffer_sizes": [32],
+            "chunk_sizes": [[32]], "tensors": {"a": {"buffer": 0, "chunk": 0, "offset": 0}, "a": {"buffer": 0, "chunk": 0, "offset": 0}}}})";
+    EXPECT_EQ(error_of(placed_twice), "g.json: $.expected.tensors.a (tensor 'a'): placed twice");
+}
+
+// A text nested deeper than the reader's 1024 levels is refused with the reason (nlohmann, which
+// names where other refusals happen, would take it, so the reader's own words are said).
+TEST(GraphFileErrors, NestingPastTheReadersDepthIsNamed) {
+    const std::string deep = R"({"format": "ggml-graph/1", "description": )" + std::string(2000, '[') + std::string(2000, ']') + "}";
+    EXPECT_EQ(error_of(deep), "g.json: invalid JSON: The JSON document was too deep (too many nested objects and arrays)");
+}
+
+// An integer past 64 bits is read as the nearest double so that the field can say it is too
+// large; digits inside a string are a name, not a number, and stay as written.
+TEST(GraphFileErrors, OnlyNumbersOutsideStringsAreReadAsDoubles) {
+    const GraphFile file = parse_graph_file(graph_doc(R"([{"name": "18446744073709551616", "ne": [4]}])"), "g.json");
+    EXPECT_EQ(file.context.tensors()[0].name, "18446744073709551616");
+    EXPECT_EQ(error_of(graph_doc(R"([{"name": "\"18446744073709551616", "ne": [18446744073709551616]}])")),
+              "g.json: $.tensors[0].ne[0] (tensor '\"18446744073709551616'): is too large: a number above 2^64 - 1");
+}
+
 // A number written past 64 bits reaches the reader as the nearest double (2^64 is read as
 // 1.8446744073709552e+19): it was said to be "must be a non-negative integer, got the number
 // 1.8446744073709552e+19", which it is, only too large. Each message is the field's range

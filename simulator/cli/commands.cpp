@@ -41,25 +41,30 @@ std::string_view tensor_kind(const std::unordered_set<const Tensor*>& leafs, con
 // Columns wide enough for every name (in terminal columns, whatever the names hold; cut at
 // `name_limit`) and every number, so the table stays aligned at any size.
 void print_plan_table(const GraphFile& file, const PlanRun& run, std::size_t name_limit, std::ostream& out) {
-    const auto size_of = [&](const std::string& name, const Placement& place) {
-        return run.types[static_cast<std::size_t>(file.buffers[static_cast<std::size_t>(place.buffer_id)])]->alloc_size(
-            *file.context.find(name));
+    // Each row's tensor and size, looked up by name once.
+    struct Row {
+        const Tensor* tensor;
+        std::size_t size;
     };
+    std::vector<Row> rows;
+    rows.reserve(run.plan.tensors.size());
     std::size_t width = 6, number_width = 12;
     for (const auto& [name, place] : run.plan.tensors) {
+        const Tensor& tensor = *file.context.find(name);
+        const auto type = static_cast<std::size_t>(file.buffers[static_cast<std::size_t>(place.buffer_id)]);
+        const Row& row = rows.emplace_back(Row{&tensor, run.types[type]->alloc_size(tensor)});
         width = std::max(width, std::min(display_width(name), name_limit));
-        number_width = std::max({number_width, std::to_string(place.offset).size() + 2,
-                                 std::to_string(size_of(name, place)).size() + 2});
+        number_width = std::max({number_width, std::to_string(place.offset).size() + 2, std::to_string(row.size).size() + 2});
     }
     const auto numbers = static_cast<int>(number_width);
     const std::unordered_set<const Tensor*> leafs(file.graph.leafs.begin(), file.graph.leafs.end());
     out << padded("tensor", width) << "  kind  buffer  chunk  " << std::right << std::setw(numbers) << "offset"
         << std::setw(numbers) << "size" << "\n";
-    for (const auto& [name, place] : run.plan.tensors) {
-        const Tensor& tensor = *file.context.find(name);
-        out << padded(shortened(name, name_limit), width) << "  " << std::left << std::setw(4) << tensor_kind(leafs, tensor) << "  " << std::right
+    for (std::size_t i = 0; const auto& [name, place] : run.plan.tensors) {
+        const Row& row = rows[i++];
+        out << padded(shortened(name, name_limit), width) << "  " << std::left << std::setw(4) << tensor_kind(leafs, *row.tensor) << "  " << std::right
             << std::setw(6) << place.buffer_id << "  " << std::setw(5) << place.chunk << "  " << std::setw(numbers)
-            << place.offset << std::setw(numbers) << size_of(name, place) << "\n";
+            << place.offset << std::setw(numbers) << row.size << "\n";
     }
     out << "\n";
     for (int id = 0; id < file.buffer_count(); ++id) {

@@ -4,8 +4,11 @@
 #include "simulator/model/input_file.hpp"
 #include "simulator/model/json_reader.hpp"
 
+#include <nlohmann/json.hpp>
+
 #include <algorithm>
 #include <array>
+#include <unordered_set>
 #include <fstream>
 #include <sstream>
 
@@ -14,9 +17,11 @@ namespace gallocsim {
 namespace fs = std::filesystem;
 using json_input::at;
 using json_input::dot;
-using json_input::json;
+using json_input::Array;
+using json_input::Object;
 using json_input::Path;
 using json_input::Reader;
+using json_input::Value;
 
 namespace {
 
@@ -30,17 +35,14 @@ constexpr std::array kFunctions{
 };
 
 
-std::optional<std::string> optional_string(const Reader& r, const json& object, const Path& path, const char* key) {
-    auto it = object.find(key);
-    if (it == object.end() || it->is_null()) {
-        return std::nullopt;
-    }
-    return r.string(*it, dot(path, key));
+std::optional<std::string> optional_string(const Reader& r, Object object, const Path& path, const char* key) {
+    const auto value = Reader::find_set(object, key);
+    return value ? std::optional(r.string(*value, dot(path, key))) : std::nullopt;
 }
 
-std::vector<std::size_t> sizes_of(const Reader& r, const json& value, const Path& path) {
+std::vector<std::size_t> sizes_of(const Reader& r, Value value, const Path& path) {
     std::vector<std::size_t> sizes;
-    for (std::size_t i = 0; const json& size : r.array(value, path)) {
+    for (std::size_t i = 0; const Value size : r.array(value, path)) {
         sizes.push_back(r.unsigned_integer(size, at(path, i++)));
     }
     return sizes;
@@ -60,9 +62,9 @@ public:
         session_.folder = folder;
     }
 
-    void header(const json& doc, const std::string& source) {
+    void header(Value root, const std::string& source) {
         const Reader r(source);
-        r.object(doc, "$");
+        const Object doc = r.object(root, "$");
         r.only_keys(doc, "$", {"format", "allocator", "created_by", "ggml_version", "ggml_commit", "ggml_library",
                                "ggml_functions", "pid", "program", "buffer_types", "buffers"});
         const std::string format = r.string(r.member(doc, "$", "format"), "$.format");
@@ -77,39 +79,41 @@ public:
         session_.ggml_version = optional_string(r, doc, "$", "ggml_version");
         session_.ggml_commit = optional_string(r, doc, "$", "ggml_commit");
         session_.ggml_library = optional_string(r, doc, "$", "ggml_library").value_or("");
-        if (doc.contains("ggml_functions")) {
-            for (const auto& [name, present] : r.object(doc["ggml_functions"], "$.ggml_functions").items()) {
-                const std::string path_text = "$.ggml_functions[\"" + name + "\"]";
-                session_.ggml_functions[name] = r.boolean(present, Path(path_text));
+        if (const auto functions = Reader::find(doc, "ggml_functions")) {
+            const Object listed = r.object(*functions, "$.ggml_functions");
+            for (const auto [name, present] : listed) {
+                const std::string path_text = "$.ggml_functions[\"" + std::string(name) + "\"]";
+                session_.ggml_functions[std::string(name)] = r.boolean(present, Path(path_text));
             }
         }
-        if (doc.contains("pid")) {
-            r.unsigned_integer(doc["pid"], "$.pid");
+        if (const auto pid = Reader::find(doc, "pid")) {
+            r.unsigned_integer(*pid, "$.pid");
         }
-        if (doc.contains("program")) {
-            for (std::size_t i = 0; const json& arg : r.array(doc["program"], "$.program")) {
+        if (const auto program = Reader::find(doc, "program")) {
+            for (std::size_t i = 0; const Value arg : r.array(*program, "$.program")) {
                 r.string(arg, at("$.program", i++));
             }
         }
-        for (std::size_t i = 0; const json& type : r.array(r.member(doc, "$", "buffer_types"), "$.buffer_types")) {
+        const Value types = r.member(doc, "$", "buffer_types");
+        for (std::size_t i = 0; const Value type : r.array(types, "$.buffer_types")) {
             const Path path = at("$.buffer_types", i++);
             r.only_keys(r.object(type, path), path, {"name", "alignment", "max_size"});
         }
         // The buffer types and ids are exactly a graph file's (less alloc_size, learnt per
         // call): the graph-file parser checks them, with the same JSON paths.
-        json graph{{"format", "ggml-graph/1"}, {"buffer_types", doc["buffer_types"]}, {"tensors", json::array()},
-                   {"leafs", json::array()}, {"nodes", json::array()}};
-        if (doc.contains("buffers")) {
-            graph["buffers"] = doc["buffers"];
+        std::string graph = R"({"format": "ggml-graph/1", "buffer_types": )" + simdjson::minify(types);
+        if (const auto ids = Reader::find(doc, "buffers")) {
+            graph += R"(, "buffers": )" + simdjson::minify(*ids);
         }
-        GraphFile buffers = parse_graph_file(graph.dump(), source);
+        graph += R"(, "tensors": [], "leafs": [], "nodes": []})";
+        GraphFile buffers = parse_graph_file(graph, source);
         session_.buffer_types = std::move(buffers.buffer_types);
         session_.buffers = std::move(buffers.buffers);
     }
 
-    void call(const json& doc, const std::string& source, int line) {
+    void call(Value root, const std::string& source, int line) {
         const Reader r(source);
-        r.object(doc, "$");
+        const Object doc = r.object(root, "$");
         r.only_keys(doc, "$", {"call", "function", "graph", "nodes", "leafs", "returned", "replanned", "sizes", "alloc_size",
                                "alloc_size_example", "buffer_sizes", "chunk_sizes", "buffer_extra", "tensors"});
         CapturedCall call;
@@ -129,27 +133,27 @@ public:
         const std::size_t buffers = session_.buffers.size();
         call.buffer_sizes = sizes_of(r, r.member(doc, "$", "buffer_sizes"), "$.buffer_sizes");
         check_per_buffer(r, call.buffer_sizes.size(), buffers, "$.buffer_sizes");
-        const json& chunks = r.array(r.member(doc, "$", "chunk_sizes"), "$.chunk_sizes");
-        check_per_buffer(r, chunks.size(), buffers, "$.chunk_sizes");
-        for (std::size_t i = 0; i < chunks.size(); ++i) {
-            call.chunk_sizes.push_back(sizes_of(r, chunks[i], at("$.chunk_sizes", i)));
+        const Array chunks = r.array(r.member(doc, "$", "chunk_sizes"), "$.chunk_sizes");
+        check_per_buffer(r, Reader::count(chunks), buffers, "$.chunk_sizes");
+        for (const Value sizes : chunks) {
+            call.chunk_sizes.push_back(sizes_of(r, sizes, at("$.chunk_sizes", call.chunk_sizes.size())));
         }
-        if (doc.contains("buffer_extra")) {
-            call.buffer_extra = sizes_of(r, doc["buffer_extra"], "$.buffer_extra");
+        if (const auto extra = Reader::find(doc, "buffer_extra")) {
+            call.buffer_extra = sizes_of(r, *extra, "$.buffer_extra");
             if (call.buffer_extra->size() != session_.buffer_types.size()) {
                 r.fail("$.buffer_extra", "has " + std::to_string(call.buffer_extra->size()) + " entries, the session has " +
                                              counted(session_.buffer_types.size(), "buffer type"));
             }
         }
-        if (doc.contains("sizes")) {
+        if (const auto sizes = Reader::find(doc, "sizes")) {
             if (call.function != CapturedFunction::reserve_n_size) {
                 r.fail("$.sizes", "only ggml_gallocr_reserve_n_size calls write sizes");
             }
-            call.sizes = sizes_of(r, doc["sizes"], "$.sizes");
+            call.sizes = sizes_of(r, *sizes, "$.sizes");
             check_per_buffer(r, call.sizes->size(), buffers, "$.sizes");
         }
-        if (doc.contains("tensors")) {
-            tensors(r, doc["tensors"], call);
+        if (const auto placed = Reader::find(doc, "tensors")) {
+            tensors(r, *placed, call);
         }
         session_.calls.push_back(std::move(call));
     }
@@ -173,7 +177,7 @@ public:
     }
 
 private:
-    static CapturedFunction function(const Reader& r, const json& value) {
+    static CapturedFunction function(const Reader& r, Value value) {
         const std::string name = r.string(value, "$.function");
         for (const auto& [function, known] : kFunctions) {
             if (name == known) {
@@ -184,7 +188,7 @@ private:
                                  "\" (expected ggml_gallocr_reserve, _reserve_n, _reserve_n_size or _alloc_graph)");
     }
 
-    static std::string graph_path(const Reader& r, const json& value) {
+    static std::string graph_path(const Reader& r, Value value) {
         const std::string path = r.string(value, "$.graph");
         const fs::path relative(path);
         if (path.empty() || relative.is_absolute() ||
@@ -194,10 +198,10 @@ private:
         return path;
     }
 
-    static void returned_and_replanned(const Reader& r, const json& doc, CapturedCall& call) {
+    static void returned_and_replanned(const Reader& r, Object doc, CapturedCall& call) {
         const bool measures = call.function == CapturedFunction::reserve_n_size;
         if (measures) {
-            if (doc.contains("returned") && !doc["returned"].is_null()) {
+            if (Reader::find_set(doc, "returned")) {
                 r.fail("$.returned", "must be null: ggml_gallocr_reserve_n_size returns nothing");
             }
         } else {
@@ -205,19 +209,20 @@ private:
         }
         if (call.function == CapturedFunction::alloc_graph) {
             call.replanned = r.boolean(r.member(doc, "$", "replanned"), "$.replanned");
-        } else if (doc.contains("replanned")) {
+        } else if (Reader::find(doc, "replanned")) {
             r.fail("$.replanned", "only ggml_gallocr_alloc_graph calls say whether they re-planned");
         }
     }
 
-    void alloc_sizes(const Reader& r, const json& doc, CapturedCall& call) const {
-        const json& rules = r.array(r.member(doc, "$", "alloc_size"), "$.alloc_size");
-        if (rules.size() != session_.buffer_types.size()) {
-            r.fail("$.alloc_size", "has " + std::to_string(rules.size()) + " entries, the session has " +
+    void alloc_sizes(const Reader& r, Object doc, CapturedCall& call) const {
+        const Array rules = r.array(r.member(doc, "$", "alloc_size"), "$.alloc_size");
+        if (const std::size_t count = Reader::count(rules); count != session_.buffer_types.size()) {
+            r.fail("$.alloc_size", "has " + std::to_string(count) + " entries, the session has " +
                                        counted(session_.buffer_types.size(), "buffer type"));
         }
-        for (std::size_t i = 0; i < rules.size(); ++i) {
-            const std::string name = r.string(rules[i], at("$.alloc_size", i));
+        for (const Value rule : rules) {
+            const std::size_t i = call.alloc_size.size();
+            const std::string name = r.string(rule, at("$.alloc_size", i));
             ObservedAllocSize observed;
             observed.rule = parse_alloc_size_rule(name);
             observed.recorded = name == "recorded";
@@ -226,27 +231,33 @@ private:
                        "unknown rule \"" + name + "\" (expected \"nbytes\", \"cuda\", \"recorded\" or \"unknown\")");
             }
             if (!observed.rule && !observed.recorded) {
-                observed.example = doc.contains("alloc_size_example") ? doc["alloc_size_example"].dump() : "no example given";
+                const auto example = Reader::find(doc, "alloc_size_example");
+                observed.example = example ? simdjson::minify(*example) : "no example given";
             }
             call.alloc_size.push_back(std::move(observed));
         }
     }
 
-    void tensors(const Reader& r, const json& value, CapturedCall& call) const {
+    void tensors(const Reader& r, Value value, CapturedCall& call) const {
         if (call.function != CapturedFunction::alloc_graph) {
             r.fail("$.tensors", "only ggml_gallocr_alloc_graph calls place tensors");
         }
         const int buffers = static_cast<int>(session_.buffers.size());
         auto& places = call.tensors.emplace();
-        for (const auto& [name, place] : r.object(value, "$.tensors").items()) {
-            const std::string path_text = "$.tensors[\"" + name + "\"]";
+        const Object placements = r.object(value, "$.tensors");
+        std::unordered_set<std::string_view> seen;
+        for (const auto [name, place] : placements) {
+            const std::string path_text = "$.tensors[\"" + std::string(name) + "\"]";
             const Path path(path_text);
+            if (!seen.insert(name).second) {
+                r.fail(path, "placed twice");
+            }
             r.only_keys(r.object(place, path), path, {"buffer", "chunk", "offset"});
             Placement planned;
             planned.buffer_id = r.index(r.member(place, path, "buffer"), dot(path, "buffer"), buffers, "buffer id");
             planned.chunk = r.index(r.member(place, path, "chunk"), dot(path, "chunk"), 1 << 20, "chunk");
             planned.offset = r.unsigned_integer(r.member(place, path, "offset"), dot(path, "offset"));
-            places.emplace_back(name, planned);
+            places.emplace_back(std::string(name), planned);
         }
     }
 
@@ -256,12 +267,13 @@ private:
 std::string read_text(const fs::path& file) { return read_input_file(file); }
 
 // Whether a JSON text that failed to parse failed because it ended too soon.
-bool ends_too_soon(const std::string& text) {
+// nlohmann says where it stopped; simdjson does not.
+bool ends_too_soon(std::string_view text) {
     try {
-        [[maybe_unused]] const json doc = json::parse(text);
-    } catch (const json::parse_error& error) {
+        [[maybe_unused]] const auto doc = nlohmann::json::parse(text);
+    } catch (const nlohmann::json::parse_error& error) {
         return error.byte >= text.size();
-    } catch (const json::exception&) {
+    } catch (const nlohmann::json::exception&) {
     }
     return false;
 }
@@ -311,26 +323,25 @@ CaptureSession parse_capture_session(std::string_view text, const fs::path& file
     if (lines.empty()) {
         throw GraphFileError(file.string() + ": empty: the program stopped before it described the allocator");
     }
+    json_input::DocumentParser json;
     for (std::size_t i = 0; i < lines.size(); ++i) {
         const int line = static_cast<int>(i + 1);
         const std::string source = file.string() + ": line " + std::to_string(line);
-        json doc;
-        try {
-            doc = json::parse(lines[i]);
-        } catch (const json::exception& error) {
+        const auto doc = json.try_parse(lines[i]);
+        if (!doc) {
             const bool last = i + 1 == lines.size();
-            if (last && line > 1 && ends_too_soon(std::string(lines[i]))) {
+            if (last && line > 1 && ends_too_soon(lines[i])) {
                 parser.cut(line);
                 break;
             }
             throw GraphFileError(source + ": " + (last && line == 1 ? "the allocator line is cut short (the program "
                                                                       "stopped while writing it): nothing to replay"
-                                                                    : "not JSON: " + json_input::json_error_text(error, /*one_line=*/true)));
+                                                                    : "not JSON: " + json_input::refusal_text(lines[i], json.last_refusal(), /*one_line=*/true)));
         }
         if (i == 0) {
-            parser.header(doc, source);
+            parser.header(*doc, source);
         } else {
-            parser.call(doc, source, line);
+            parser.call(*doc, source, line);
         }
     }
     return parser.finish();
@@ -361,20 +372,19 @@ std::vector<CaptureLogEntry> read_capture_log(const fs::path& file) {
         return entries;
     }
     std::istringstream in(read_input_file(file));
+    json_input::DocumentParser json;
     int line = 0;
     for (std::string text; std::getline(in, text);) {
         const std::string source = file.string() + ": line " + std::to_string(++line);
-        json doc;
-        try {
-            doc = json::parse(text);
-        } catch (const json::exception& error) {
+        const auto root = json.try_parse(text);
+        if (!root) {
             if (in.peek() == std::char_traits<char>::eof()) {
                 break;  // cut short as the program ended: what came before stands
             }
-            throw GraphFileError(source + ": not JSON: " + json_input::json_error_text(error, /*one_line=*/true));
+            throw GraphFileError(source + ": not JSON: " + json_input::refusal_text(text, json.last_refusal(), /*one_line=*/true));
         }
         const Reader r(source);
-        r.object(doc, "$");
+        const Object doc = r.object(*root, "$");
         r.only_keys(doc, "$", {"pid", "event", "what", "ggml_library", "allocators", "calls"});
         CaptureLogEntry entry;
         entry.pid = static_cast<long long>(r.unsigned_integer(r.member(doc, "$", "pid"), "$.pid"));

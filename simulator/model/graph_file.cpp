@@ -24,11 +24,14 @@ namespace {
 // plan anyone can make, and keeping sizes below it keeps all later arithmetic exact.
 constexpr std::size_t kMaxTensorBytes = SIZE_MAX / 4;
 
+using json_input::Array;
 using json_input::at;
 using json_input::dot;
 using json_input::in_quotes;
 using json_input::Path;
+using json_input::Object;
 using json_input::Reader;
+using json_input::Value;
 
 // ggml_nbytes with every multiplication and addition checked: nullopt when the tensor
 // would span more than kMaxTensorBytes.
@@ -63,12 +66,20 @@ std::optional<std::size_t> checked_nbytes(const Tensor& t) {
     return bytes;
 }
 
+// Names to positions, looked up by a view into the document (no string made per lookup). The
+// parser keeps its own: a name the context does not hold yet is what every new tensor is, and
+// the context looks for a missing name the slow way (its tensors may be renamed).
+struct NameHash {
+    using is_transparent = void;
+    std::size_t operator()(std::string_view name) const noexcept { return std::hash<std::string_view>{}(name); }
+};
+using NameIndex = std::unordered_map<std::string, std::size_t, NameHash, std::equal_to<>>;
+
 class Parser {
 public:
-    Parser(const json& doc, const json_input::Origin& origin) : doc_(doc), r_(origin) {}
+    Parser(Value root, const json_input::Origin& origin) : r_(origin), doc_(r_.object(root, "$")) {}
 
     GraphFile parse() {
-        r_.object(doc_, "$");
         // The format first: a file of another kind gallocsim writes is named as such, not
         // reported by its first field a graph file lacks.
         const std::string format = r_.string(r_.member(doc_, "$", "format"), "$.format");
@@ -83,11 +94,11 @@ public:
         }
         r_.only_keys(doc_, "$", {"format", "name", "description", "buffer_types", "buffers", "tensors", "leafs",
                                  "nodes", "leaf_buffer_ids", "node_buffer_ids", "expected", "captured"});
-        if (doc_.contains("name")) {
-            file_.name = r_.string(doc_["name"], "$.name");
+        if (const auto name = Reader::find(doc_, "name")) {
+            file_.name = r_.string(*name, "$.name");
         }
-        if (doc_.contains("description")) {
-            file_.description = r_.string(doc_["description"], "$.description");
+        if (const auto description = Reader::find(doc_, "description")) {
+            file_.description = r_.string(*description, "$.description");
         }
         parse_buffer_types();
         parse_buffers();
@@ -97,24 +108,24 @@ public:
         check_graph_order();
         file_.leaf_buffer_ids = parse_buffer_ids("leaf_buffer_ids", file_.graph.leafs.size());
         file_.node_buffer_ids = parse_buffer_ids("node_buffer_ids", file_.graph.nodes.size());
-        if (doc_.contains("expected")) {
-            file_.expected = parse_expected(doc_["expected"]);
+        if (const auto expected = Reader::find(doc_, "expected")) {
+            file_.expected = parse_expected(*expected);
         }
-        if (doc_.contains("captured")) {
-            file_.captured = parse_captured(doc_["captured"]);
+        if (const auto captured = Reader::find(doc_, "captured")) {
+            file_.captured = parse_captured(*captured);
         }
         return std::move(file_);
     }
 
 private:
     void parse_buffer_types() {
-        const json& types = r_.array(r_.member(doc_, "$", "buffer_types"), "$.buffer_types");
-        if (types.empty()) {
+        const Array types = r_.array(r_.member(doc_, "$", "buffer_types"), "$.buffer_types");
+        if (Reader::count(types) == 0) {
             r_.fail("$.buffer_types", "must list at least one buffer type");
         }
-        for (std::size_t i = 0; i < types.size(); ++i) {
-            const Path path = at("$.buffer_types", i);
-            const json& t = r_.object(types[i], path);
+        for (std::size_t i = 0; const Value type : types) {
+            const Path path = at("$.buffer_types", i++);
+            const Object t = r_.object(type, path);
             r_.only_keys(t, path, {"name", "alignment", "max_size", "alloc_size"});
             BufferTypeSpec spec;
             spec.name = r_.string(r_.member(t, path, "name"), dot(path, "name"));
@@ -126,15 +137,15 @@ private:
                 r_.fail(dot(path, "alignment"), "must be a power of two, got " + std::to_string(alignment));
             }
             spec.alignment = alignment;
-            if (t.contains("max_size") && !t["max_size"].is_null()) {
-                const std::uint64_t max_size = r_.unsigned_integer(t["max_size"], dot(path, "max_size"));
+            if (const auto max_size_value = Reader::find_set(t, "max_size")) {
+                const std::uint64_t max_size = r_.unsigned_integer(*max_size_value, dot(path, "max_size"));
                 if (max_size == 0) {
                     r_.fail(dot(path, "max_size"), "must be positive");
                 }
                 spec.max_size = max_size;
             }
-            if (t.contains("alloc_size")) {
-                const std::string rule = r_.string(t["alloc_size"], dot(path, "alloc_size"));
+            if (const auto alloc_size = Reader::find(t, "alloc_size")) {
+                const std::string rule = r_.string(*alloc_size, dot(path, "alloc_size"));
                 auto parsed = parse_alloc_size_rule(rule);
                 if (!parsed) {
                     r_.fail(dot(path, "alloc_size"), "unknown rule \"" + rule + "\" (expected \"nbytes\" or \"cuda\")");
@@ -146,32 +157,37 @@ private:
     }
 
     void parse_buffers() {
-        if (!doc_.contains("buffers")) {
+        const auto buffers_value = Reader::find(doc_, "buffers");
+        if (!buffers_value) {
             for (std::size_t i = 0; i < file_.buffer_types.size(); ++i) {
                 file_.buffers.push_back(static_cast<int>(i));
             }
             return;
         }
-        const json& buffers = r_.array(doc_["buffers"], "$.buffers");
-        if (buffers.empty()) {
+        const Array buffers = r_.array(*buffers_value, "$.buffers");
+        if (Reader::count(buffers) == 0) {
             r_.fail("$.buffers", "must list at least one buffer id");
         }
-        for (std::size_t i = 0; i < buffers.size(); ++i) {
-            const std::string name = r_.string(buffers[i], at("$.buffers", i));
+        for (std::size_t i = 0; const Value buffer : buffers) {
+            const std::string_view name = r_.text(buffer, at("$.buffers", i));
             auto it = std::ranges::find(file_.buffer_types, name, &BufferTypeSpec::name);
             if (it == file_.buffer_types.end()) {
-                r_.fail(at("$.buffers", i), "unknown buffer type \"" + name + "\"");
+                r_.fail(at("$.buffers", i), "unknown buffer type \"" + std::string(name) + "\"");
             }
             file_.buffers.push_back(static_cast<int>(it - file_.buffer_types.begin()));
+            ++i;
         }
     }
 
     void parse_tensors() {
-        const json& tensors = r_.array(r_.member(doc_, "$", "tensors"), "$.tensors");
+        const Array list = r_.array(r_.member(doc_, "$", "tensors"), "$.tensors");
+        std::vector<Object> tensors;
+        tensors.reserve(Reader::count(list));
         // First pass: names, so sources may refer to tensors listed later.
-        for (std::size_t i = 0; i < tensors.size(); ++i) {
+        for (const Value value : list) {
+            const std::size_t i = tensors.size();
             const Path path = at("$.tensors", i);
-            const json& t = r_.object(tensors[i], path);
+            const Object t = tensors.emplace_back(r_.object(value, path));
             const std::string name = r_.string(r_.member(t, path, "name"), dot(path, "name"));
             if (name.empty()) {
                 r_.fail(dot(path, "name"), "must not be empty");
@@ -192,40 +208,45 @@ private:
         check_cycles();
     }
 
-    Tensor* tensor_named(const json& value, const Path& path, std::string_view owner) {
-        const std::string name = r_.string(value, path, owner);
-        auto it = index_.find(name);
-        if (it == index_.end()) {
-            r_.fail(path, "unknown tensor \"" + name + "\"", owner);
-        }
-        return &file_.context.tensors()[it->second];
+    Tensor* tensor_at(std::string_view name) {
+        const auto it = index_.find(name);
+        return it == index_.end() ? nullptr : &file_.context.tensors()[it->second];
     }
 
-    void parse_tensor(const json& t, const Path& path, Tensor& tensor) {
+    Tensor* tensor_named(Value value, const Path& path, std::string_view owner) {
+        const std::string_view name = r_.text(value, path, owner);
+        Tensor* tensor = tensor_at(name);
+        if (tensor == nullptr) {
+            r_.fail(path, "unknown tensor \"" + std::string(name) + "\"", owner);
+        }
+        return tensor;
+    }
+
+    void parse_tensor(Object t, const Path& path, Tensor& tensor) {
         const std::string& name = tensor.name;
         r_.only_keys(t, path, {"name", "original_name", "type", "ne", "nb", "op", "op_params", "src", "view_src", "view_offs",
                                "flags", "data", "alloc_size"}, name);
-        if (t.contains("original_name")) {
-            file_.original_names[tensor.index] = r_.string(t["original_name"], dot(path, "original_name"), name);
+        if (const auto original = Reader::find(t, "original_name")) {
+            file_.original_names[tensor.index] = r_.string(*original, dot(path, "original_name"), name);
         }
-        if (t.contains("type")) {
-            const std::string type = r_.string(t["type"], dot(path, "type"), name);
+        if (const auto type_value = Reader::find(t, "type")) {
+            const std::string_view type = r_.text(*type_value, dot(path, "type"), name);
             auto parsed = parse_type(type);
             if (!parsed) {
-                r_.fail(dot(path, "type"), "unknown type \"" + type + "\"", name);
+                r_.fail(dot(path, "type"), "unknown type \"" + std::string(type) + "\"", name);
             }
             tensor.type = *parsed;
         }
-        const json& ne = r_.array(r_.member(t, path, "ne", name), dot(path, "ne"), name);
-        if (ne.empty() || ne.size() > kMaxDims) {
-            r_.fail(dot(path, "ne"), "must have 1 to 4 element counts, got " + std::to_string(ne.size()), name);
+        const Array ne = r_.array(r_.member(t, path, "ne", name), dot(path, "ne"), name);
+        if (const std::size_t dims = Reader::count(ne); dims == 0 || dims > kMaxDims) {
+            r_.fail(dot(path, "ne"), "must have 1 to 4 element counts, got " + std::to_string(dims), name);
         }
-        for (std::size_t d = 0; d < ne.size(); ++d) {
-            const std::int64_t n = r_.signed_integer(ne[d], at(path, "ne", d), name);
+        for (std::size_t d = 0; const Value count : ne) {
+            const std::int64_t n = r_.signed_integer(count, at(path, "ne", d), name);
             if (n < 0) {
                 r_.fail(at(path, "ne", d), "must be >= 0, got " + std::to_string(n), name);
             }
-            tensor.ne[d] = n;
+            tensor.ne[d++] = n;
         }
         if (tensor.ne[0] % block_size(tensor.type) != 0) {
             r_.fail(dot(path, "ne"), "ne[0] = " + std::to_string(tensor.ne[0]) + " is not a multiple of " +
@@ -236,82 +257,83 @@ private:
             r_.fail(dot(path, "ne"), "element count too large", name);
         }
         tensor.nb = contiguous_strides(tensor.type, tensor.ne);
-        if (t.contains("nb")) {
-            const json& nb = r_.array(t["nb"], dot(path, "nb"), name);
-            if (nb.size() != kMaxDims) {
-                r_.fail(dot(path, "nb"), "must have 4 strides, got " + std::to_string(nb.size()), name);
+        if (const auto nb_value = Reader::find(t, "nb")) {
+            const Array nb = r_.array(*nb_value, dot(path, "nb"), name);
+            if (const std::size_t dims = Reader::count(nb); dims != kMaxDims) {
+                r_.fail(dot(path, "nb"), "must have 4 strides, got " + std::to_string(dims), name);
             }
-            for (std::size_t d = 0; d < nb.size(); ++d) {
-                const std::uint64_t stride = r_.unsigned_integer(nb[d], at(path, "nb", d), name);
+            for (std::size_t d = 0; const Value value : nb) {
+                const std::uint64_t stride = r_.unsigned_integer(value, at(path, "nb", d), name);
                 if (stride > kMaxTensorBytes) {
                     r_.fail(at(path, "nb", d), "stride too large: " + std::to_string(stride), name);
                 }
-                tensor.nb[d] = stride;
+                tensor.nb[d++] = stride;
             }
         }
         if (!checked_nbytes(tensor)) {
             r_.fail(dot(path, "ne"), "the tensor's size overflows (more than " + std::to_string(kMaxTensorBytes) + " bytes)", name);
         }
-        if (t.contains("op")) {
-            const std::string op = r_.string(t["op"], dot(path, "op"), name);
+        if (const auto op_value = Reader::find(t, "op")) {
+            const std::string_view op = r_.text(*op_value, dot(path, "op"), name);
             auto parsed = parse_op(op);
             if (!parsed) {
-                r_.fail(dot(path, "op"), "unknown op \"" + op + "\"", name);
+                r_.fail(dot(path, "op"), "unknown op \"" + std::string(op) + "\"", name);
             }
             tensor.op = *parsed;
         }
-        if (t.contains("op_params")) {
-            const json& params = r_.array(t["op_params"], dot(path, "op_params"), name);
-            if (params.size() > kMaxOpParams) {
+        if (const auto params_value = Reader::find(t, "op_params")) {
+            const Array params = r_.array(*params_value, dot(path, "op_params"), name);
+            if (Reader::count(params) > kMaxOpParams) {
                 r_.fail(dot(path, "op_params"), "at most 16 values", name);
             }
-            for (std::size_t k = 0; k < params.size(); ++k) {
-                const std::int64_t v = r_.signed_integer(params[k], at(path, "op_params", k), name);
+            for (std::size_t k = 0; const Value param : params) {
+                const std::int64_t v = r_.signed_integer(param, at(path, "op_params", k), name);
                 if (v < std::numeric_limits<std::int32_t>::min() || v > std::numeric_limits<std::int32_t>::max()) {
                     r_.fail(at(path, "op_params", k), "must fit in 32 bits", name);
                 }
-                tensor.op_params[k] = static_cast<std::int32_t>(v);
+                tensor.op_params[k++] = static_cast<std::int32_t>(v);
             }
         }
-        if (t.contains("src")) {
-            const json& src = r_.array(t["src"], dot(path, "src"), name);
-            if (src.size() > kMaxSrc) {
-                r_.fail(dot(path, "src"), "has " + std::to_string(src.size()) + " entries; at most 10 (GGML_MAX_SRC)", name);
+        if (const auto src_value = Reader::find(t, "src")) {
+            const Array src = r_.array(*src_value, dot(path, "src"), name);
+            if (const std::size_t count = Reader::count(src); count > kMaxSrc) {
+                r_.fail(dot(path, "src"), "has " + std::to_string(count) + " entries; at most 10 (GGML_MAX_SRC)", name);
             }
-            for (std::size_t k = 0; k < src.size(); ++k) {
-                if (!src[k].is_null()) {
-                    tensor.src[k] = tensor_named(src[k], at(path, "src", k), name);
+            for (std::size_t k = 0; const Value source : src) {
+                if (!source.is_null()) {
+                    tensor.src[k] = tensor_named(source, at(path, "src", k), name);
                 }
+                ++k;
             }
         }
-        if (t.contains("view_src")) {
-            tensor.view_src = tensor_named(t["view_src"], dot(path, "view_src"), name);
+        if (const auto view_src = Reader::find(t, "view_src")) {
+            tensor.view_src = tensor_named(*view_src, dot(path, "view_src"), name);
             if (tensor.view_src == &tensor) {
                 r_.fail(dot(path, "view_src"), "a tensor cannot view itself", name);
             }
         }
-        if (t.contains("view_offs")) {
-            tensor.view_offs = r_.unsigned_integer(t["view_offs"], dot(path, "view_offs"), name);
+        if (const auto view_offs = Reader::find(t, "view_offs")) {
+            tensor.view_offs = r_.unsigned_integer(*view_offs, dot(path, "view_offs"), name);
             if (tensor.view_src == nullptr && tensor.view_offs != 0) {
                 r_.fail(dot(path, "view_offs"), "is set but the tensor has no view_src", name);
             }
         }
-        if (t.contains("flags")) {
-            const json& flags = r_.array(t["flags"], dot(path, "flags"), name);
-            for (std::size_t k = 0; k < flags.size(); ++k) {
-                const std::string flag = r_.string(flags[k], at(path, "flags", k), name);
+        if (const auto flags_value = Reader::find(t, "flags")) {
+            for (std::size_t k = 0; const Value flag_value : r_.array(*flags_value, dot(path, "flags"), name)) {
+                const std::string_view flag = r_.text(flag_value, at(path, "flags", k), name);
                 auto it = std::ranges::find(kFlagNames, flag, &std::pair<TensorFlag, std::string_view>::second);
                 if (it == kFlagNames.end()) {
-                    r_.fail(at(path, "flags", k), "unknown flag \"" + flag + "\" (expected input, output, param, loss or compute)", name);
+                    r_.fail(at(path, "flags", k), "unknown flag \"" + std::string(flag) + "\" (expected input, output, param, loss or compute)", name);
                 }
                 tensor.flags.set(it->first);
+                ++k;
             }
         }
-        if (t.contains("data") && r_.boolean(t["data"], dot(path, "data"), name)) {
+        if (const auto data = Reader::find(t, "data"); data && r_.boolean(*data, dot(path, "data"), name)) {
             file_.mark_external(tensor);
         }
-        if (t.contains("alloc_size")) {
-            file_.record_alloc_size(tensor, r_.unsigned_integer(t["alloc_size"], dot(path, "alloc_size"), name));
+        if (const auto alloc_size = Reader::find(t, "alloc_size")) {
+            file_.record_alloc_size(tensor, r_.unsigned_integer(*alloc_size, dot(path, "alloc_size"), name));
         }
     }
 
@@ -338,18 +360,19 @@ private:
     void check_cycles() {
         enum class Mark : std::uint8_t { none, open, done };
         auto& tensors = file_.context.tensors();
-        std::unordered_map<const Tensor*, Mark> marks;
+        std::vector<Mark> marks(tensors.size(), Mark::none);
+        auto mark = [&](const Tensor* tensor) -> Mark& { return marks[tensor->index]; };
         for (const Tensor& start : tensors) {
-            if (marks[&start] == Mark::done) {
+            if (mark(&start) == Mark::done) {
                 continue;
             }
             // Iterative depth-first search: (tensor, next source index).
             std::vector<std::pair<const Tensor*, int>> stack{{&start, 0}};
-            marks[&start] = Mark::open;
+            mark(&start) = Mark::open;
             while (!stack.empty()) {
                 auto& [tensor, next] = stack.back();
                 if (next == kMaxSrc) {
-                    marks[tensor] = Mark::done;
+                    mark(tensor) = Mark::done;
                     stack.pop_back();
                     continue;
                 }
@@ -357,11 +380,11 @@ private:
                 if (src == nullptr || src == tensor) {
                     continue;
                 }
-                if (marks[src] == Mark::open) {
+                if (mark(src) == Mark::open) {
                     r_.fail("$.tensors", "cycle: " + in_quotes(src->name) + " depends on itself through " + in_quotes(tensor->name), src->name);
                 }
-                if (marks[src] == Mark::none) {
-                    marks[src] = Mark::open;
+                if (mark(src) == Mark::none) {
+                    mark(src) = Mark::open;
                     stack.emplace_back(src, 0);
                 }
             }
@@ -371,13 +394,16 @@ private:
     std::vector<Tensor*> parse_order(const char* key) {
         const std::string path_text = std::string("$.") + key;
         const Path path(path_text);
-        const json& list = r_.array(r_.member(doc_, "$", key), path);
+        const Array list = r_.array(r_.member(doc_, "$", key), path);
         std::vector<Tensor*> order;
-        for (std::size_t i = 0; i < list.size(); ++i) {
-            Tensor* tensor = tensor_named(list[i], at(path, i), {});
-            if (!in_graph_.insert(tensor).second) {
+        in_graph_.resize(file_.context.tensors().size());
+        for (const Value value : list) {
+            const std::size_t i = order.size();
+            Tensor* tensor = tensor_named(value, at(path, i), {});
+            if (in_graph_[tensor->index]) {
                 r_.fail(at(path, i), "listed twice in leafs/nodes", tensor->name);
             }
+            in_graph_[tensor->index] = true;
             order.push_back(tensor);
         }
         return order;
@@ -389,22 +415,23 @@ private:
     // as a parent. What ggml cannot plan is a view whose root is a node computed after it:
     // alloc_graph reaches the view while its root has no buffer and leaves it without memory.
     void check_graph_order() {
-        std::unordered_map<const Tensor*, std::size_t> position;
+        // A node's position in execution order, by tensor; leafs and tensors outside the graph have none.
+        constexpr std::size_t kNotANode = static_cast<std::size_t>(-1);
+        std::vector<std::size_t> position(file_.context.tensors().size(), kNotANode);
         for (std::size_t i = 0; i < file_.graph.nodes.size(); ++i) {
-            position[file_.graph.nodes[i]] = i;
+            position[file_.graph.nodes[i]->index] = i;
         }
-        std::set<const Tensor*> leafs(file_.graph.leafs.begin(), file_.graph.leafs.end());
         for (std::size_t i = 0; i < file_.graph.nodes.size(); ++i) {
             const Tensor* node = file_.graph.nodes[i];
             for (const Tensor* src : node->src) {
-                if (src != nullptr && src != node && !leafs.contains(src) && !position.contains(src)) {
+                if (src != nullptr && src != node && !in_graph_[src->index]) {  // in_graph_: the leafs and the nodes
                     r_.fail(at("$.nodes", i), "source " + in_quotes(src->name) + " is neither a leaf nor a node of the graph", node->name);
                 }
             }
-            if (auto root = node->view_src ? position.find(node->view_src) : position.end();
-                root != position.end() && root->second > i) {
+            if (const std::size_t root = node->view_src ? position[node->view_src->index] : kNotANode;
+                root != kNotANode && root > i) {
                 r_.fail(at("$.nodes", i), "views " + in_quotes(node->view_src->name) + " before it is computed (node " +
-                                              std::to_string(root->second) + "): ggml would leave it without memory",
+                                              std::to_string(root) + "): ggml would leave it without memory",
                         node->name);
             }
         }
@@ -412,86 +439,90 @@ private:
 
     std::vector<int> parse_buffer_ids(const char* key, std::size_t expected) {
         std::vector<int> ids;
-        if (!doc_.contains(key)) {
+        const auto value = Reader::find(doc_, key);
+        if (!value) {
             return ids;
         }
         const std::string path_text = std::string("$.") + key;
         const Path path(path_text);
-        const json& list = r_.array(doc_[key], path);
-        if (list.size() != expected) {
-            r_.fail(path, "has " + std::to_string(list.size()) + " entries for " + std::to_string(expected) + " tensors");
+        const Array list = r_.array(*value, path);
+        if (const std::size_t count = Reader::count(list); count != expected) {
+            r_.fail(path, "has " + std::to_string(count) + " entries for " + std::to_string(expected) + " tensors");
         }
-        for (std::size_t i = 0; i < list.size(); ++i) {
-            ids.push_back(r_.index(list[i], at(path, i), file_.buffer_count(), "buffer id"));
+        ids.reserve(expected);
+        for (const Value id : list) {
+            ids.push_back(r_.index(id, at(path, ids.size()), file_.buffer_count(), "buffer id"));
         }
         return ids;
     }
 
-    CaptureOrigin parse_captured(const json& c) {
+    CaptureOrigin parse_captured(Value value) {
         const Path path = "$.captured";
-        r_.object(c, path);
+        const Object c = r_.object(value, path);
         r_.only_keys(c, path, {"session", "ggml_version", "ggml_commit"});
         CaptureOrigin origin;
         origin.session = r_.string(r_.member(c, path, "session"), dot(path, "session"));
         auto optional_string = [&](const char* key) -> std::optional<std::string> {
-            if (!c.contains(key) || c[key].is_null()) {
-                return std::nullopt;
-            }
-            return r_.string(c[key], dot(path, key));
+            const auto text = Reader::find_set(c, key);
+            return text ? std::optional(r_.string(*text, dot(path, key))) : std::nullopt;
         };
         origin.ggml_version = optional_string("ggml_version");
         origin.ggml_commit = optional_string("ggml_commit");
         return origin;
     }
 
-    PlanRecord parse_expected(const json& e) {
+    PlanRecord parse_expected(Value value) {
         const Path path = "$.expected";
-        r_.object(e, path);
+        const Object e = r_.object(value, path);
         r_.only_keys(e, path, {"source", "reserve", "alloc_graph", "buffer_sizes", "chunk_sizes", "tensors"});
         PlanRecord plan;
-        if (e.contains("source")) {
-            plan.source = r_.string(e["source"], dot(path, "source"));
+        if (const auto source = Reader::find(e, "source")) {
+            plan.source = r_.string(*source, dot(path, "source"));
         }
         plan.reserve = r_.boolean(r_.member(e, path, "reserve"), dot(path, "reserve"));
         plan.alloc_graph = r_.boolean(r_.member(e, path, "alloc_graph"), dot(path, "alloc_graph"));
-        const json& sizes = r_.array(r_.member(e, path, "buffer_sizes"), dot(path, "buffer_sizes"));
-        for (std::size_t i = 0; i < sizes.size(); ++i) {
-            plan.buffer_sizes.push_back(r_.unsigned_integer(sizes[i], at(path, "buffer_sizes", i)));
+        for (const Value size : r_.array(r_.member(e, path, "buffer_sizes"), dot(path, "buffer_sizes"))) {
+            plan.buffer_sizes.push_back(r_.unsigned_integer(size, at(path, "buffer_sizes", plan.buffer_sizes.size())));
         }
-        const json& chunks = r_.array(r_.member(e, path, "chunk_sizes"), dot(path, "chunk_sizes"));
-        for (std::size_t i = 0; i < chunks.size(); ++i) {
-            const Path chunk_path = at(path, "chunk_sizes", i);
+        for (const Value chunks : r_.array(r_.member(e, path, "chunk_sizes"), dot(path, "chunk_sizes"))) {
+            const Path chunk_path = at(path, "chunk_sizes", plan.chunk_sizes.size());
             std::vector<std::size_t> row;
-            for (std::size_t c = 0; c < r_.array(chunks[i], chunk_path).size(); ++c) {
-                row.push_back(r_.unsigned_integer(chunks[i][c], at(chunk_path, c)));
+            for (const Value size : r_.array(chunks, chunk_path)) {
+                row.push_back(r_.unsigned_integer(size, at(chunk_path, row.size())));
             }
             plan.chunk_sizes.push_back(std::move(row));
         }
         const Path tensors_path = dot(path, "tensors");
-        const json& tensors = r_.object(r_.member(e, path, "tensors"), tensors_path);
-        for (const auto& [name, place] : tensors.items()) {
+        const Object tensors = r_.object(r_.member(e, path, "tensors"), tensors_path);
+        std::vector<bool> placed(file_.context.tensors().size());
+        for (const auto [name, place_value] : tensors) {
             const Path tensor_path = dot(tensors_path, name);
-            if (!index_.contains(name)) {
-                r_.fail(tensor_path, "unknown tensor \"" + name + "\"");
+            const Tensor* known = tensor_at(name);
+            if (known == nullptr) {
+                r_.fail(tensor_path, "unknown tensor \"" + std::string(name) + "\"");
             }
-            r_.object(place, tensor_path, name);
+            if (placed[known->index]) {
+                r_.fail(tensor_path, "placed twice", name);
+            }
+            placed[known->index] = true;
+            const Object place = r_.object(place_value, tensor_path, name);
             r_.only_keys(place, tensor_path, {"buffer", "chunk", "offset"}, name);
             Placement p;
             p.buffer_id = r_.index(r_.member(place, tensor_path, "buffer", name), dot(tensor_path, "buffer"), file_.buffer_count(), "buffer id");
             p.chunk = r_.index(r_.member(place, tensor_path, "chunk", name), dot(tensor_path, "chunk"), 16, "chunk");
             p.offset = r_.unsigned_integer(r_.member(place, tensor_path, "offset", name), dot(tensor_path, "offset"), name);
-            plan.tensors.emplace_back(name, p);
+            plan.tensors.emplace_back(std::string(name), p);
         }
         // Keep the order of the file's tensors, as writers do.
-        std::ranges::sort(plan.tensors, {}, [&](const auto& entry) { return index_.at(entry.first); });
+        std::ranges::sort(plan.tensors, {}, [&](const auto& entry) { return index_.find(entry.first)->second; });
         return plan;
     }
 
-    const json& doc_;
     Reader r_;
+    Object doc_;
     GraphFile file_;
-    std::unordered_map<std::string, std::size_t> index_;
-    std::set<const Tensor*> in_graph_;
+    NameIndex index_;
+    std::vector<bool> in_graph_;  // by tensor index: listed in leafs or nodes
 };
 
 } // namespace
@@ -549,8 +580,8 @@ void check_graph_bytes(const GraphFile& file, std::string_view source) {
 
 GraphFile parse_graph_file(std::string_view text, std::string_view source_name, std::string_view json_root) {
     const json_input::Origin origin(source_name, json_root);
-    const json doc = json_input::parse_document(text, origin);
-    GraphFile file = Parser(doc, origin).parse();
+    json_input::DocumentParser parser;
+    GraphFile file = Parser(parser.parse(text, origin), origin).parse();
     check_graph_bytes(file, origin.place("$"));
     if (file.name.empty()) {
         // A graph without a name is called by its file ("model" for model.json), so that no

@@ -14,9 +14,10 @@
 namespace gallocsim {
 namespace {
 
-using json_input::json;
+using json = nlohmann::json;  // what a policy file writes
 using json_input::Path;
 using json_input::Reader;
+using json_input::Value;
 
 // A value of an enum rule: its name in policy files, and the word `versions`' table of rules
 // by state shows it by (a column is 9 wide).
@@ -53,7 +54,7 @@ std::string names_text(const Named<Enum> (&names)[N]) {
 }
 
 template <class Enum, std::size_t N>
-Enum read_enum(const Reader& reader, const json& value, const Path& path, const Named<Enum> (&names)[N]) {
+Enum read_enum(const Reader& reader, Value value, const Path& path, const Named<Enum> (&names)[N]) {
     const std::string text = reader.string(value, path);
     const auto it = std::ranges::find(names, text, &Named<Enum>::name);
     if (it == std::end(names)) {
@@ -74,7 +75,7 @@ json op_list(OpSet ops) {
     return list;
 }
 
-Op read_op(const Reader& reader, const json& value, const Path& path) {
+Op read_op(const Reader& reader, Value value, const Path& path) {
     const std::string text = reader.string(value, path);
     const std::optional<Op> op = parse_op(text);
     if (!op) {
@@ -83,17 +84,16 @@ Op read_op(const Reader& reader, const json& value, const Path& path) {
     return *op;
 }
 
-OpSet read_ops(const Reader& reader, const json& value, const Path& path, OpSet start) {
+OpSet read_ops(const Reader& reader, Value value, const Path& path, OpSet start) {
     OpSet ops = start;
-    reader.array(value, path);
-    for (std::size_t i = 0; i < value.size(); ++i) {
-        ops = ops.with(read_op(reader, value[i], at(path, i)));
+    for (std::size_t i = 0; const Value name : reader.array(value, path)) {
+        ops = ops.with(read_op(reader, name, at(path, i++)));
     }
     return ops;
 }
 
 // inplace_ops: the whole set (a list), or the base's set with ops added and removed.
-OpSet read_inplace_ops(const Reader& reader, const json& value, const Path& path, OpSet base) {
+OpSet read_inplace_ops(const Reader& reader, Value value, const Path& path, OpSet base) {
     if (value.is_array()) {
         return read_ops(reader, value, path, OpSet{});
     }
@@ -101,13 +101,14 @@ OpSet read_inplace_ops(const Reader& reader, const json& value, const Path& path
         reader.fail(path, "must be a list of op names or an object with \"add\" and \"remove\" lists, got " +
                               Reader::describe(value));
     }
-    reader.only_keys(value, path, {"add", "remove"});
+    const json_input::Object changes = reader.object(value, path);
+    reader.only_keys(changes, path, {"add", "remove"});
     OpSet ops = base;
-    if (const auto add = value.find("add"); add != value.end()) {
+    if (const auto add = Reader::find(changes, "add")) {
         const Path add_path = dot(path, "add");
         ops = read_ops(reader, *add, add_path, ops);
     }
-    if (const auto remove = value.find("remove"); remove != value.end()) {
+    if (const auto remove = Reader::find(changes, "remove")) {
         const Path remove_path = dot(path, "remove");
         const OpSet removed = read_ops(reader, *remove, remove_path, OpSet{});
         OpSet kept;
@@ -126,7 +127,7 @@ OpSet read_inplace_ops(const Reader& reader, const json& value, const Path& path
 // rule upstream states differ in (rule.state_label set), its value in a word for `versions`.
 struct RuleIo {
     PolicyRule rule;
-    std::function<void(const Reader&, const json&, const Path&, AllocatorProfile&)> read;
+    std::function<void(const Reader&, Value, const Path&, AllocatorProfile&)> read;
     std::function<json(const AllocatorProfile&)> write;
     std::function<std::string(const AllocatorProfile&)> word;
 };
@@ -136,7 +137,7 @@ template <class Enum, std::size_t N>
 RuleIo enum_rule(PolicyRule rule, Enum AllocatorProfile::*field, const Named<Enum> (&names)[N],
                  bool AllocatorProfile::*only_with = nullptr) {
     return {rule,
-            [field, &names](const Reader& r, const json& v, const Path& p, AllocatorProfile& profile) {
+            [field, &names](const Reader& r, Value v, const Path& p, AllocatorProfile& profile) {
                 profile.*field = read_enum(r, v, p, names);
             },
             [field, &names](const AllocatorProfile& profile) { return json(named(names, profile.*field).name); },
@@ -148,7 +149,7 @@ RuleIo enum_rule(PolicyRule rule, Enum AllocatorProfile::*field, const Named<Enu
 
 RuleIo bool_rule(PolicyRule rule, bool AllocatorProfile::*field) {
     return {rule,
-            [field](const Reader& r, const json& v, const Path& p, AllocatorProfile& profile) {
+            [field](const Reader& r, Value v, const Path& p, AllocatorProfile& profile) {
                 profile.*field = r.boolean(v, p);
             },
             [field](const AllocatorProfile& profile) { return json(profile.*field); },
@@ -160,7 +161,7 @@ const std::vector<RuleIo>& rule_ios() {
         std::vector<RuleIo> list;
         list.push_back({{"inplace_ops", "a list of op names (the whole set), or {\"add\": [...], \"remove\": [...]}",
                          "ops whose result may take over a parent's memory (ggml_op_can_inplace)", "in-place ops (count)"},
-                        [](const Reader& r, const json& v, const Path& p, AllocatorProfile& profile) {
+                        [](const Reader& r, Value v, const Path& p, AllocatorProfile& profile) {
                             profile.inplace_ops = read_inplace_ops(r, v, p, profile.inplace_ops);
                         },
                         [](const AllocatorProfile& profile) { return op_list(profile.inplace_ops); },
@@ -243,10 +244,10 @@ Policy::Policy(std::string name, std::string description, std::string file, cons
 
 std::unique_ptr<const Policy> parse_policy(std::string_view text, std::string_view source, std::string_view json_root) {
     const json_input::Origin origin(source, json_root);
-    const json doc = json_input::parse_document(text, origin);
+    json_input::DocumentParser parser;
     const Reader reader(origin);
     const Path root("$");
-    reader.object(doc, root);
+    const json_input::Object doc = reader.object(parser.parse(text, origin), root);
     reader.only_keys(doc, root, {"format", "name", "description", "base", "rules"});
     const Path format_path("$.format");
     if (const std::string format = reader.string(reader.member(doc, root, "format"), format_path); format != kPolicyFormat) {
@@ -258,7 +259,7 @@ std::unique_ptr<const Policy> parse_policy(std::string_view text, std::string_vi
         reader.fail(name_path, "must be a non-empty name of printable characters");
     }
     std::string description;
-    if (const auto it = doc.find("description"); it != doc.end()) {
+    if (const auto it = Reader::find(doc, "description")) {
         description = reader.string(*it, Path("$.description"));
     }
     const Path base_path("$.base");
@@ -269,10 +270,15 @@ std::unique_ptr<const Policy> parse_policy(std::string_view text, std::string_vi
                                    std::string(known_profile_names()) + ")");
     }
     AllocatorProfile rules = *base;
-    if (const auto it = doc.find("rules"); it != doc.end()) {
+    if (const auto it = Reader::find(doc, "rules")) {
         const Path rules_path("$.rules");
-        reader.object(*it, rules_path);
-        for (const auto& [key, value] : it->items()) {
+        const json_input::Object listed = reader.object(*it, rules_path);
+        std::vector<std::string_view> seen;
+        for (const auto [key, value] : listed) {
+            if (std::ranges::find(seen, key) != seen.end()) {
+                reader.fail(rules_path, "rule \"" + visible_text(key) + "\" given twice");
+            }
+            seen.push_back(key);
             const auto io = std::ranges::find(rule_ios(), key, [](const RuleIo& r) { return r.rule.name; });
             if (io == rule_ios().end()) {
                 std::string known;

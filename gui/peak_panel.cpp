@@ -14,7 +14,7 @@
 namespace gallocsim::gui {
 
 PeakPanel::PeakPanel(SimulationController& controller, QWidget* parent)
-    : QWidget(parent), controller_(controller), text_(new QTextBrowser) {
+    : LazyPanel(controller, parent), controller_(controller), text_(new QTextBrowser) {
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(2, 2, 2, 2);
     layout->addWidget(text_);
@@ -26,23 +26,9 @@ PeakPanel::PeakPanel(SimulationController& controller, QWidget* parent)
             controller_.go_to_peak(index);
         }
     });
-    connect(&controller_, &SimulationController::graph_changed, this, [this] {
-        stale_ = true;
-        if (isVisible()) {
-            rebuild();
-        }
-    });
-}
-
-void PeakPanel::showEvent(QShowEvent* event) {
-    QWidget::showEvent(event);
-    if (stale_) {
-        rebuild();
-    }
 }
 
 void PeakPanel::rebuild() {
-    stale_ = false;
     if (!controller_.has_graph()) {
         text_->clear();
         return;

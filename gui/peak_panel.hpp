@@ -6,7 +6,7 @@
 // the Peak action) jumps there; the memory map and the timeline then highlight the live
 // set and the holes until the cursor moves on.
 
-#include <QWidget>
+#include "gui/lazy_panel.hpp"
 
 class QTextBrowser;
 
@@ -14,21 +14,17 @@ namespace gallocsim::gui {
 
 class SimulationController;
 
-class PeakPanel : public QWidget {
+class PeakPanel : public LazyPanel {
     Q_OBJECT
 public:
     explicit PeakPanel(SimulationController& controller, QWidget* parent = nullptr);
     QTextBrowser& text() { return *text_; }
 
-protected:
-    void showEvent(QShowEvent* event) override;
-
 private:
-    void rebuild();
+    void rebuild() override;
 
     SimulationController& controller_;
     QTextBrowser* text_;
-    bool stale_ = true;
 };
 
 } // namespace gallocsim::gui

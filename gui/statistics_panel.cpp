@@ -166,7 +166,7 @@ void LiveBytesChart::paintEvent(QPaintEvent*) {
 // --- StatisticsPanel ------------------------------------------------------------------
 
 StatisticsPanel::StatisticsPanel(SimulationController& controller, QWidget* parent)
-    : QWidget(parent), controller_(controller), chart_(new LiveBytesChart(controller)), table_(new QTableWidget) {
+    : LazyPanel(controller, parent), controller_(controller), chart_(new LiveBytesChart(controller)), table_(new QTableWidget) {
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(2, 2, 2, 2);
     auto* splitter = new QSplitter(Qt::Horizontal);
@@ -181,23 +181,9 @@ StatisticsPanel::StatisticsPanel(SimulationController& controller, QWidget* pare
     table_->horizontalHeader()->setStretchLastSection(true);
     table_->setWordWrap(false);
     table_->verticalHeader()->setDefaultSectionSize(20);
-    connect(&controller_, &SimulationController::graph_changed, this, [this] {
-        stale_ = true;
-        if (isVisible()) {
-            rebuild();
-        }
-    });
-}
-
-void StatisticsPanel::showEvent(QShowEvent* event) {
-    QWidget::showEvent(event);
-    if (stale_) {
-        rebuild();
-    }
 }
 
 void StatisticsPanel::rebuild() {
-    stale_ = false;
     table_->clear();
     table_->setRowCount(0);
     if (!controller_.has_graph()) {

@@ -4,6 +4,8 @@
 // type: ggml's plan, the lower bound (the most bytes live at once), no reuse at all, and
 // the alternative planners on the same lifetimes.
 
+#include "gui/lazy_panel.hpp"
+
 #include <QWidget>
 
 #include <cstddef>
@@ -40,24 +42,20 @@ private:
     std::vector<ChartLine> lines_;
 };
 
-class StatisticsPanel : public QWidget {
+class StatisticsPanel : public LazyPanel {
     Q_OBJECT
 public:
     explicit StatisticsPanel(SimulationController& controller, QWidget* parent = nullptr);
     QTableWidget& table() { return *table_; }
     LiveBytesChart& chart() { return *chart_; }
 
-protected:
-    void showEvent(QShowEvent* event) override;
-
 private:
     // The comparison plans the graph again, so it waits until the panel is seen.
-    void rebuild();
+    void rebuild() override;
 
     SimulationController& controller_;
     LiveBytesChart* chart_;
     QTableWidget* table_;
-    bool stale_ = true;
 };
 
 } // namespace gallocsim::gui

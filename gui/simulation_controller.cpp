@@ -23,13 +23,26 @@ namespace gallocsim::gui {
 
 namespace {
 
+// ggml's plan of a graph shown, the one run of the allocator on it: what comparison() and
+// why_answers() read. `tensors`: the graph's description (an earlier trace's, or a new one).
+std::shared_ptr<const GgmlPlan> plan_graph(const GraphFile& file, TraceTensors tensors, const AllocatorProfile& profile) {
+    return std::make_shared<const GgmlPlan>(run_ggml_plan(file, std::move(tensors), profile));
+}
+
+// The trace a Loaded shows: the replay, or else the plan's own (sharing the plan, not a copy).
+std::shared_ptr<const Trace> shown_trace(const std::shared_ptr<const GgmlPlan>& plan, std::optional<Trace>& replay) {
+    return replay ? std::make_shared<const Trace>(std::move(*replay)) : std::shared_ptr<const Trace>(plan, &plan->trace);
+}
+
 } // namespace
 
-SimulationController::Loaded::Loaded(GraphFile graph, Trace trace, QString from)
-    : file(std::move(graph)), cursor(std::move(trace)), final_state(cursor.state_at(cursor.size())),
-      timeline(cursor.trace()),
+SimulationController::Loaded::Loaded(GraphFile graph, std::shared_ptr<const GgmlPlan> ggml, std::optional<Trace> replay, QString from)
+    : file(std::move(graph)), plan(std::move(ggml)), cursor(shown_trace(plan, replay)), final_state(cursor.state_at(cursor.size())),
+      timeline(shows_plan() ? std::shared_ptr<const Timeline>(plan, &plan->timeline) : std::make_shared<const Timeline>(cursor.trace())),
       // A trace that only places (a capture's alloc_graph that kept another graph's plan) knows no lifetimes.
-      lifetimes(timeline.has_plan() ? plan_lifetimes(file, cursor.trace(), timeline) : GraphLifetimes{}),
+      lifetimes(!timeline->has_plan() ? std::make_shared<const GraphLifetimes>()
+                : shows_plan()        ? std::shared_ptr<const GraphLifetimes>(plan, &plan->lifetimes)
+                                      : std::make_shared<const GraphLifetimes>(plan_lifetimes(file, cursor.trace(), *timeline))),
       explanations(explain_all(cursor.trace())), source(std::move(from)),
       peaks(buffer_peaks(cursor.trace())), splits(scheduler_splits(cursor.trace())) {
     colors.reserve(cursor.trace().tensors.size());
@@ -72,7 +85,7 @@ const Comparison& SimulationController::comparison() {
         ExactLimits limits;
         limits.time_limit = std::chrono::milliseconds(250);
         limits.node_limit = 2'000'000;
-        loaded_->comparison = compare_planners(loaded_->file, run_ggml_plan(loaded_->file, trace().tensors, *profile_), limits);
+        loaded_->comparison = compare_planners(loaded_->file, *loaded_->plan, limits);
     }
     return *loaded_->comparison;
 }
@@ -102,8 +115,9 @@ bool SimulationController::install(GraphFile file, QString from, std::size_t sta
     auto loaded = off_thread(tr("Planning %1").arg(from), tr("Cannot plan the graph"),
                              [file = std::move(file), tensors = std::move(tensors), from, profile = profile_]() mutable {
                                  try {
-                                     Trace recorded = tensors ? record_trace(file, std::move(*tensors), *profile) : record_trace(file, *profile);
-                                     return std::make_unique<Loaded>(std::move(file), std::move(recorded), from);
+                                     TraceTensors described = tensors ? std::move(*tensors) : describe_tensors(file);
+                                     auto plan = plan_graph(file, std::move(described), *profile);
+                                     return std::make_unique<Loaded>(std::move(file), std::move(plan), std::nullopt, from);
                                  } catch (const std::exception& error) {
                                      throw std::runtime_error(from.toStdString() + ": " + error.what());
                                  }
@@ -187,9 +201,14 @@ bool SimulationController::select_call(std::size_t session, std::size_t call) {
     const VersionMatch match = session_profile(chosen);
     const AllocatorProfile& profile = match.profile != nullptr ? *match.profile : newest_profile();
     // The worker gets its own copy: a cancelled replay may outlive the capture shown.
-    auto loaded = off_thread(tr("Replaying %1").arg(from), tr("Cannot replay the call"), [chosen, call, &profile, from] {
+    auto loaded = off_thread(tr("Replaying %1").arg(from), tr("Cannot replay the call"),
+                             [chosen, call, &profile, from, planning = profile_] {
         CallTrace traced = trace_call(chosen, call, profile);
-        return std::pair(std::make_unique<Loaded>(std::move(traced.file), std::move(traced.trace), from), qstr(traced.note));
+        // Beside the replay, ggml's plan of the call's graph by the rules the window plans by,
+        // for the comparison and the why answers (as when a graph file is opened).
+        auto plan = plan_graph(traced.file, traced.trace.tensors, *planning);
+        return std::pair(std::make_unique<Loaded>(std::move(traced.file), std::move(plan), std::move(traced.trace), from),
+                         qstr(traced.note));
     });
     if (!loaded) {
         return false;

@@ -56,13 +56,16 @@ public:
     // The state one step earlier (the same as state() at the start): what the last step changed.
     const SimState& state_before() const { return before_; }
     const SimState& final_state() const { return loaded_->final_state; }
-    const Timeline& timeline() const { return loaded_->timeline; }
-    const GraphLifetimes& lifetimes() const { return loaded_->lifetimes; }
+    const Timeline& timeline() const { return *loaded_->timeline; }
+    const GraphLifetimes& lifetimes() const { return *loaded_->lifetimes; }
     const std::string& explanation(std::size_t event) const { return loaded_->explanations.at(event); }
     // The tensor's colour in every view (tensor_color of its name, worked out once).
     const QColor& color(TensorId tensor) const { return loaded_->colors[static_cast<std::size_t>(tensor)]; }
+    // ggml's plan of the graph shown, made once by the loader: the trace shown is its own, or,
+    // for a capture's call, the replay beside it; comparison() and why_answers() read it.
+    const GgmlPlan& plan() const { return *loaded_->plan; }
     // ggml's plan beside the lower bound, no reuse and the other planners on the same
-    // lifetimes; worked out on first use (it plans the graph again).
+    // lifetimes; worked out on first use from the plan the loader made (nothing is planned again).
     const Comparison& comparison();
     // Why each buffer is as large as it is (the answer `why` prints), with what each of the
     // largest tensors live at its high-water mark costs on its own; worked out on first use.
@@ -198,12 +201,21 @@ Q_SIGNALS:
 
 private:
     struct Loaded {
-        Loaded(GraphFile graph, Trace trace, QString from);
+        // `plan` is ggml's plan of `graph`; shown is its own trace, or `replay` where one is
+        // given (a capture's call as the program made it, beside the plan of its graph).
+        Loaded(GraphFile graph, std::shared_ptr<const GgmlPlan> plan, std::optional<Trace> replay, QString from);
+        Loaded(const Loaded&) = delete;
+        Loaded& operator=(const Loaded&) = delete;
+        // Whether the trace shown is the plan's own (then its timeline and lifetimes are the plan's too).
+        bool shows_plan() const { return &cursor.trace() == &plan->trace; }
         GraphFile file;
+        // Made once, by the loader (install, select_call): the comparison and the why answers
+        // read it, and the cursor, timeline and lifetimes share its trace where it is shown.
+        std::shared_ptr<const GgmlPlan> plan;
         Cursor cursor;
         SimState final_state;
-        Timeline timeline;
-        GraphLifetimes lifetimes;  // read off the trace's timeline
+        std::shared_ptr<const Timeline> timeline;         // the shown trace's
+        std::shared_ptr<const GraphLifetimes> lifetimes;  // read off that timeline; none for a trace that only places
         std::vector<std::string> explanations;
         std::vector<QColor> colors;
         QString source;

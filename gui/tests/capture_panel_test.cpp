@@ -188,6 +188,28 @@ private Q_SLOTS:
         QCOMPARE(count(EventKind::plan_started), 1L);
     }
 
+    void a_call_keeps_the_plan_of_its_graph_beside_the_replay_for_the_reports() {
+        // Shown is the program's run; the reports (the Statistics and Peak panels) read the
+        // plan of the call's graph the loader made beside it. Call 2 only places the f16 seed
+        // (no planning in its trace); its graph planned on its own puts a (2 bytes, aligned to
+        // 32) at 0, b at 32 and mul in place on a: 64 bytes. Call 3's graph (16 elements, 64
+        // bytes a tensor): a at 0, b at 64, mul on a: 128, as the call's own record says.
+        QVERIFY(window_->open(GALLOCSIM_SEED_CAPTURE));
+        calls().setCurrentItem(calls().topLevelItem(2));
+        QCOMPARE(controller().selected_call()->call, std::size_t{2});
+        QCOMPARE(count(EventKind::plan_started), 0L);
+        QVERIFY(&controller().plan().trace != &controller().trace());
+        QCOMPARE(controller().plan().run.plan.buffer_sizes, std::vector<std::size_t>{64});
+        QCOMPARE(controller().plan().in_place.size(), std::size_t{1});
+        QCOMPARE(controller().comparison().arenas.size(), std::size_t{1});
+        QCOMPARE(controller().comparison().arenas[0].ggml_size, std::size_t{64});
+        calls().setCurrentItem(calls().topLevelItem(3));
+        QCOMPARE(controller().selected_call()->call, std::size_t{3});
+        QCOMPARE(controller().plan().run.plan.buffer_sizes, std::vector<std::size_t>{128});
+        QCOMPARE(controller().comparison().arenas[0].ggml_size, std::size_t{128});
+        QVERIFY2(messages_.isEmpty(), qPrintable(messages_.join("\n")));
+    }
+
     void a_renamed_tensor_shows_the_programs_name() {
         // llama.cpp names both the Q projection and its reshape "Qcur-0"; the capture keeps
         // the first as it is and calls the second "Qcur-0#2", keeping the program's name.

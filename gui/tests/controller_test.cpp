@@ -310,6 +310,27 @@ private Q_SLOTS:
         QCOMPARE(restored.state().tensor(*restored.find_tensor("c")).record.address.offset, 32u);
     }
 
+    // The reports read the plan the loader made, not a second one: the trace, timeline and
+    // lifetimes shown are that plan's own objects, and the comparison follows each re-plan.
+    // On the clamp graph (below) ggml's buffer is 32 bytes under llama.cpp-0c1e570 (c in place
+    // of a: one block) and 64 under ggml-d99724f2 (c beside a, still live), worked out by hand.
+    void the_reports_read_the_plan_the_loader_made() {
+        SimulationController controller;
+        QVERIFY(controller.load_graph(clamp_graph(), "clamp"));
+        QCOMPARE(&controller.plan().trace, &controller.trace());
+        QCOMPARE(&controller.plan().timeline, &controller.timeline());
+        QCOMPARE(&controller.plan().lifetimes, &controller.lifetimes());
+        QCOMPARE(controller.plan().in_place.size(), 1u);
+        QCOMPARE(controller.comparison().arenas.size(), 1u);
+        QCOMPARE(controller.comparison().arenas[0].ggml_size, 32u);
+        QVERIFY(controller.set_profile(*find_profile("ggml-d99724f2")));
+        QCOMPARE(&controller.plan().trace, &controller.trace());
+        QCOMPARE(controller.plan().in_place.size(), 0u);
+        QCOMPARE(controller.comparison().arenas[0].ggml_size, 64u);
+        QCOMPARE(controller.why_answers().size(), 1u);
+        QCOMPARE(controller.why_answers()[0].arena, &controller.comparison().arenas[0]);
+    }
+
     // a (8 f32, 32 bytes, input) feeds only c = clamp(a), an output; alignment 32.
     static GraphFile clamp_graph() {
         return parse_graph_file(R"({"format": "ggml-graph/1",

@@ -9,6 +9,7 @@
 #include <ostream>
 #include <streambuf>
 #include <string>
+#include <string_view>
 
 namespace gallocsim::cli {
 
@@ -32,7 +33,7 @@ protected:
     }
     std::streamsize xsputn(const char* text, std::streamsize count) override {
         pending_.append(text, static_cast<std::size_t>(count));
-        if (pending_.find('\n') != std::string::npos) {
+        if (std::string_view(text, static_cast<std::size_t>(count)).find('\n') != std::string_view::npos) {
             pass_on();
         }
         return count;
@@ -45,7 +46,11 @@ protected:
 
 private:
     void pass_on() {
-        target_ << visible_text(pending_);
+        if (is_visible_text(pending_)) {
+            target_ << pending_;  // as it is, without visible_text's copy
+        } else {
+            target_ << visible_text(pending_);
+        }
         pending_.clear();
     }
 

@@ -67,6 +67,12 @@ std::string hex(const char* format, unsigned value) {
 
 bool is_visible_text(std::string_view text) {
     for (std::size_t at = 0; at < text.size();) {
+        // Printable ASCII, tab and newline: nearly every byte a command prints (all of a trace
+        // but the names), so they are passed without decoding.
+        if (const auto byte = static_cast<unsigned char>(text[at]); (byte >= 0x20 && byte < 0x7F) || byte == '\n' || byte == '\t') {
+            ++at;
+            continue;
+        }
         const Decoded d = decode(text, at);
         if (d.length == 0 || is_control(d.code_point) || is_bidi_or_bom(d.code_point)) {
             return false;

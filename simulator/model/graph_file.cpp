@@ -66,14 +66,11 @@ std::optional<std::size_t> checked_nbytes(const Tensor& t) {
     return bytes;
 }
 
-// Names to positions, looked up by a view into the document (no string made per lookup). The
-// parser keeps its own: a name the context does not hold yet is what every new tensor is, and
-// the context looks for a missing name the slow way (its tensors may be renamed).
-struct NameHash {
-    using is_transparent = void;
-    std::size_t operator()(std::string_view name) const noexcept { return std::hash<std::string_view>{}(name); }
-};
-using NameIndex = std::unordered_map<std::string, std::size_t, NameHash, std::equal_to<>>;
+// Names to positions while a file is read, keyed by views of the context's own names (a tensor
+// in the context's deque never moves). The parser keeps its own index: a name the context
+// does not hold yet is what every new tensor is, and the context looks for a missing name the
+// slow way (its tensors may be renamed).
+using NameIndex = std::unordered_map<std::string_view, std::size_t>;
 
 class Parser {
 public:
@@ -183,21 +180,22 @@ private:
         const Array list = r_.array(r_.member(doc_, "$", "tensors"), "$.tensors");
         std::vector<Object> tensors;
         tensors.reserve(Reader::count(list));
+        index_.reserve(tensors.capacity());
         // First pass: names, so sources may refer to tensors listed later.
         for (const Value value : list) {
             const std::size_t i = tensors.size();
             const Path path = at("$.tensors", i);
             const Object t = tensors.emplace_back(r_.object(value, path));
-            const std::string name = r_.string(r_.member(t, path, "name"), dot(path, "name"));
+            const std::string_view name = r_.text(r_.member(t, path, "name"), dot(path, "name"));
             if (name.empty()) {
                 r_.fail(dot(path, "name"), "must not be empty");
             }
-            if (!index_.emplace(name, i).second) {
+            if (index_.contains(name)) {
                 r_.fail(dot(path, "name"), "duplicate tensor name", name);
             }
             Tensor tensor;
             tensor.name = name;
-            file_.context.add(std::move(tensor));
+            index_.emplace(file_.context.add(std::move(tensor)).name, i);
         }
         for (std::size_t i = 0; i < tensors.size(); ++i) {
             parse_tensor(tensors[i], at("$.tensors", i), file_.context.tensors()[i]);

@@ -12,6 +12,7 @@
 
 #include <filesystem>
 #include <map>
+#include <vector>
 
 namespace gallocsim {
 namespace {
@@ -246,6 +247,35 @@ TEST(ComparePlanners, LeavesNoAddressInTheFile) {
         EXPECT_EQ(t.data, nullptr) << t.name;
         EXPECT_EQ(t.buffer, nullptr) << t.name;
     }
+}
+
+// PlansWithout answers every question on one working copy of the file. Each answer must be the
+// plan of a fresh copy of the file with that tensor's data outside the buffers, whatever was
+// asked before it: asked here, on every golden file, for the last dozen tensors ggml gave memory
+// (the last first), and then for the first of them again.
+TEST(PlansWithout, EachAnswerIsAFreshPlanWithThatTensorExternal) {
+    test_support::for_each_golden_file("", [](const std::filesystem::path& path) {
+        const GraphFile file = load_graph_file(path);
+        const GgmlPlan ggml = run_ggml_plan(file);
+        std::vector<TensorId> asked;
+        for (const TensorLifetime& lifetime : ggml.lifetimes.tensors) {
+            asked.insert(asked.begin(), lifetime.tensor);
+        }
+        if (asked.size() > 12) {
+            asked.resize(12);
+        }
+        if (!asked.empty()) {
+            asked.push_back(asked.front());
+        }
+        PlansWithout plans(file, newest_profile());
+        for (TensorId tensor : asked) {
+            GraphFile without = load_graph_file(path);
+            without.mark_external(without.context.tensors()[static_cast<std::size_t>(tensor)]);
+            const PlanRun fresh = run_plan(without);
+            const std::vector<std::size_t> expected = fresh.error.empty() ? fresh.plan.buffer_sizes : std::vector<std::size_t>{};
+            EXPECT_EQ(plans.buffer_sizes_without(tensor), expected) << name_of(file, tensor);
+        }
+    });
 }
 
 // The seed graph: a and b (4 bytes, 32-aligned) from the start, mul at step 1 in place of a.

@@ -49,12 +49,33 @@ GgmlPlan run_ggml_plan(const GraphFile& file, TraceTensors tensors, const Alloca
     return plan;
 }
 
-std::vector<std::size_t> buffer_sizes_without(const GraphFile& file, TensorId tensor, const AllocatorProfile& profile) {
-    PlanRun run = prepare_plan(file, profile);
+PlansWithout::PlansWithout(const GraphFile& file, const AllocatorProfile& profile)
+    : file_(&file), profile_(&profile), planned_(working_copy(file)) {
+    for (const Tensor& tensor : planned_.context.tensors()) {
+        copied_data_.push_back(tensor.data);
+    }
+}
+
+std::vector<std::size_t> PlansWithout::buffer_sizes_without(TensorId tensor) {
+    auto& tensors = planned_.context.tensors();
     // Outside every buffer, as a weight is: the allocator sees data it did not plan.
-    run.planned.context.tensors().at(static_cast<std::size_t>(tensor)).data = external_data_placeholder();
-    carry_out_plan(run);
-    return run.error.empty() ? run.plan.buffer_sizes : std::vector<std::size_t>{};
+    tensors.at(static_cast<std::size_t>(tensor)).data = external_data_placeholder();
+    std::vector<std::size_t> sizes;
+    {
+        const auto types = make_buffer_types(*file_);
+        const auto allocator = make_allocator(*file_, types, *profile_);
+        if (allocator->reserve_n(planned_.graph, planned_.node_buffer_ids, planned_.leaf_buffer_ids) &&
+            allocator->alloc_graph(planned_.graph)) {
+            for (int id = 0; id < allocator->buffer_count(); ++id) {
+                sizes.push_back(allocator->buffer_size(id));  // as record_plan reads them
+            }
+        }
+    }  // the buffers go before the addresses that point into them are put back
+    for (std::size_t i = 0; i < tensors.size(); ++i) {
+        tensors[i].data = copied_data_[i];
+        tensors[i].buffer = nullptr;
+    }
+    return sizes;
 }
 
 std::string bound_position_text(const Trace& trace, const ArenaComparison& arena) {

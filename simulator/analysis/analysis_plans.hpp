@@ -9,6 +9,7 @@
 #include "simulator/analysis/in_place_bound.hpp"
 #include "simulator/model/buffer_settings.hpp"
 #include "simulator/model/plan.hpp"
+#include "simulator/model/working_graph.hpp"
 #include "simulator/analysis/planners.hpp"
 #include "simulator/trace/timeline.hpp"
 #include "simulator/trace/trace.hpp"
@@ -85,7 +86,21 @@ Comparison compare_planners(const GraphFile& file, const GgmlPlan& ggml, const E
 // tensor lives outside the buffers (external, as weights do) and every other tensor is as it was
 // (its in-place children then cannot take its memory). Empty when that plan fails. `why` asks it
 // of the largest tensors live at each buffer's high-water mark (the file is only read).
-std::vector<std::size_t> buffer_sizes_without(const GraphFile& file, TensorId tensor, const AllocatorProfile& profile);
+//
+// Each answer is a bare plan (reserve_n and alloc_graph, no trace) of one working copy of the
+// file, made once: a plan writes only its tensors' addresses, and those are put back as copied
+// after each answer, so that copying the graph (a third of a bare plan) is not paid per tensor.
+class PlansWithout {
+public:
+    PlansWithout(const GraphFile& file, const AllocatorProfile& profile);
+    std::vector<std::size_t> buffer_sizes_without(TensorId tensor);
+
+private:
+    const GraphFile* file_;
+    const AllocatorProfile* profile_;
+    WorkingGraph planned_;
+    std::vector<void*> copied_data_;  // each tensor's address as copied: null, or external data's
+};
 
 struct TensorMove {
     std::string name;

@@ -34,15 +34,17 @@ std::vector<std::unique_ptr<ConfigurableBufferType>> make_buffer_types(std::span
     return types;
 }
 
-namespace {
-
-std::unique_ptr<GraphAllocator> make_allocator(const GraphFile& file, const PlanRun& run, const AllocatorProfile& profile) {
+std::unique_ptr<GraphAllocator> make_allocator(const GraphFile& file,
+                                               std::span<const std::unique_ptr<ConfigurableBufferType>> types,
+                                               const AllocatorProfile& profile) {
     std::vector<BufferType*> ids;
     for (int type : file.buffers) {
-        ids.push_back(run.types[static_cast<std::size_t>(type)].get());
+        ids.push_back(types[static_cast<std::size_t>(type)].get());
     }
     return std::make_unique<GraphAllocator>(ids, profile);
 }
+
+namespace {
 
 // needs_realloc's per-tensor question, with the numbers: does the reserved place still hold it?
 std::string outgrown(const GraphAllocator& allocator, const Tensor& tensor, const TensorAlloc& alloc) {
@@ -84,7 +86,7 @@ PlanRun prepare_plan(const GraphFile& file, const AllocatorProfile& profile) {
     PlanRun run;
     run.types = make_buffer_types(file);
     run.planned = working_copy(file);
-    run.allocator = make_allocator(file, run, profile);
+    run.allocator = make_allocator(file, run.types, profile);
     return run;
 }
 

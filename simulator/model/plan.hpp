@@ -23,6 +23,12 @@ BufferTypeSettings buffer_type_settings(const BufferTypeSpec& spec, bool fake_ba
 std::vector<std::unique_ptr<ConfigurableBufferType>> make_buffer_types(const GraphFile& file);
 std::vector<std::unique_ptr<ConfigurableBufferType>> make_buffer_types(std::span<const BufferTypeSpec> specs);
 
+// The allocator for the file's buffer ids, each id on its buffer type in `types` (one per
+// buffer type of the file, as make_buffer_types makes them).
+std::unique_ptr<GraphAllocator> make_allocator(const GraphFile& file,
+                                               std::span<const std::unique_ptr<ConfigurableBufferType>> types,
+                                               const AllocatorProfile& profile);
+
 // One plan of a file: the buffers and the tensors whose addresses point into them, owned
 // together (the allocator's buffers go first when it ends, and nothing outside points in).
 struct PlanRun {

@@ -93,6 +93,14 @@ TEST(Checker, EveryTensorNeedsExactlyOnePlacement) {
               (std::vector{ViolationKind::placed_twice, ViolationKind::unknown_tensor, ViolationKind::unplaced}));
 }
 
+// Names are the tensors' identities: a name listed twice stands for the first tensor with it,
+// whose one placement places both (and is checked with the first one's size).
+TEST(Checker, ANameListedTwiceStandsForItsFirstTensor) {
+    EXPECT_TRUE(check_plan(one_chunk({{"a", 0, 0, 32}, {"a", 0, 0, 256}}, {{"a", 0, 0, 0}})).empty());
+    EXPECT_EQ(kinds(check_plan(one_chunk({{"a", 0, 0, 256}, {"a", 0, 0, 32}}, {{"a", 0, 0, 0}}))),
+              std::vector{ViolationKind::outside_chunk});
+}
+
 TEST(Checker, OffsetsAreAligned) {
     const auto violations = check_plan(one_chunk({{"a", 0, 0, 8}}, {{"a", 0, 0, 8}}));
     EXPECT_EQ(kinds(violations), std::vector{ViolationKind::misaligned});

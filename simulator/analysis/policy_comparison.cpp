@@ -10,7 +10,9 @@ namespace {
 
 std::size_t sum(const std::vector<std::size_t>& sizes) { return std::accumulate(sizes.begin(), sizes.end(), std::size_t{0}); }
 
-PolicyPlan policy_plan(const GraphFile& file, const GgmlPlan& ggml) {
+// A policy's plan with the checker's verdict on it (`violations`: check_plan's, or the same
+// list found already).
+PolicyPlan policy_plan(const GgmlPlan& ggml, const std::vector<Violation>& violations) {
     PolicyPlan plan;
     plan.error = ggml.run.error;
     if (!plan.error.empty()) {
@@ -19,15 +21,18 @@ PolicyPlan policy_plan(const GraphFile& file, const GgmlPlan& ggml) {
     plan.buffer_sizes = ggml.run.plan.buffer_sizes;
     plan.chunk_sizes = ggml.run.plan.chunk_sizes;
     plan.total = sum(plan.buffer_sizes);
-    for (const Violation& violation : check_plan(ggml_plan_to_check(file, ggml))) {
+    for (const Violation& violation : violations) {
         plan.violations.push_back(violation.message);
     }
     return plan;
 }
 
+PolicyPlan policy_plan(const GraphFile& file, const GgmlPlan& ggml) {
+    return policy_plan(ggml, ggml.run.error.empty() ? check_plan(ggml_plan_to_check(file, ggml)) : std::vector<Violation>{});
+}
+
 // The reference plan's bound and best offline planner, every buffer type together.
-void add_bounds(const GraphFile& file, const GgmlPlan& reference, const ExactLimits& limits, PolicyGraphResult& result) {
-    const Comparison comparison = compare_planners(file, reference, limits);
+void add_bounds(const Comparison& comparison, PolicyGraphResult& result) {
     std::string planner;
     bool one_planner = true;
     for (const ArenaComparison& arena : comparison.arenas) {
@@ -72,9 +77,13 @@ PolicyComparison compare_policies(std::span<const CorpusGraph> graphs, std::span
     for (const CorpusGraph& graph : graphs) {
         PolicyGraphResult result{graph.label, graph.path.string(), graph.file.graph.nodes.size(), {}, 0, 0, {}};
         const GgmlPlan reference = run_ggml_plan(graph.file, *policies.front());
-        result.plans.push_back(policy_plan(graph.file, reference));
         if (reference.run.error.empty()) {
-            add_bounds(graph.file, reference, limits, result);
+            // The comparison checks the reference plan as policy_plan would: its verdict serves both.
+            const Comparison planners = compare_planners(graph.file, reference, limits);
+            result.plans.push_back(policy_plan(reference, planners.ggml_violations));
+            add_bounds(planners, result);
+        } else {
+            result.plans.push_back(policy_plan(graph.file, reference));
         }
         for (std::size_t p = 1; p < policies.size(); ++p) {
             result.plans.push_back(policy_plan(graph.file, run_ggml_plan(graph.file, reference.trace.tensors, *policies[p])));

@@ -220,6 +220,21 @@ private:
         return tensor;
     }
 
+    // An optional field that names one of a set (a type, an op): what `parse` makes of its name,
+    // nullopt when the field is absent, an error naming the field when the name is unknown.
+    template <class Parse>
+    auto named_field(Object t, const Path& path, const char* key, std::string_view tensor, Parse parse) {
+        decltype(parse(std::string_view())) parsed;
+        if (const auto value = Reader::find(t, key)) {
+            const std::string_view text = r_.text(*value, dot(path, key), tensor);
+            parsed = parse(text);
+            if (!parsed) {
+                r_.fail(dot(path, key), "unknown " + std::string(key) + " \"" + std::string(text) + "\"", tensor);
+            }
+        }
+        return parsed;
+    }
+
     void parse_tensor(Object t, const Path& path, Tensor& tensor) {
         const std::string& name = tensor.name;
         r_.only_keys(t, path, {"name", "original_name", "type", "ne", "nb", "op", "op_params", "src", "view_src", "view_offs",
@@ -227,13 +242,8 @@ private:
         if (const auto original = Reader::find(t, "original_name")) {
             file_.original_names[tensor.index] = r_.string(*original, dot(path, "original_name"), name);
         }
-        if (const auto type_value = Reader::find(t, "type")) {
-            const std::string_view type = r_.text(*type_value, dot(path, "type"), name);
-            auto parsed = parse_type(type);
-            if (!parsed) {
-                r_.fail(dot(path, "type"), "unknown type \"" + std::string(type) + "\"", name);
-            }
-            tensor.type = *parsed;
+        if (const auto type = named_field(t, path, "type", name, [](std::string_view text) { return parse_type(text); })) {
+            tensor.type = *type;
         }
         const Array ne = r_.array(r_.member(t, path, "ne", name), dot(path, "ne"), name);
         if (const std::size_t dims = Reader::count(ne); dims == 0 || dims > kMaxDims) {
@@ -271,13 +281,8 @@ private:
         if (!checked_nbytes(tensor)) {
             r_.fail(dot(path, "ne"), "the tensor's size overflows (more than " + std::to_string(kMaxTensorBytes) + " bytes)", name);
         }
-        if (const auto op_value = Reader::find(t, "op")) {
-            const std::string_view op = r_.text(*op_value, dot(path, "op"), name);
-            auto parsed = parse_op(op);
-            if (!parsed) {
-                r_.fail(dot(path, "op"), "unknown op \"" + std::string(op) + "\"", name);
-            }
-            tensor.op = *parsed;
+        if (const auto op = named_field(t, path, "op", name, [](std::string_view text) { return parse_op(text); })) {
+            tensor.op = *op;
         }
         if (const auto params_value = Reader::find(t, "op_params")) {
             const Array params = r_.array(*params_value, dot(path, "op_params"), name);

@@ -205,5 +205,25 @@ TEST(Planners, EmptyBlocksStayAtZeroAndTakeNoRoom) {
     }
 }
 
+// run_every_planner gives what each planner's own run gives: on a problem the exact search solves
+// (it starts from greedy by size's plan, made once for both) and on one it leaves to greedy.
+TEST(Planners, RunTogetherEachGivesWhatItsOwnRunGives) {
+    std::vector<LiveBlock> chain;
+    for (int i = 0; i < 31; ++i) {
+        chain.push_back({"t" + std::to_string(i), i, i + 1, static_cast<std::size_t>(8 + i % 5 * 8)});
+    }
+    for (const ArenaProblem& problem : {paper_example(), small_counterexample(), problem_of(chain)}) {
+        const std::vector<PlannerOutcome> together = run_every_planner(problem, ExactLimits{});
+        ASSERT_EQ(together.size(), planners().size());
+        for (std::size_t p = 0; p < together.size(); ++p) {
+            const PlannerOutcome alone = planners()[p].run(problem, ExactLimits{});
+            EXPECT_EQ(together[p].plan.offsets, alone.plan.offsets) << planners()[p].key;
+            EXPECT_EQ(together[p].plan.size, alone.plan.size) << planners()[p].key;
+            EXPECT_EQ(together[p].proved_optimal, alone.proved_optimal) << planners()[p].key;
+            EXPECT_EQ(together[p].note, alone.note) << planners()[p].key;
+        }
+    }
+}
+
 } // namespace
 } // namespace gallocsim

@@ -178,11 +178,19 @@ Comparison compare_planners(const GraphFile& file, const GgmlPlan& ggml, const E
         std::ranges::stable_sort(arena.live_at_bound, std::greater{}, &LiveBlock::size);
         arena.bound_without_in_place = lower_bound(tensors[type].blocks);
         arena.no_reuse = no_reuse_size(tensors[type].blocks);
-        for (const Planner& planner : planners()) {
-            AlternativePlan alternative{&planner, planner.run(problem, limits)};
-            auto violations = check_plan(arena_plan_to_check(problem, alternative.outcome.plan));
-            arena.planner_violations.insert(arena.planner_violations.end(), violations.begin(), violations.end());
-            arena.alternatives.push_back(std::move(alternative));
+        std::vector<PlannerOutcome> outcomes = run_every_planner(problem, limits);
+        std::vector<Violation> verdict;  // the checker's on the last plan checked
+        for (std::size_t p = 0; p < outcomes.size(); ++p) {
+            // A plan the same as the one before it (the exact search keeps greedy by size's
+            // plan of a problem too big to search) gets the same verdict without a second check.
+            const ArenaPlan& plan = outcomes[p].plan;
+            const ArenaPlan* before = p > 0 ? &arena.alternatives.back().outcome.plan : nullptr;
+            const bool checked = before != nullptr && plan.size == before->size && plan.offsets == before->offsets;
+            if (!checked) {
+                verdict = check_plan(arena_plan_to_check(problem, plan));
+            }
+            arena.planner_violations.insert(arena.planner_violations.end(), verdict.begin(), verdict.end());
+            arena.alternatives.push_back({&planners()[p], std::move(outcomes[p])});
         }
         comparison.arenas.push_back(std::move(arena));
     }

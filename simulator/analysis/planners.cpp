@@ -335,8 +335,10 @@ private:
 
 } // namespace
 
-ExactResult plan_exact(const ArenaProblem& problem, const ExactLimits& limits) {
-    ArenaPlan start = plan_greedy_by_size(problem);
+namespace {
+
+// plan_exact from greedy by size's plan of the problem, made already.
+ExactResult plan_exact_from(const ArenaProblem& problem, const ExactLimits& limits, ArenaPlan start) {
     const auto non_empty = static_cast<std::size_t>(
         std::ranges::count_if(problem.blocks, [](const LiveBlock& b) { return b.size > 0; }));
     // The search keeps "lives with" sets in 64-bit masks.
@@ -347,6 +349,12 @@ ExactResult plan_exact(const ArenaProblem& problem, const ExactLimits& limits) {
         return result;
     }
     return ExactSearch(problem, limits).run(std::move(start));
+}
+
+} // namespace
+
+ExactResult plan_exact(const ArenaProblem& problem, const ExactLimits& limits) {
+    return plan_exact_from(problem, limits, plan_greedy_by_size(problem));
 }
 
 PlanToCheck arena_plan_to_check(const ArenaProblem& problem, const ArenaPlan& plan) {
@@ -371,8 +379,8 @@ PlannerOutcome first_fit_outcome(const ArenaProblem& problem, const ExactLimits&
     return {plan_first_fit(problem), false, ""};
 }
 
-PlannerOutcome exact_outcome(const ArenaProblem& problem, const ExactLimits& limits) {
-    ExactResult exact = plan_exact(problem, limits);
+PlannerOutcome exact_outcome_from(const ArenaProblem& problem, const ExactLimits& limits, ArenaPlan greedy) {
+    ExactResult exact = plan_exact_from(problem, limits, std::move(greedy));
     std::string note;
     if (!exact.attempted) {
         const auto blocks = std::ranges::count_if(problem.blocks, [](const LiveBlock& b) { return b.size > 0; });
@@ -384,6 +392,10 @@ PlannerOutcome exact_outcome(const ArenaProblem& problem, const ExactLimits& lim
         note = exact.proved_optimal ? "optimal" : "best found within the limits (" + std::to_string(exact.nodes) + " search nodes)";
     }
     return {std::move(exact.plan), exact.proved_optimal, std::move(note)};
+}
+
+PlannerOutcome exact_outcome(const ArenaProblem& problem, const ExactLimits& limits) {
+    return exact_outcome_from(problem, limits, plan_greedy_by_size(problem));
 }
 
 constexpr std::array kPlanners{
@@ -399,6 +411,21 @@ constexpr std::array kPlanners{
 
 std::span<const Planner> planners() {
     return kPlanners;
+}
+
+std::vector<PlannerOutcome> run_every_planner(const ArenaProblem& problem, const ExactLimits& limits) {
+    const ArenaPlan greedy = plan_greedy_by_size(problem);  // greedy by size's plan, and the exact search's start
+    std::vector<PlannerOutcome> outcomes;
+    for (const Planner& planner : kPlanners) {
+        if (planner.run == greedy_outcome) {
+            outcomes.push_back({greedy, false, ""});
+        } else if (planner.run == exact_outcome) {
+            outcomes.push_back(exact_outcome_from(problem, limits, greedy));
+        } else {
+            outcomes.push_back(planner.run(problem, limits));
+        }
+    }
+    return outcomes;
 }
 
 const Planner* find_planner(std::string_view key) {

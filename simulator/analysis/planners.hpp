@@ -66,6 +66,9 @@ struct Planner {
 };
 
 std::span<const Planner> planners();
+// What every planner of the registry makes of one problem, in the registry's order, as each one's
+// run would; greedy by size's plan is made once, for itself and as the exact search's start.
+std::vector<PlannerOutcome> run_every_planner(const ArenaProblem& problem, const ExactLimits& limits);
 const Planner* find_planner(std::string_view key);  // nullptr when no planner has the key
 std::string planner_keys();                          // "greedy, first-fit or exact"
 

@@ -3,6 +3,7 @@
 #include "simulator/model/examples.hpp"
 #include "simulator/model/graph_file.hpp"
 #include "simulator/model/plan.hpp"
+#include "tests/golden_files.hpp"
 #include "tests/test_support.hpp"
 
 #include <gtest/gtest.h>
@@ -55,6 +56,20 @@ TEST(RunPlan, IsRepeatable) {
     const PlanRun second = run_plan(file);
     EXPECT_EQ(compare_plans(first.plan, second.plan), Lines{});
     EXPECT_EQ(second.plan.tensors, seed_plan().tensors);
+}
+
+// prepare_plan_again plans on the copy an earlier run of the file wrote into: the plan is the
+// one a fresh copy gives, whatever rules the earlier run planned by (here the oldest state's, on
+// every golden file; a plan that fails fails alike).
+TEST(RunPlan, AgainOnAnEarlierRunsCopyPlansAsAFreshCopy) {
+    test_support::for_each_golden_file("", [](const std::filesystem::path& path) {
+        const GraphFile file = load_graph_file(path);
+        PlanRun again = prepare_plan_again(file, run_plan(file, nullptr, profile_of_age(0)));
+        carry_out_plan(again);
+        const PlanRun fresh = run_plan(file);
+        EXPECT_EQ(again.error, fresh.error);
+        EXPECT_EQ(compare_plans(fresh.plan, again.plan), Lines{});
+    });
 }
 
 TEST(RunPlan, ReportsEventsToTheObserver) {

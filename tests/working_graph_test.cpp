@@ -8,6 +8,7 @@
 
 #include <gtest/gtest.h>
 
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -119,6 +120,27 @@ TEST(WorkingCopy, ForgettingAddressesGivesTheFreshCopyBack) {
         EXPECT_EQ(t.data, want.data) << t.name;
         EXPECT_EQ(t.buffer, want.buffer) << t.name;
     }
+}
+
+// reset_addresses gives the fresh copy back exactly, from the file: a view marked external
+// (data of its own) keeps its placeholder, which forget_addresses cannot tell from a plan's.
+TEST(WorkingCopy, ResettingAddressesGivesTheFreshCopyBackExactly) {
+    GraphFile file = weight_and_input();
+    file.mark_external(*file.context.find("wv"));
+    PlanRun run = run_plan(file);
+    ASSERT_EQ(run.error, "");
+    run.planned.reset_addresses(file);
+    const WorkingGraph fresh = working_copy(file);
+    for (const Tensor& t : run.planned.context.tensors()) {
+        const Tensor& want = fresh.context.tensors()[t.index];
+        EXPECT_EQ(t.data, want.data) << t.name;
+        EXPECT_EQ(t.buffer, want.buffer) << t.name;
+    }
+    EXPECT_EQ(run.planned.context.find("wv")->data, external_data_placeholder());
+
+    GraphFile other;
+    other.name = "other";
+    EXPECT_THROW(run.planned.reset_addresses(other), std::invalid_argument);
 }
 
 // A source in another context cannot be found by its index: the copy would link a stranger.

@@ -10,12 +10,10 @@
 
 namespace gallocsim {
 
-GgmlPlan run_ggml_plan(const GraphFile& file, const AllocatorProfile& profile) {
-    return run_ggml_plan(file, describe_tensors(file), profile);
-}
+namespace {
 
-GgmlPlan run_ggml_plan(const GraphFile& file, TraceTensors tensors, const AllocatorProfile& profile) {
-    TracedPlan traced = trace_plan(file, std::move(tensors), profile);
+// Everything a GgmlPlan holds besides the run and the trace, read off the trace.
+GgmlPlan read_off(const GraphFile& file, TracedPlan traced) {
     GgmlPlan plan{std::move(traced.run), std::move(traced.trace), {}, {}, {}, 0};
     plan.timeline = Timeline(plan.trace);
     plan.lifetimes = plan_lifetimes(file, plan.trace, plan.timeline);
@@ -49,31 +47,38 @@ GgmlPlan run_ggml_plan(const GraphFile& file, TraceTensors tensors, const Alloca
     return plan;
 }
 
-PlansWithout::PlansWithout(const GraphFile& file, const AllocatorProfile& profile)
-    : file_(&file), profile_(&profile), planned_(working_copy(file)) {
-    for (const Tensor& tensor : planned_.context.tensors()) {
-        copied_data_.push_back(tensor.data);
+} // namespace
+
+GgmlPlan run_ggml_plan(const GraphFile& file, const AllocatorProfile& profile) {
+    return run_ggml_plan(file, describe_tensors(file), profile);
+}
+
+GgmlPlan run_ggml_plan(const GraphFile& file, TraceTensors tensors, const AllocatorProfile& profile) {
+    return read_off(file, trace_plan(file, std::move(tensors), profile));
+}
+
+GgmlPlan run_ggml_plan(const GraphFile& file, TraceTensors tensors, const AllocatorProfile& profile, PlanRun earlier) {
+    return read_off(file, trace_plan(file, std::move(tensors), prepare_plan_again(file, std::move(earlier), profile)));
+}
+
+PlansWithout::PlansWithout(const GraphFile& file, const AllocatorProfile& profile, PlanRun earlier)
+    : file_(&file), profile_(&profile), run_(std::move(earlier)) {
+    if (run_.allocator == nullptr) {
+        run_.planned = working_copy(file);  // no earlier run given
     }
 }
 
 std::vector<std::size_t> PlansWithout::buffer_sizes_without(TensorId tensor) {
-    auto& tensors = planned_.context.tensors();
+    run_ = prepare_plan_again(*file_, std::move(run_), *profile_);
+    WorkingGraph& planned = run_.planned;
     // Outside every buffer, as a weight is: the allocator sees data it did not plan.
-    tensors.at(static_cast<std::size_t>(tensor)).data = external_data_placeholder();
+    planned.context.tensors().at(static_cast<std::size_t>(tensor)).data = external_data_placeholder();
+    GraphAllocator& allocator = *run_.allocator;
     std::vector<std::size_t> sizes;
-    {
-        const auto types = make_buffer_types(*file_);
-        const auto allocator = make_allocator(*file_, types, *profile_);
-        if (allocator->reserve_n(planned_.graph, planned_.node_buffer_ids, planned_.leaf_buffer_ids) &&
-            allocator->alloc_graph(planned_.graph)) {
-            for (int id = 0; id < allocator->buffer_count(); ++id) {
-                sizes.push_back(allocator->buffer_size(id));  // as record_plan reads them
-            }
+    if (allocator.reserve_n(planned.graph, planned.node_buffer_ids, planned.leaf_buffer_ids) && allocator.alloc_graph(planned.graph)) {
+        for (int id = 0; id < allocator.buffer_count(); ++id) {
+            sizes.push_back(allocator.buffer_size(id));  // as record_plan reads them
         }
-    }  // the buffers go before the addresses that point into them are put back
-    for (std::size_t i = 0; i < tensors.size(); ++i) {
-        tensors[i].data = copied_data_[i];
-        tensors[i].buffer = nullptr;
     }
     return sizes;
 }

@@ -9,7 +9,6 @@
 #include "simulator/analysis/in_place_bound.hpp"
 #include "simulator/model/buffer_settings.hpp"
 #include "simulator/model/plan.hpp"
-#include "simulator/model/working_graph.hpp"
 #include "simulator/analysis/planners.hpp"
 #include "simulator/trace/timeline.hpp"
 #include "simulator/trace/trace.hpp"
@@ -35,6 +34,9 @@ struct GgmlPlan {
 GgmlPlan run_ggml_plan(const GraphFile& file, const AllocatorProfile& profile = newest_profile());
 // The same, reusing the description of the file's tensors from an earlier trace of it.
 GgmlPlan run_ggml_plan(const GraphFile& file, TraceTensors tensors, const AllocatorProfile& profile);
+// ...and the working copy of an earlier run of it, which it takes (prepare_plan_again): plans of
+// one graph under several profiles copy the graph once.
+GgmlPlan run_ggml_plan(const GraphFile& file, TraceTensors tensors, const AllocatorProfile& profile, PlanRun earlier);
 
 // ggml's placements of the tensors that have lifetimes, their alloc sizes in the buffer
 // they ended up in, each buffer's alignment, max size and chunks, and the in-place pairs
@@ -88,18 +90,19 @@ Comparison compare_planners(const GraphFile& file, const GgmlPlan& ggml, const E
 // of the largest tensors live at each buffer's high-water mark (the file is only read).
 //
 // Each answer is a bare plan (reserve_n and alloc_graph, no trace) of one working copy of the
-// file, made once: a plan writes only its tensors' addresses, and those are put back as copied
-// after each answer, so that copying the graph (a third of a bare plan) is not paid per tensor.
+// file: before each, prepare_plan_again puts back what the last one wrote, so that copying the
+// graph (a third of a bare plan) is not paid per tensor. The copy may be an earlier plan's.
 class PlansWithout {
 public:
-    PlansWithout(const GraphFile& file, const AllocatorProfile& profile);
+    // On a copy of its own, or on `earlier`'s (a run of the same file: ggml's plan once its
+    // places have been read), which it takes.
+    PlansWithout(const GraphFile& file, const AllocatorProfile& profile, PlanRun earlier = {});
     std::vector<std::size_t> buffer_sizes_without(TensorId tensor);
 
 private:
     const GraphFile* file_;
     const AllocatorProfile* profile_;
-    WorkingGraph planned_;
-    std::vector<void*> copied_data_;  // each tensor's address as copied: null, or external data's
+    PlanRun run_;  // the copy, with the last plan made on it
 };
 
 struct TensorMove {

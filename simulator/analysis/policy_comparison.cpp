@@ -76,7 +76,7 @@ PolicyComparison compare_policies(std::span<const CorpusGraph> graphs, std::span
     comparison.totals.resize(policies.size());
     for (const CorpusGraph& graph : graphs) {
         PolicyGraphResult result{graph.label, graph.path.string(), graph.file.graph.nodes.size(), {}, 0, 0, {}};
-        const GgmlPlan reference = run_ggml_plan(graph.file, *policies.front());
+        GgmlPlan reference = run_ggml_plan(graph.file, *policies.front());
         if (reference.run.error.empty()) {
             // The comparison checks the reference plan as policy_plan would: its verdict serves both.
             const Comparison planners = compare_planners(graph.file, reference, limits);
@@ -85,8 +85,13 @@ PolicyComparison compare_policies(std::span<const CorpusGraph> graphs, std::span
         } else {
             result.plans.push_back(policy_plan(graph.file, reference));
         }
+        // Each further policy plans on the working copy of the graph the plan before it used,
+        // once that plan has been read: the graph is copied once per graph, not per policy.
+        PlanRun spare = std::move(reference.run);
         for (std::size_t p = 1; p < policies.size(); ++p) {
-            result.plans.push_back(policy_plan(graph.file, run_ggml_plan(graph.file, reference.trace.tensors, *policies[p])));
+            GgmlPlan plan = run_ggml_plan(graph.file, reference.trace.tensors, *policies[p], std::move(spare));
+            result.plans.push_back(policy_plan(graph.file, plan));
+            spare = std::move(plan.run);
         }
         for (std::size_t p = 0; p < policies.size(); ++p) {
             const PolicyPlan& plan = result.plans[p];

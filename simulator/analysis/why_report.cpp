@@ -16,14 +16,15 @@ TensorId hole_left_by_tensor(const Trace& trace, const PeakHole& hole) {
 }
 
 std::vector<BufferAnswer> why_answers(const GraphFile& file, const AllocatorProfile& profile, const Trace& trace,
-                                      const Comparison& comparison, const std::vector<BufferPeak>& peaks) {
+                                      const Comparison& comparison, const std::vector<BufferPeak>& peaks,
+                                      PlanRun plan_run) {
     std::optional<PlansWithout> plans;  // made at the first question (a graph with no peak asks none)
     std::map<TensorId, std::vector<std::size_t>> planned;  // each what-if plan once
     const auto sizes_without = [&](TensorId tensor) -> const std::vector<std::size_t>& {
         auto [at, fresh] = planned.try_emplace(tensor);
         if (fresh) {
             if (!plans) {
-                plans.emplace(file, profile);
+                plans.emplace(file, profile, std::move(plan_run));
             }
             at->second = plans->buffer_sizes_without(tensor);
         }

@@ -46,9 +46,11 @@ struct BufferAnswer {
 
 // Each buffer's answer; `trace`, `peaks` and `comparison` come from ggml's plan of `file` under
 // `profile`. `file` is planned again once per costed tensor (a bare plan each: no trace; a tensor
-// asked about twice is planned once).
+// asked about twice is planned once), on the working copy of `plan_run` when given (that plan's
+// run, its places read already: PlansWithout takes it) and else on a copy of its own.
 std::vector<BufferAnswer> why_answers(const GraphFile& file, const AllocatorProfile& profile, const Trace& trace,
-                                      const Comparison& comparison, const std::vector<BufferPeak>& peaks);
+                                      const Comparison& comparison, const std::vector<BufferPeak>& peaks,
+                                      PlanRun plan_run = {});
 
 // The tensor whose release left a hole (the free event's first tensor); kNoTensor when no free
 // left it (bytes never used yet).

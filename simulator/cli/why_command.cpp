@@ -200,12 +200,13 @@ int why(const WhyOptions& options, std::ostream& out, std::ostream& err) {
     return run_guarded(err, [&] {
         GraphFile file = load_graph_input(options.graph);
         const AllocatorProfile& profile = chosen_profile(options.graph.ggml_version);
-        // One plan: the peaks, the lifetimes and the comparison are all read off it.
-        const GgmlPlan ggml = run_ggml_plan(file, profile);
+        // One plan: the peaks, the lifetimes and the comparison are all read off it; then the
+        // what-if plans take its working copy of the graph (its places are read by then).
+        GgmlPlan ggml = run_ggml_plan(file, profile);
         const Trace& trace = ggml.trace;
         const std::vector<BufferPeak> peaks = buffer_peaks(trace);
         const Comparison comparison = compare_planners(file, ggml, ExactLimits{});
-        const std::vector<BufferAnswer> answers = why_answers(file, profile, trace, comparison, peaks);
+        const std::vector<BufferAnswer> answers = why_answers(file, profile, trace, comparison, peaks, std::move(ggml.run));
         if (options.json) {
             out << to_json(trace, ggml.lifetimes, answers).dump(2, ' ', /*ensure_ascii=*/true) << "\n";
         } else {

@@ -90,6 +90,16 @@ PlanRun prepare_plan(const GraphFile& file, const AllocatorProfile& profile) {
     return run;
 }
 
+PlanRun prepare_plan_again(const GraphFile& file, PlanRun earlier, const AllocatorProfile& profile) {
+    earlier.allocator.reset();  // its buffers go before the addresses into them are put back
+    PlanRun run;
+    run.types = make_buffer_types(file);
+    run.planned = std::move(earlier.planned);
+    run.planned.reset_addresses(file);
+    run.allocator = make_allocator(file, run.types, profile);
+    return run;
+}
+
 void carry_out_plan(PlanRun& run, AllocationObserver* observer) {
     WorkingGraph& planned = run.planned;
     run.allocator->set_observer(observer);

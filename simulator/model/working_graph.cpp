@@ -1,12 +1,34 @@
 #include "simulator/model/working_graph.hpp"
 
 #include <cstddef>
+#include <stdexcept>
 
 namespace gallocsim {
 
 void* external_data_placeholder() {
     static std::byte placeholder[64];
     return placeholder;
+}
+
+namespace {
+
+// A copy's address before any plan: the placeholder for external data, none for the rest.
+void* address_as_copied(const GraphFile& file, const Tensor& original) {
+    return file.is_external(original) ? external_data_placeholder() : nullptr;
+}
+
+} // namespace
+
+void WorkingGraph::reset_addresses(const GraphFile& file) {
+    const auto& originals = file.context.tensors();
+    auto& copies = context.tensors();
+    if (copies.size() != originals.size()) {
+        throw std::invalid_argument("reset_addresses: not a copy of '" + file.name + "'");
+    }
+    for (std::size_t i = 0; i < copies.size(); ++i) {
+        copies[i].data = address_as_copied(file, originals[i]);
+        copies[i].buffer = nullptr;
+    }
 }
 
 void WorkingGraph::forget_addresses() {
@@ -36,7 +58,7 @@ WorkingGraph working_copy(const GraphFile& file) {
     for (const Tensor& original : originals) {
         Tensor& tensor = copy.context.add(original);
         tensor.buffer = nullptr;
-        tensor.data = file.is_external(original) ? external_data_placeholder() : nullptr;
+        tensor.data = address_as_copied(file, original);
     }
     // Sources may point forwards (a tensor made before its parent), so links come second.
     for (std::size_t i = 0; i < originals.size(); ++i) {

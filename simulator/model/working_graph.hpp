@@ -25,6 +25,10 @@ struct WorkingGraph {
     // Back to as copied, as a program's graph is when built afresh: no tensor has memory from
     // the allocator (a replay plans one graph again after other calls).
     void forget_addresses();
+    // Back to exactly as working_copy(file) made it, `file` being the file this is a copy of
+    // (it tells the external tensors, views included): what a plan of the file wrote is gone, so
+    // the file can be planned again on this copy under any rules.
+    void reset_addresses(const GraphFile& file);
 
     // The copy of one of the file's tensors (found by its index).
     Tensor& copy_of(const Tensor& file_tensor) { return context.tensors().at(file_tensor.index); }

@@ -421,8 +421,12 @@ TracedPlan trace_plan(const GraphFile& file, const AllocatorProfile& profile) {
 }
 
 TracedPlan trace_plan(const GraphFile& file, TraceTensors tensors, const AllocatorProfile& profile) {
-    TracedPlan traced{prepare_plan(file, profile), {}};
-    TraceRecorder recorder(file, traced.run.planned, std::move(tensors), profile);
+    return trace_plan(file, std::move(tensors), prepare_plan(file, profile));
+}
+
+TracedPlan trace_plan(const GraphFile& file, TraceTensors tensors, PlanRun run) {
+    TracedPlan traced{std::move(run), {}};
+    TraceRecorder recorder(file, traced.run.planned, std::move(tensors), traced.run.allocator->profile());
     carry_out_plan(traced.run, &recorder);
     traced.trace = recorder.take(traced.run.error);
     return traced;

@@ -284,6 +284,9 @@ struct TracedPlan {
 // Runs the file as run_plan does (reserve_n, alloc_graph), recording every event.
 TracedPlan trace_plan(const GraphFile& file, const AllocatorProfile& profile = newest_profile());
 TracedPlan trace_plan(const GraphFile& file, TraceTensors tensors, const AllocatorProfile& profile = newest_profile());
+// The same on a run prepared already (prepare_plan, or prepare_plan_again on an earlier run's
+// copy of the file), by its allocator's rules.
+TracedPlan trace_plan(const GraphFile& file, TraceTensors tensors, PlanRun run);
 
 // The same, when only the trace is wanted.
 Trace record_trace(const GraphFile& file, const AllocatorProfile& profile = newest_profile());

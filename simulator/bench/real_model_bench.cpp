@@ -98,16 +98,68 @@ void BM_RealPlan(benchmark::State& state) {
     label(state, graph);
 }
 
-// `why`: ggml's plan, the in-place-aware bound and the offline planners on its blocks, each
-// buffer's peak, and what its five largest live tensors cost (five more plans).
+// `why` as the command runs it: ggml's plan, the in-place-aware bound and the offline planners
+// on its blocks, each buffer's peak, and what its five largest live tensors and the tensors that
+// left its holes cost (a bare plan each, on ggml's plan's copy of the graph).
 void BM_RealWhy(benchmark::State& state) {
     const CorpusGraph& graph = graph_of(state);
     GraphFile file = parse_graph_file(graph_file_to_json(graph.file), graph.label);  // why_answers plans it again
     for (auto _ : state) {
-        const GgmlPlan ggml = run_ggml_plan(file);
+        GgmlPlan ggml = run_ggml_plan(file);
         const Comparison comparison = compare_planners(file, ggml, ExactLimits{});
         const std::vector<BufferPeak> peaks = buffer_peaks(ggml.trace);
-        benchmark::DoNotOptimize(why_answers(file, newest_profile(), ggml.trace, comparison, peaks));
+        benchmark::DoNotOptimize(why_answers(file, newest_profile(), ggml.trace, comparison, peaks, std::move(ggml.run)));
+    }
+    label(state, graph);
+}
+
+// The parts of `why` after ggml's plan, one at a time: the bound and the offline planners
+// (below), the checker, the copy of the graph and one what-if plan.
+void BM_RealComparePlanners(benchmark::State& state) {
+    const CorpusGraph& graph = graph_of(state);
+    const GgmlPlan ggml = run_ggml_plan(graph.file);
+    for (auto _ : state) {
+        benchmark::DoNotOptimize(compare_planners(graph.file, ggml, ExactLimits{}));
+    }
+    label(state, graph);
+}
+
+// The checker's two halves on ggml's plan: the plan put as the checker takes it, and the check.
+void BM_RealPlanToCheck(benchmark::State& state) {
+    const CorpusGraph& graph = graph_of(state);
+    const GgmlPlan ggml = run_ggml_plan(graph.file);
+    for (auto _ : state) {
+        benchmark::DoNotOptimize(ggml_plan_to_check(graph.file, ggml));
+    }
+    label(state, graph);
+}
+
+void BM_RealCheck(benchmark::State& state) {
+    const CorpusGraph& graph = graph_of(state);
+    const PlanToCheck check = ggml_plan_to_check(graph.file, run_ggml_plan(graph.file));
+    for (auto _ : state) {
+        benchmark::DoNotOptimize(check_plan(check));
+    }
+    label(state, graph);
+}
+
+// The copy of the graph a plan writes into (every plan makes one; why's what-ifs share one).
+void BM_RealWorkingCopy(benchmark::State& state) {
+    const CorpusGraph& graph = graph_of(state);
+    for (auto _ : state) {
+        benchmark::DoNotOptimize(working_copy(graph.file));
+    }
+    label(state, graph);
+}
+
+// One what-if plan: the first buffer's largest live tensor at its high-water mark.
+void BM_RealWhatIf(benchmark::State& state) {
+    const CorpusGraph& graph = graph_of(state);
+    const GgmlPlan ggml = run_ggml_plan(graph.file);
+    const TensorId largest = buffer_peaks(ggml.trace).at(0).live.at(0).tensor;
+    PlansWithout plans(graph.file, newest_profile());
+    for (auto _ : state) {
+        benchmark::DoNotOptimize(plans.buffer_sizes_without(largest));
     }
     label(state, graph);
 }
@@ -132,6 +184,11 @@ void each_graph(benchmark::internal::Benchmark* b) {
 BENCHMARK(BM_RealLoad)->Apply(each_graph)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_RealPlan)->Apply(each_graph)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_RealWhy)->Apply(each_graph)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_RealComparePlanners)->Apply(each_graph)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_RealPlanToCheck)->Apply(each_graph)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_RealCheck)->Apply(each_graph)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_RealWorkingCopy)->Apply(each_graph)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_RealWhatIf)->Apply(each_graph)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_RealPolicyCompare3)->Apply(each_graph)->Unit(benchmark::kMillisecond);
 
 } // namespace

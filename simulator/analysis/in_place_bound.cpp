@@ -1,8 +1,9 @@
 #include "simulator/analysis/in_place_bound.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <numeric>
-#include <unordered_map>
+#include <vector>
 
 namespace gallocsim {
 
@@ -48,20 +49,21 @@ std::vector<ArenaProblem> in_place_arena_problems(const GraphFile& file, const G
     for (std::size_t type = 0; type < file.buffer_types.size(); ++type) {
         problems[type].name = file.buffer_types[type].name;
     }
-    std::unordered_map<std::size_t, std::size_t> block_of_root;  // chain root -> its block in its arena
+    constexpr std::size_t kNoBlock = SIZE_MAX;
+    std::vector<std::size_t> block_of_root(tensors.size(), kNoBlock);  // chain root -> its block in its arena
     for (std::size_t i = 0; i < tensors.size(); ++i) {
         const TensorLifetime& member = tensors[i];
         const std::size_t root = chains.root(i);
         const auto arena = static_cast<std::size_t>(tensors[root].arena);
         auto& blocks = problems[arena].blocks;
-        const auto [it, first_member] = block_of_root.emplace(root, blocks.size());
         const std::string& name = file.context.tensors()[static_cast<std::size_t>(member.tensor)].name;
-        if (first_member) {
+        if (block_of_root[root] == kNoBlock) {
+            block_of_root[root] = blocks.size();
             blocks.push_back({name, member.first, member.last, member.aligned_size, file.buffer_types[arena].alignment});
             problems[arena].placed_as.push_back(name);
             continue;
         }
-        LiveBlock& chain = blocks[it->second];
+        LiveBlock& chain = blocks[block_of_root[root]];
         chain.name += "+" + name;
         chain.first = std::min(chain.first, member.first);
         chain.last = std::max(chain.last, member.last);

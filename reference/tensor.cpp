@@ -7,6 +7,7 @@
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
+#include <vector>
 #include <utility>
 
 namespace gallocsim {
@@ -115,22 +116,41 @@ const Tensor* Context::find(std::string_view name) const {
 
 namespace {
 
+// ggml_visit_parents: sources first (in src order), then the tensor, each tensor once. Walked
+// with a stack of its own rather than by recursion: a 4096-layer model is a chain 120,000
+// tensors deep, which recursion takes on the thread's stack and, under a memory limit, crashes
+// on instead of running out of memory as an allocation that can fail.
 void visit_parents(Graph& graph, std::unordered_set<const Tensor*>& visited, Tensor& tensor) {
-    if (tensor.op != Op::NONE) {
-        tensor.flags.set(TensorFlag::compute);
-    }
-    if (!visited.insert(&tensor).second) {
+    const auto enter = [&](Tensor& t) {
+        if (t.op != Op::NONE) {
+            t.flags.set(TensorFlag::compute);
+        }
+        return visited.insert(&t).second;
+    };
+    if (!enter(tensor)) {
         return;
     }
-    for (Tensor* src : tensor.src) {
-        if (src != nullptr) {
-            visit_parents(graph, visited, *src);
+    struct Visit {
+        Tensor* tensor;
+        std::size_t next_src;
+    };
+    std::vector<Visit> stack{{&tensor, 0}};
+    while (!stack.empty()) {
+        Visit& top = stack.back();
+        if (top.next_src < top.tensor->src.size()) {
+            Tensor* src = top.tensor->src[top.next_src++];
+            if (src != nullptr && enter(*src)) {
+                stack.push_back({src, 0});  // `top` is not used after this
+            }
+            continue;
         }
-    }
-    if (tensor.op == Op::NONE && !tensor.has_flag(TensorFlag::param)) {
-        graph.leafs.push_back(&tensor);
-    } else {
-        graph.nodes.push_back(&tensor);
+        Tensor* done = top.tensor;
+        stack.pop_back();
+        if (done->op == Op::NONE && !done->has_flag(TensorFlag::param)) {
+            graph.leafs.push_back(done);
+        } else {
+            graph.nodes.push_back(done);
+        }
     }
 }
 

@@ -890,4 +890,27 @@ TEST_F(GraphAllocatorTest, MoreThan256FreeBlocksFailsReserve) {
 }
 
 } // namespace
+// ggml_visit_parents order (sources first, each once) on a chain deeper than recursion can take:
+// 300,000 SQR nodes, each reading the one before. The order is worked out from the chain itself:
+// the one leaf x, then the nodes from the first SQR to the last. Walked by recursion, the chain
+// took a frame per link (a 4096-layer model crashed under `ulimit -v` instead of running out of
+// memory with a sentence); an explicit stack makes its depth heap memory.
+TEST(ForwardExpand, AChainDeeperThanTheStackIsVisitedInOrder) {
+    constexpr std::size_t kLinks = 300'000;
+    Context context;
+    GraphBuilder ggml(context);
+    Tensor& x = ggml.new_tensor(DataType::f32, {1}, "x");
+    std::vector<Tensor*> chain;
+    chain.reserve(kLinks);
+    Tensor* last = &x;
+    for (std::size_t i = 0; i < kLinks; ++i) {
+        last = &ggml.unary_op(Op::SQR, *last);
+        chain.push_back(last);
+    }
+    Graph graph;
+    build_forward_expand(graph, *last);
+    EXPECT_EQ(graph.leafs, std::vector<Tensor*>{&x});
+    EXPECT_EQ(graph.nodes, chain);
+}
+
 } // namespace gallocsim

@@ -6,12 +6,9 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
-#include <fstream>
 #include <limits>
 #include <numeric>
 #include <ranges>
-#include <set>
-#include <sstream>
 #include <unordered_map>
 
 namespace gallocsim {

@@ -1,11 +1,12 @@
 #include "reference/tensor.hpp"
 
+#include "reference/name_table.hpp"
+
 #include <algorithm>
 #include <functional>
 #include <mutex>
 #include <optional>
 #include <string>
-#include <unordered_map>
 #include <unordered_set>
 #include <vector>
 #include <utility>
@@ -59,20 +60,19 @@ Tensor& Context::add(Tensor tensor) {
     return tensors_.emplace_back(std::move(tensor));
 }
 
-// Name to the first tensor with it. Keys are copies: a tensor renamed later must not leave
-// a key pointing into its old name.
+// Names to the first tensor with each, as positions in the context (NameTable: no copies of
+// the names). A tensor renamed after it was indexed leaves its slot under the old name's hash;
+// every hit compares the tensor's name as it is now, so a stale slot is never believed.
 struct Context::NameIndex {
-    struct Hash {
-        using is_transparent = void;
-        std::size_t operator()(std::string_view name) const { return std::hash<std::string_view>{}(name); }
-    };
     std::mutex mutex;
-    std::unordered_map<std::string, std::size_t, Hash, std::equal_to<>> first_with;
-    std::size_t indexed = 0;  // tensors_[0, indexed) are in the map
+    NameTable first_with;
+    std::size_t indexed = 0;  // tensors_[0, indexed) are in the table
 
     void extend(const std::deque<Tensor>& tensors) {
+        const auto name_of = [&](std::size_t i) -> std::string_view { return tensors[i].name; };
+        first_with.reserve(tensors.size());
         for (; indexed < tensors.size(); ++indexed) {
-            first_with.try_emplace(tensors[indexed].name, indexed);
+            first_with.insert(tensors[indexed].name, indexed, name_of);
         }
     }
     void rebuild(const std::deque<Tensor>& tensors) {
@@ -83,16 +83,18 @@ struct Context::NameIndex {
     std::optional<std::size_t> find(const std::deque<Tensor>& tensors, std::string_view name) {
         const std::lock_guard lock(mutex);
         extend(tensors);
-        const auto it = first_with.find(name);
-        if (it != first_with.end() && tensors[it->second].name == name) {
-            return it->second;  // the first, unless a rename gave an earlier tensor the same name
+        const std::size_t hit = first_with.find(name, [&](std::size_t i) -> std::string_view { return tensors[i].name; });
+        if (hit != NameTable::npos) {
+            return hit;  // the first, unless a rename gave an earlier tensor the same name
         }
-        // A miss, or a hit on a tensor renamed since: look the slow way, and rebuild if renamed.
+        // A miss: the name may belong to a tensor renamed since it was indexed. Look the slow
+        // way, and rebuild if so.
         const auto found = std::ranges::find(tensors, name, &Tensor::name);
-        if (it != first_with.end() || found != tensors.end()) {
-            rebuild(tensors);
+        if (found == tensors.end()) {
+            return std::nullopt;
         }
-        return found == tensors.end() ? std::nullopt : std::optional(static_cast<std::size_t>(found - tensors.begin()));
+        rebuild(tensors);
+        return static_cast<std::size_t>(found - tensors.begin());
     }
 };
 

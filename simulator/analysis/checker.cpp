@@ -1,5 +1,6 @@
 #include "simulator/analysis/checker.hpp"
 #include "reference/dynamic_allocator.hpp"
+#include "reference/name_table.hpp"
 
 #include <algorithm>
 #include <cstdint>
@@ -41,61 +42,6 @@ NamePair ordered(std::string_view a, std::string_view b) {
     return b < a ? NamePair{b, a} : NamePair{a, b};
 }
 
-// Each name to the first tensor listed with it. Open addressing over (hash, index) slots: a
-// lookup reads a slot or two and compares a name only where the hashes agree, where a node-based
-// map chases a pointer per bucket and per name, a cache miss each on a plan of 100,000 tensors.
-class FirstWithName {
-public:
-    explicit FirstWithName(const std::vector<CheckedTensor>& tensors) : tensors_(tensors) {
-        std::size_t size = 16;
-        while (size < 2 * tensors.size()) {
-            size *= 2;
-        }
-        slots_.resize(size);
-        first_.reserve(tensors.size());
-        for (std::size_t i = 0; i < tensors.size(); ++i) {
-            const std::string_view name = tensors[i].name;
-            const std::size_t hash = std::hash<std::string_view>{}(name);
-            Slot& slot = slots_[probe(name, hash)];
-            if (slot.index == kEmpty) {
-                slot = {hash, i};
-            }
-            first_.push_back(slot.index);
-        }
-    }
-
-    // The first tensor with the name, or kNone.
-    std::size_t find(std::string_view name) const {
-        return slots_[probe(name, std::hash<std::string_view>{}(name))].index;
-    }
-    // The first tensor with tensor i's name (i itself unless an earlier one has it).
-    std::size_t first_of(std::size_t i) const { return first_[i]; }
-
-    static constexpr std::size_t kNone = SIZE_MAX;
-
-private:
-    static constexpr std::size_t kEmpty = kNone;
-    struct Slot {
-        std::size_t hash = 0;
-        std::size_t index = kEmpty;
-    };
-
-    // The slot holding the name, or the empty slot where it would go.
-    std::size_t probe(std::string_view name, std::size_t hash) const {
-        const std::size_t mask = slots_.size() - 1;
-        for (std::size_t at = hash & mask;; at = (at + 1) & mask) {
-            const Slot& slot = slots_[at];
-            if (slot.index == kEmpty || (slot.hash == hash && tensors_[slot.index].name == name)) {
-                return at;
-            }
-        }
-    }
-
-    const std::vector<CheckedTensor>& tensors_;
-    std::vector<Slot> slots_;  // at most half full, so probes stay short
-    std::vector<std::size_t> first_;
-};
-
 class Checker {
 public:
     explicit Checker(const PlanToCheck& plan) : plan_(plan) {
@@ -107,11 +53,18 @@ public:
 
     std::vector<Violation> run() {
         // A name stands for the first tensor listed with it; its placements are counted there.
-        const FirstWithName by_name(plan_.tensors);
+        const auto name_of = [&](std::size_t i) -> std::string_view { return plan_.tensors[i].name; };
+        NameTable by_name;
+        by_name.reserve(plan_.tensors.size());
+        std::vector<std::size_t> first_with_name;  // by tensor: the first tensor with its name
+        first_with_name.reserve(plan_.tensors.size());
+        for (std::size_t i = 0; i < plan_.tensors.size(); ++i) {
+            first_with_name.push_back(by_name.insert(plan_.tensors[i].name, i, name_of));
+        }
         std::vector<int> times_placed(plan_.tensors.size(), 0);
         for (const CheckedPlacement& place : plan_.placements) {
-            const std::size_t tensor = by_name.find(place.name);
-            if (tensor == FirstWithName::kNone) {
+            const std::size_t tensor = by_name.find(place.name, name_of);
+            if (tensor == NameTable::npos) {
                 add(ViolationKind::unknown_tensor, place.name, {}, "placement for unknown tensor " + quoted(place.name));
                 continue;
             }
@@ -122,7 +75,7 @@ public:
             check_address(plan_.tensors[tensor], place);
         }
         for (std::size_t i = 0; i < plan_.tensors.size(); ++i) {
-            if (times_placed[by_name.first_of(i)] == 0) {
+            if (times_placed[first_with_name[i]] == 0) {
                 const std::string& name = plan_.tensors[i].name;
                 add(ViolationKind::unplaced, name, {}, "tensor " + quoted(name) + " has no placement");
             }

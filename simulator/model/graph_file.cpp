@@ -2,6 +2,7 @@
 #include "simulator/model/input_file.hpp"
 #include "simulator/model/json_reader.hpp"
 #include "reference/dynamic_allocator.hpp"
+#include "reference/name_table.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -9,7 +10,6 @@
 #include <limits>
 #include <numeric>
 #include <ranges>
-#include <unordered_map>
 
 namespace gallocsim {
 
@@ -67,7 +67,6 @@ std::optional<std::size_t> checked_nbytes(const Tensor& t) {
 // in the context's deque never moves). The parser keeps its own index: a name the context
 // does not hold yet is what every new tensor is, and the context looks for a missing name the
 // slow way (its tensors may be renamed).
-using NameIndex = std::unordered_map<std::string_view, std::size_t>;
 
 class Parser {
 public:
@@ -173,6 +172,11 @@ private:
         }
     }
 
+    // Tensor i's name, for index_ (which keeps positions, not names).
+    auto name_of() const {
+        return [this](std::size_t i) -> std::string_view { return file_.context.tensors()[i].name; };
+    }
+
     void parse_tensors() {
         const Array list = r_.array(r_.member(doc_, "$", "tensors"), "$.tensors");
         std::vector<Object> tensors;
@@ -187,12 +191,12 @@ private:
             if (name.empty()) {
                 r_.fail(dot(path, "name"), "must not be empty");
             }
-            if (index_.contains(name)) {
+            if (index_.insert(name, i, name_of()) != i) {
                 r_.fail(dot(path, "name"), "duplicate tensor name", name);
             }
             Tensor tensor;
             tensor.name = name;
-            index_.emplace(file_.context.add(std::move(tensor)).name, i);
+            file_.context.add(std::move(tensor));
         }
         for (std::size_t i = 0; i < tensors.size(); ++i) {
             parse_tensor(tensors[i], at("$.tensors", i), file_.context.tensors()[i]);
@@ -204,8 +208,8 @@ private:
     }
 
     Tensor* tensor_at(std::string_view name) {
-        const auto it = index_.find(name);
-        return it == index_.end() ? nullptr : &file_.context.tensors()[it->second];
+        const std::size_t index = index_.find(name, name_of());
+        return index == NameTable::npos ? nullptr : &file_.context.tensors()[index];
     }
 
     Tensor* tensor_named(Value value, const Path& path, std::string_view owner) {
@@ -514,14 +518,14 @@ private:
             plan.tensors.emplace_back(std::string(name), p);
         }
         // Keep the order of the file's tensors, as writers do.
-        std::ranges::sort(plan.tensors, {}, [&](const auto& entry) { return index_.find(entry.first)->second; });
+        std::ranges::sort(plan.tensors, {}, [&](const auto& entry) { return index_.find(entry.first, name_of()); });
         return plan;
     }
 
     Reader r_;
     Object doc_;
     GraphFile file_;
-    NameIndex index_;
+    NameTable index_;  // the file's tensors by name: their positions in file_.context
     std::vector<bool> in_graph_;  // by tensor index: listed in leafs or nodes
 };
 

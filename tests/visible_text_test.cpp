@@ -43,6 +43,21 @@ TEST(VisibleText, BytesThatAreNoUtf8BecomeHexEscapesOneByOne) {
 
 // A name wider than the limit keeps limit - 1 columns and ends in "…" (U+2026, one column);
 // a wide character that would cross the limit is left out whole, never split.
+// is_visible_text tests plain ASCII eight bytes at a time: every byte value, at every position of
+// a 24-byte text otherwise plain, must count exactly as it does alone. Alone a byte is visible when
+// it is printable ASCII (0x20 to 0x7E), a tab or a newline; any other byte below 0x80 is a
+// control character and any byte from 0x80 on is no UTF-8 by itself.
+TEST(VisibleText, EveryByteAtEveryPlaceOfAWordIsJudgedAsAlone) {
+    for (int value = 0; value < 256; ++value) {
+        const bool visible = (value >= 0x20 && value < 0x7F) || value == '\t' || value == '\n';
+        for (std::size_t at = 0; at < 24; ++at) {
+            std::string text(24, 'a');
+            text[at] = static_cast<char>(value);
+            ASSERT_EQ(is_visible_text(text), visible) << "byte " << value << " at " << at;
+        }
+    }
+}
+
 TEST(VisibleText, ShortenedCutsAtColumnsWithAnEllipsis) {
     EXPECT_EQ(shortened("abcdef", 6), "abcdef");
     EXPECT_EQ(shortened("abcdefg", 6), "abcde\xe2\x80\xa6");

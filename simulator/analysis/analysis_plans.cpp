@@ -103,21 +103,12 @@ std::string bound_position_text(const Trace& trace, const ArenaComparison& arena
 PlanToCheck ggml_plan_to_check(const GraphFile& file, const GgmlPlan& plan) {
     const auto name_of = [&](TensorId id) -> const std::string& { return plan.trace.tensor(id).name; };
     PlanToCheck check;
-    // The record lists tensors in the file's order (PlanRecord::tensors), so each is met by
-    // walking the file's tensors along with it rather than by a lookup of its name per tensor
-    // (one cache miss each on a big graph); a name the walk does not meet is looked up.
-    const auto& file_tensors = file.context.tensors();
-    std::size_t next = 0;
-    for (const auto& [name, place] : plan.run.plan.tensors) {
-        while (next < file_tensors.size() && file_tensors[next].name != name) {
-            ++next;
-        }
-        const Tensor* tensor = next < file_tensors.size() ? &file_tensors[next] : file.context.find(name);
+    for_each_placement(file, plan.run.plan, [&](const Tensor* tensor, const std::string& name, const Placement& place) {
         if (tensor != nullptr && tensor->is_view()) {
-            continue;  // a view lives in its root's bytes and has no lifetime of its own
+            return;  // a view lives in its root's bytes and has no lifetime of its own
         }
         check.placements.push_back({name, place.buffer_id, place.chunk, place.offset});
-    }
+    });
     for (const TensorLifetime& lifetime : plan.lifetimes.tensors) {
         check.tensors.push_back({name_of(lifetime.tensor), lifetime.first, lifetime.last, lifetime.size, 0});
     }

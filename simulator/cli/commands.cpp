@@ -24,24 +24,25 @@
 #include <iostream>
 #include <memory>
 #include <sstream>
-#include <unordered_set>
 
 namespace gallocsim::cli {
 namespace fs = std::filesystem;
 
 namespace {
 
-std::string_view tensor_kind(const std::unordered_set<const Tensor*>& leafs, const Tensor& tensor) {
+// `is_leaf`: by tensor index (a flag per tensor, not a set of pointers: a set of 100,000 is a
+// cache miss per row).
+std::string_view tensor_kind(const std::vector<bool>& is_leaf, const Tensor& tensor) {
     if (tensor.is_view()) {
         return "view";
     }
-    return leafs.contains(&tensor) ? "leaf" : "node";
+    return is_leaf[tensor.index] ? "leaf" : "node";
 }
 
 // Columns wide enough for every name (in terminal columns, whatever the names hold; cut at
 // `name_limit`) and every number, so the table stays aligned at any size.
 void print_plan_table(const GraphFile& file, const PlanRun& run, std::size_t name_limit, std::ostream& out) {
-    // Each row's tensor and size, looked up by name once.
+    // Each row's tensor (met in the file's order, for_each_placement) and size.
     struct Row {
         const Tensor* tensor;
         std::size_t size;
@@ -49,20 +50,22 @@ void print_plan_table(const GraphFile& file, const PlanRun& run, std::size_t nam
     std::vector<Row> rows;
     rows.reserve(run.plan.tensors.size());
     std::size_t width = 6, number_width = 12;
-    for (const auto& [name, place] : run.plan.tensors) {
-        const Tensor& tensor = *file.context.find(name);
+    for_each_placement(file, run.plan, [&](const Tensor* tensor, const std::string& name, const Placement& place) {
         const auto type = static_cast<std::size_t>(file.buffers[static_cast<std::size_t>(place.buffer_id)]);
-        const Row& row = rows.emplace_back(Row{&tensor, run.types[type]->alloc_size(tensor)});
+        const Row& row = rows.emplace_back(Row{tensor, run.types[type]->alloc_size(*tensor)});
         width = std::max(width, std::min(display_width(name), name_limit));
         number_width = std::max({number_width, std::to_string(place.offset).size() + 2, std::to_string(row.size).size() + 2});
-    }
+    });
     const auto numbers = static_cast<int>(number_width);
-    const std::unordered_set<const Tensor*> leafs(file.graph.leafs.begin(), file.graph.leafs.end());
+    std::vector<bool> is_leaf(file.context.size());
+    for (const Tensor* leaf : file.graph.leafs) {
+        is_leaf[leaf->index] = true;
+    }
     out << padded("tensor", width) << "  kind  buffer  chunk  " << std::right << std::setw(numbers) << "offset"
         << std::setw(numbers) << "size" << "\n";
     for (std::size_t i = 0; const auto& [name, place] : run.plan.tensors) {
         const Row& row = rows[i++];
-        out << padded(shortened(name, name_limit), width) << "  " << std::left << std::setw(4) << tensor_kind(leafs, *row.tensor) << "  " << std::right
+        out << padded(shortened(name, name_limit), width) << "  " << std::left << std::setw(4) << tensor_kind(is_leaf, *row.tensor) << "  " << std::right
             << std::setw(6) << place.buffer_id << "  " << std::setw(5) << place.chunk << "  " << std::setw(numbers)
             << place.offset << std::setw(numbers) << row.size << "\n";
     }

@@ -2,6 +2,7 @@
 
 #include <unicode/uchar.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -82,6 +83,19 @@ bool is_printable_ascii_word(const char* at) {
     const std::uint64_t del = word ^ (ones * 0x7F);
     const std::uint64_t is_del = (del - ones) & ~del & high;
     return (non_ascii | below_space | is_del) == 0;
+}
+
+// Whether every byte is printable ASCII: then each takes one column and nothing needs an
+// escape, so the column counts below need neither decoding nor Unicode's tables (nearly every
+// tensor name is such).
+bool is_printable_ascii(std::string_view text) {
+    std::size_t at = 0;
+    for (; at + kWord <= text.size(); at += kWord) {
+        if (!is_printable_ascii_word(text.data() + at)) {
+            return false;
+        }
+    }
+    return std::all_of(text.begin() + static_cast<std::ptrdiff_t>(at), text.end(), [](char c) { return c >= 0x20 && c < 0x7F; });
 }
 
 } // namespace
@@ -171,6 +185,9 @@ int columns_of(char32_t point) {
 } // namespace
 
 std::size_t display_width(std::string_view text) {
+    if (is_printable_ascii(text)) {
+        return text.size();
+    }
     const std::string visible = visible_text(text);
     std::size_t width = 0;
     for (std::size_t i = 0; i < visible.size();) {
@@ -180,6 +197,10 @@ std::size_t display_width(std::string_view text) {
 }
 
 std::string shortened(std::string_view text, std::size_t max_columns) {
+    if (is_printable_ascii(text)) {
+        return text.size() <= max_columns || max_columns == 0 ? std::string(text)
+                                                              : std::string(text.substr(0, max_columns - 1)) + "\u2026";
+    }
     std::string visible = visible_text(text);
     if (display_width(visible) <= max_columns || max_columns == 0) {
         return visible;

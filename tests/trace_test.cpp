@@ -9,6 +9,10 @@
 #include "simulator/trace/trace_json.hpp"
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <set>
 
 namespace gallocsim {
 namespace {
@@ -186,6 +190,30 @@ TEST(TraceRecording, DoesNotDependOnWhereTensorsLive) {
     for (std::size_t i = 0; i < one.size(); ++i) {
         EXPECT_EQ(event_to_json(one, i, ""), event_to_json(two, i, "")) << "event " << i + 1;
     }
+}
+
+// A name with a quote and a backslash, and one with an accent and a bell, are escaped in the
+// event JSON (which is ASCII throughout) and parse back to exactly the names given.
+TEST(TraceJson, NamesThatNeedEscapesParseBackExactly) {
+    GraphFile file = seed_example();
+    const std::string quoted = "quote\"back\\slash", accented = "caf\xc3\xa9 \x07";
+    file.context.find("a")->name = quoted;
+    file.context.find("b")->name = accented;
+    const Trace trace = record_trace(file);
+    ASSERT_EQ(trace.error, "");
+    ASSERT_GT(trace.size(), 0u);
+    std::set<std::string> seen;
+    for (std::size_t i = 0; i < trace.size(); ++i) {
+        const std::string text = event_to_json(trace, i, "");
+        ASSERT_TRUE(std::ranges::all_of(text, [](char c) { return c >= 0x20 && c < 0x7F; })) << text;
+        const auto event = nlohmann::json::parse(text);
+        for (const auto& name : event.at("tensors")) {
+            seen.insert(name.get<std::string>());
+        }
+    }
+    EXPECT_TRUE(seen.contains(quoted));
+    EXPECT_TRUE(seen.contains(accented));
+    EXPECT_TRUE(seen.contains("mul"));  // the plain name, copied as it is
 }
 
 // Ids that name one buffer type share its allocator, and the lowest of them names the

@@ -85,9 +85,8 @@ bool is_printable_ascii_word(const char* at) {
     return (non_ascii | below_space | is_del) == 0;
 }
 
-// Whether every byte is printable ASCII: then each takes one column and nothing needs an
-// escape, so the column counts below need neither decoding nor Unicode's tables (nearly every
-// tensor name is such).
+} // namespace
+
 bool is_printable_ascii(std::string_view text) {
     std::size_t at = 0;
     for (; at + kWord <= text.size(); at += kWord) {
@@ -97,8 +96,6 @@ bool is_printable_ascii(std::string_view text) {
     }
     return std::all_of(text.begin() + static_cast<std::ptrdiff_t>(at), text.end(), [](char c) { return c >= 0x20 && c < 0x7F; });
 }
-
-} // namespace
 
 bool is_visible_text(std::string_view text) {
     for (std::size_t at = 0; at < text.size();) {

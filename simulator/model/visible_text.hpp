@@ -20,6 +20,11 @@ std::string visible_text(std::string_view text);
 // True when visible_text would change nothing (the common case: nothing to copy).
 bool is_visible_text(std::string_view text);
 
+// True when every byte is printable ASCII (0x20 to 0x7E), as nearly every tensor name is: such a
+// text takes one column a byte and needs no escape, here or in JSON but for '"' and '\\'.
+// Checked a word at a time.
+bool is_printable_ascii(std::string_view text);
+
 // The terminal columns visible_text(text) takes, as wcwidth counts them from Unicode's data
 // (ICU): one per character, two for East Asian Wide and Fullwidth ones (CJK, emoji), none for
 // combining marks, joiners and variation selectors, so that a column of names stays aligned

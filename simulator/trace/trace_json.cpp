@@ -1,5 +1,7 @@
 #include "simulator/trace/trace_json.hpp"
 
+#include "simulator/model/visible_text.hpp"
+
 #include <nlohmann/json.hpp>
 
 #include <array>
@@ -102,7 +104,8 @@ public:
     // parses back to the exact name. Most strings need no escape at all and are copied as
     // they are.
     static void write(std::string& out, std::string_view text) {
-        const bool plain = std::ranges::all_of(text, [](char c) { return c >= 0x20 && c < 0x7f && c != '"' && c != '\\'; });
+        const bool plain = is_printable_ascii(text) && text.find('"') == std::string_view::npos &&
+                           text.find('\\') == std::string_view::npos;
         if (plain) {
             out += '"';
             out += text;

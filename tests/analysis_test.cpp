@@ -253,6 +253,8 @@ TEST(ComparePlanners, LeavesNoAddressInTheFile) {
 // ggml's plan wrote into. Each answer must be the plan of a fresh copy of the file with that
 // tensor's data outside the buffers, whatever was asked before it: asked here, on every golden
 // file, for the last dozen tensors ggml gave memory (the last first), then the first again.
+// buffer_sizes_without_each, which shares the questions between two threads on two copies, must
+// give the same answers in the order asked.
 TEST(PlansWithout, EachAnswerIsAFreshPlanWithThatTensorExternal) {
     test_support::for_each_golden_file("", [](const std::filesystem::path& path) {
         const GraphFile file = load_graph_file(path);
@@ -267,15 +269,18 @@ TEST(PlansWithout, EachAnswerIsAFreshPlanWithThatTensorExternal) {
         if (!asked.empty()) {
             asked.push_back(asked.front());
         }
+        const auto each = buffer_sizes_without_each(file, newest_profile(), asked);
+        ASSERT_EQ(each.size(), asked.size());
         PlansWithout own_copy(file, newest_profile());
         PlansWithout plans_copy(file, newest_profile(), std::move(ggml.run));
-        for (TensorId tensor : asked) {
+        for (std::size_t i = 0; const TensorId tensor : asked) {
             GraphFile without = load_graph_file(path);
             without.mark_external(without.context.tensors()[static_cast<std::size_t>(tensor)]);
             const PlanRun fresh = run_plan(without);
             const std::vector<std::size_t> expected = fresh.error.empty() ? fresh.plan.buffer_sizes : std::vector<std::size_t>{};
             EXPECT_EQ(own_copy.buffer_sizes_without(tensor), expected) << name_of(file, tensor);
             EXPECT_EQ(plans_copy.buffer_sizes_without(tensor), expected) << name_of(file, tensor);
+            EXPECT_EQ(each[i++], expected) << name_of(file, tensor);
         }
     });
 }

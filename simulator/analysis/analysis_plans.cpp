@@ -5,7 +5,9 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <future>
 #include <map>
+#include <thread>
 #include <unordered_map>
 
 namespace gallocsim {
@@ -80,6 +82,27 @@ std::vector<std::size_t> PlansWithout::buffer_sizes_without(TensorId tensor) {
             sizes.push_back(allocator.buffer_size(id));  // as record_plan reads them
         }
     }
+    return sizes;
+}
+
+std::vector<std::vector<std::size_t>> buffer_sizes_without_each(const GraphFile& file, const AllocatorProfile& profile,
+                                                                std::span<const TensorId> tensors, PlanRun earlier) {
+    std::vector<std::vector<std::size_t>> sizes(tensors.size());
+    // Plans i, i + stride, ... of `tensors` on one working copy.
+    const auto make_every = [&](std::size_t first, std::size_t stride, PlanRun run) {
+        PlansWithout plans(file, profile, std::move(run));
+        for (std::size_t i = first; i < tensors.size(); i += stride) {
+            sizes[i] = plans.buffer_sizes_without(tensors[i]);
+        }
+    };
+    if (tensors.size() < 2 || std::thread::hardware_concurrency() < 2) {
+        make_every(0, 1, std::move(earlier));
+        return sizes;
+    }
+    // std::async rethrows what the second thread throws (bad_alloc) where its result is read.
+    auto second = std::async(std::launch::async, make_every, std::size_t{1}, std::size_t{2}, PlanRun{});
+    make_every(0, 2, std::move(earlier));
+    second.get();
     return sizes;
 }
 

@@ -14,6 +14,7 @@
 #include "simulator/trace/trace.hpp"
 
 #include <optional>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -104,6 +105,13 @@ private:
     const AllocatorProfile* profile_;
     PlanRun run_;  // the copy, with the last plan made on it
 };
+
+// buffer_sizes_without for each of `tensors`, in their order. The plans are independent, so
+// with two cores or more a second thread makes every other one, on a working copy of its own:
+// they are most of `why` (seven plans of the whole graph), and the answers do not depend on
+// which thread made them. `earlier` as for PlansWithout: the first thread takes it.
+std::vector<std::vector<std::size_t>> buffer_sizes_without_each(const GraphFile& file, const AllocatorProfile& profile,
+                                                                std::span<const TensorId> tensors, PlanRun earlier = {});
 
 struct TensorMove {
     std::string name;

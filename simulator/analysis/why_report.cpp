@@ -3,7 +3,6 @@
 #include "simulator/model/amount_text.hpp"
 
 #include <algorithm>
-#include <map>
 
 namespace gallocsim {
 
@@ -18,17 +17,24 @@ TensorId hole_left_by_tensor(const Trace& trace, const PeakHole& hole) {
 std::vector<BufferAnswer> why_answers(const GraphFile& file, const AllocatorProfile& profile, const Trace& trace,
                                       const Comparison& comparison, const std::vector<BufferPeak>& peaks,
                                       PlanRun plan_run) {
-    std::optional<PlansWithout> plans;  // made at the first question (a graph with no peak asks none)
-    std::map<TensorId, std::vector<std::size_t>> planned;  // each what-if plan once
-    const auto sizes_without = [&](TensorId tensor) -> const std::vector<std::size_t>& {
-        auto [at, fresh] = planned.try_emplace(tensor);
-        if (fresh) {
-            if (!plans) {
-                plans.emplace(file, profile, std::move(plan_run));
-            }
-            at->second = plans->buffer_sizes_without(tensor);
+    // The tensors whose what-if plans the answers quote, each once, in the order asked.
+    std::vector<TensorId> asked;
+    const auto ask = [&](TensorId tensor) {
+        if (tensor != kNoTensor && std::ranges::find(asked, tensor) == asked.end()) {
+            asked.push_back(tensor);
         }
-        return at->second;
+    };
+    for (const BufferPeak& peak : peaks) {
+        for (std::size_t i = 0; i < std::min(peak.live.size(), kCostedTensors); ++i) {
+            ask(peak.live[i].tensor);
+        }
+        for (std::size_t i = 0; i < std::min(peak.holes.size(), kCostedTensors); ++i) {
+            ask(hole_left_by_tensor(trace, peak.holes[i]));
+        }
+    }
+    const std::vector<std::vector<std::size_t>> planned = buffer_sizes_without_each(file, profile, asked, std::move(plan_run));
+    const auto sizes_without = [&](TensorId tensor) -> const std::vector<std::size_t>& {
+        return planned[static_cast<std::size_t>(std::ranges::find(asked, tensor) - asked.begin())];
     };
     std::vector<BufferAnswer> answers;
     for (const BufferPeak& peak : peaks) {

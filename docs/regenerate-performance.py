@@ -16,7 +16,8 @@ only the section on the real library, keeping the rest of the file. --scale-only
 rewrites only the Scale section: every `gallocsim` command and the GUI, Release build
 (build/release), on llama-style graphs of --scale-layers (default 32,1024,4096: about 964,
 30.7k and 122,884 nodes), wall clock and peak memory of each process, each cut off after
---scale-timeout seconds (default 600). --execution-only and --gui-only measure and rewrite
+--scale-timeout seconds (default 600), the median of --scale-runs runs of each (default 3).
+--execution-only and --gui-only measure and rewrite
 the executor's and the GUI's sections (build/default). Figures measured outside
 this script (GPU runs) live in docs/performance-notes.md and are included as they are.
 """
@@ -309,6 +310,7 @@ def option(name, default):
 
 SCALE_LAYERS = [int(n) for n in option("--scale-layers", "32,1024,4096").split(",")]
 SCALE_TIMEOUT = float(option("--scale-timeout", "600"))
+SCALE_RUNS = max(1, int(option("--scale-runs", "3")))
 TIME = "/usr/bin/time"
 
 
@@ -345,6 +347,17 @@ def measure(args, env=None):
         else:
             code = proc.returncode
         return wall, rss_kb / 1024, code
+
+
+def measure_median(args, env=None):
+    """measure() SCALE_RUNS times: the run with the median wall clock (one run on a shared machine
+    can land anywhere). A run cut off is not repeated."""
+    runs = []
+    for _ in range(SCALE_RUNS):
+        runs.append(measure(args, env))
+        if runs[-1][2] is None:
+            return runs[-1]
+    return sorted(runs, key=lambda r: r[0])[len(runs) // 2]
 
 
 def scale_commands(gallocsim, gui, graph, other, tmp):
@@ -465,7 +478,7 @@ def scale_section():
             for name, args, env in scale_commands(gallocsim, gui, graph, other, tmp):
                 if name not in names:
                     names.append(name)
-                results.setdefault(name, {})[layers] = measure(args, env)
+                results.setdefault(name, {})[layers] = measure_median(args, env)
                 print(f"scale: {layers} layers, {name}: {scale_cell(results[name][layers])}", file=sys.stderr)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
@@ -474,12 +487,12 @@ def scale_section():
     out += [f"Every command of `build/release/simulator/gallocsim` ({kind}, `{flags}`) and `build/release/gui/gallocsim-gui` "
             f"on llama-style graphs: `gallocsim examples {' '.join(SCALE_GRAPH)} --tokens {SCALE_TOKENS} --layers N -o FILE` "
             f"for N = {', '.join(str(n) for n in SCALE_LAYERS)}. FILE2 for `diff` is the same graph at --tokens "
-            f"{SCALE_OTHER_TOKENS} (as many nodes; almost every tensor moves). One run of each command, one process at a "
-            f"time, standard output to /dev/null; wall clock seconds and peak memory (max RSS, MB) measured with {how}; "
+            f"{SCALE_OTHER_TOKENS} (as many nodes; almost every tensor moves). Each command runs {SCALE_RUNS} times, one "
+            f"process at a time, and the run with the median wall clock is shown; standard output to /dev/null; wall clock seconds and peak memory (max RSS, MB) measured with {how}; "
             f"a run is cut off after {SCALE_TIMEOUT:g} s. The GUI runs on the offscreen platform: "
             "`QT_QPA_PLATFORM=offscreen gallocsim-gui FILE --screenshot X.png` loads, plans, lays out, paints the "
-            "1440x900 window once and exits. Single wall-clock runs on a shared machine: figures near a goal can "
-            "land on either side of it.", ""]
+            "1440x900 window once and exits. Wall clocks on a shared machine: figures near a goal can land on "
+            "either side of it.", ""]
     out += [provenance([gallocsim, gui]), ""]
     out.append("Nodes per graph: " + ", ".join(f"{n} layers: {nodes[n]:,}" for n in SCALE_LAYERS) + ".")
     out.append("")

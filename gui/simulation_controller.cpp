@@ -202,11 +202,13 @@ bool SimulationController::select_call(std::size_t session, std::size_t call) {
     const AllocatorProfile& profile = match.profile != nullptr ? *match.profile : newest_profile();
     // The worker gets its own copy: a cancelled replay may outlive the capture shown.
     auto loaded = off_thread(tr("Replaying %1").arg(from), tr("Cannot replay the call"),
-                             [chosen, call, &profile, from, planning = profile_] {
+                             [chosen, call, &profile, from] {
         CallTrace traced = trace_call(chosen, call, profile);
-        // Beside the replay, ggml's plan of the call's graph by the rules the window plans by,
-        // for the comparison and the why answers (as when a graph file is opened).
-        auto plan = plan_graph(traced.file, traced.trace.tensors, *planning);
+        // Beside the replay, ggml's plan of the call's graph for the comparison and the why
+        // answers, by the rules of the ggml version the replay shows (the program's, as the
+        // version map placed it), so that the reports speak of the allocator on screen.
+        // Choosing another version replans the call's graph alone (set_profile).
+        auto plan = plan_graph(traced.file, traced.trace.tensors, profile);
         return std::pair(std::make_unique<Loaded>(std::move(traced.file), std::move(plan), std::move(traced.trace), from),
                          qstr(traced.note));
     });

@@ -195,10 +195,18 @@ private Q_SLOTS:
         // 32) at 0, b at 32 and mul in place on a: 64 bytes. Call 3's graph (16 elements, 64
         // bytes a tensor): a at 0, b at 64, mul on a: 128, as the call's own record says.
         QVERIFY(window_->open(GALLOCSIM_SEED_CAPTURE));
+        // The window plans by the seed-era rules; the plan beside a call is by the version the
+        // replay shows, the capture's own (session_profile), so the reports match the replay.
+        QVERIFY(controller().set_profile(seed_era_profile()));
         calls().setCurrentItem(calls().topLevelItem(2));
         QCOMPARE(controller().selected_call()->call, std::size_t{2});
         QCOMPARE(count(EventKind::plan_started), 0L);
         QVERIFY(&controller().plan().trace != &controller().trace());
+        const VersionMatch match = session_profile(controller().capture()->sessions[0]);
+        const AllocatorProfile* replayed = match.profile != nullptr ? match.profile : &newest_profile();
+        QVERIFY(replayed != &seed_era_profile());
+        QCOMPARE(controller().trace().profile, replayed);
+        QCOMPARE(controller().plan().trace.profile, replayed);
         QCOMPARE(controller().plan().run.plan.buffer_sizes, std::vector<std::size_t>{64});
         QCOMPARE(controller().plan().in_place.size(), std::size_t{1});
         QCOMPARE(controller().comparison().arenas.size(), std::size_t{1});

@@ -96,18 +96,11 @@ private:
     std::size_t no_reuse_;
 };
 
-void print_alternatives(SizeTable& table, const std::vector<AlternativePlan>& alternatives) {
-    for (const AlternativePlan& alternative : alternatives) {
-        table.row(std::string(alternative.planner->title), alternative.outcome.plan.size, alternative.outcome.note);
+// One row per planner of the registry, in its order (run_every_planner's outcomes).
+void print_alternatives(SizeTable& table, const std::vector<PlannerOutcome>& outcomes) {
+    for (std::size_t p = 0; p < outcomes.size(); ++p) {
+        table.row(std::string(planners()[p].title), outcomes[p].plan.size, outcomes[p].note);
     }
-}
-
-std::vector<AlternativePlan> run_planners(const ArenaProblem& problem, const ExactLimits& limits) {
-    std::vector<AlternativePlan> alternatives;
-    for (const Planner& planner : planners()) {
-        alternatives.push_back({&planner, planner.run(problem, limits)});
-    }
-    return alternatives;
 }
 
 void print_violations(const std::vector<Violation>& violations, std::ostream& out) {
@@ -332,10 +325,9 @@ int diff(const DiffOptions& options, std::ostream& out, std::ostream& err) {
         const std::string version_a = options.ggml_versions.empty() ? std::string() : options.ggml_versions.front();
         const AllocatorProfile& profile_a = chosen_profile(version_a);
         const AllocatorProfile& profile_b = chosen_profile(options.ggml_versions.size() == 2 ? options.ggml_versions[1] : version_a);
-        const GgmlPlan ggml_before = run_ggml_plan(before, profile_a);
-        const GgmlPlan ggml_after = run_ggml_plan(after, profile_b);
-        const PlanRun& run_before = ggml_before.run;
-        const PlanRun& run_after = ggml_after.run;
+        // The places are all a diff reads: bare plans, without a trace or lifetimes.
+        const PlanRun run_before = run_plan(before, nullptr, profile_a);
+        const PlanRun run_after = run_plan(after, nullptr, profile_b);
         for (const auto& [label, run] : {std::pair{"A", &run_before}, std::pair{"B", &run_after}}) {
             if (!run->error.empty()) {
                 out << label << ": ggml's plan failed: " << run->error << "\n";
@@ -523,7 +515,7 @@ int import_minimalloc(const ImportMiniMallocOptions& options, std::ostream& out,
             file_violations = check_plan(arena_plan_to_check(problem, given));
             table.row("offsets in the file", given.size, file_violations.empty() ? "valid" : "INVALID");
         }
-        print_alternatives(table, run_planners(problem, limits_for(options.time_limit)));
+        print_alternatives(table, run_every_planner(problem, limits_for(options.time_limit)));
         table.row("lower bound", bound.bytes, "peak of live bytes, at time " + std::to_string(bound.step));
         table.row("no reuse", no_reuse);
         if (!file_violations.empty()) {

@@ -10,29 +10,13 @@
 #include <QSpinBox>
 #include <QVBoxLayout>
 
-#include <map>
+#include <optional>
+#include <utility>
+#include <variant>
 
 namespace gallocsim::gui {
 
 namespace {
-
-using Count = std::optional<std::int64_t> ExampleOptions::*;
-
-const std::map<std::string, std::pair<Count, const char*>> kCounts{
-    {"layers", {&ExampleOptions::layers, QT_TRANSLATE_NOOP("ExampleDialog", "layers")}},
-    {"embd", {&ExampleOptions::embd, QT_TRANSLATE_NOOP("ExampleDialog", "model width (embd)")}},
-    {"heads", {&ExampleOptions::heads, QT_TRANSLATE_NOOP("ExampleDialog", "attention heads")}},
-    {"ff", {&ExampleOptions::ff, QT_TRANSLATE_NOOP("ExampleDialog", "feed-forward width")}},
-    {"tokens", {&ExampleOptions::tokens, QT_TRANSLATE_NOOP("ExampleDialog", "tokens in the batch")}},
-    {"vocab", {&ExampleOptions::vocab, QT_TRANSLATE_NOOP("ExampleDialog", "vocabulary")}},
-    {"outputs", {&ExampleOptions::outputs, QT_TRANSLATE_NOOP("ExampleDialog", "tokens with logits")}},
-};
-
-const std::map<std::string, std::pair<bool ExampleOptions::*, const char*>> kSwitches{
-    {"inplace", {&ExampleOptions::inplace, QT_TRANSLATE_NOOP("ExampleDialog", "in-place ops (views)")}},
-    {"mask", {&ExampleOptions::mask, QT_TRANSLATE_NOOP("ExampleDialog", "attention mask input")}},
-    {"clamp", {&ExampleOptions::clamp, QT_TRANSLATE_NOOP("ExampleDialog", "clamped Q, K, V (olmo's clamp_kqv)")}},
-};
 
 // "default (160)": what the example takes when the field is left alone.
 QString default_text(const ExampleInfo& example, std::size_t option) {
@@ -47,6 +31,57 @@ QComboBox* choices(const QString& default_label, const QStringList& names) {
     return box;
 }
 
+// A field for one parameter, by its kind, and what writes its value into the options when it is
+// not left at "default".
+struct Field {
+    QWidget* widget;
+    std::function<void(ExampleOptions&)> read;
+};
+
+Field count_field(const ExampleParameter::Field& field, const QString& default_label) {
+    auto* spin = new QSpinBox;
+    spin->setRange(0, 1 << 20);
+    spin->setSpecialValueText(default_label);  // 0: leave it to the example
+    return {spin, [spin, count = std::get<std::optional<std::int64_t> ExampleOptions::*>(field)](ExampleOptions& options) {
+                if (spin->value() > 0) {
+                    options.*count = spin->value();
+                }
+            }};
+}
+
+Field switch_field(const ExampleParameter::Field& field) {
+    auto* check = new QCheckBox;
+    return {check, [check, on = std::get<bool ExampleOptions::*>(field)](ExampleOptions& options) {
+                options.*on = check->isChecked();
+            }};
+}
+
+// A type or a buffer setup, chosen by name.
+Field named_field(const ExampleParameter& parameter, const QString& default_label) {
+    QComboBox* box = nullptr;
+    if (parameter.kind() == ExampleParameter::Kind::type) {
+        box = choices(default_label, {"f32", "f16", "bf16", "q8_0", "q4_0", "q4_k", "q6_k"});
+    } else {
+        box = choices(default_label, {"cpu", "cuda", "split"});
+        box->setToolTip(QObject::tr("cpu: one CPU buffer; cuda: CUDA-like alignment and sizes; split: CUDA0 and CPU"));
+    }
+    return {box, [box, &parameter](ExampleOptions& options) {
+                if (box->currentIndex() > 0) {
+                    set_named_value(parameter, box->currentText().toStdString(), options);
+                }
+            }};
+}
+
+Field field_for(const ExampleParameter& parameter, const QString& default_label) {
+    switch (parameter.kind()) {
+    case ExampleParameter::Kind::count: return count_field(parameter.field, default_label);
+    case ExampleParameter::Kind::toggle: return switch_field(parameter.field);
+    case ExampleParameter::Kind::type:
+    case ExampleParameter::Kind::buffers: break;
+    }
+    return named_field(parameter, default_label);
+}
+
 } // namespace
 
 ExampleDialog::ExampleDialog(const ExampleInfo& example, QWidget* parent) : QDialog(parent) {
@@ -56,41 +91,12 @@ ExampleDialog::ExampleDialog(const ExampleInfo& example, QWidget* parent) : QDia
     description->setWordWrap(true);
     layout->addWidget(description);
     auto* form = new QFormLayout;
+    // A row for each parameter the example takes, in its order, labelled as the table labels it.
     for (std::size_t option = 0; option < example.options.size(); ++option) {
-        const std::string& flag = example.options[option];
-        if (const auto count = kCounts.find(flag); count != kCounts.end()) {
-            auto* spin = new QSpinBox;
-            spin->setRange(0, 1 << 20);
-            spin->setSpecialValueText(default_text(example, option));  // 0: leave it to the example
-            form->addRow(tr(count->second.second), spin);
-            readers_.push_back([spin, field = count->second.first](ExampleOptions& options) {
-                if (spin->value() > 0) {
-                    options.*field = spin->value();
-                }
-            });
-        } else if (const auto toggle = kSwitches.find(flag); toggle != kSwitches.end()) {
-            auto* check = new QCheckBox;
-            form->addRow(tr(toggle->second.second), check);
-            readers_.push_back([check, field = toggle->second.first](ExampleOptions& options) {
-                options.*field = check->isChecked();
-            });
-        } else if (flag == "weights") {
-            auto* box = choices(default_text(example, option), {"f32", "f16", "bf16", "q8_0", "q4_0", "q4_k", "q6_k"});
-            form->addRow(tr("weight type"), box);
-            readers_.push_back([box](ExampleOptions& options) {
-                if (box->currentIndex() > 0) {
-                    options.weights = parse_type(box->currentText().toStdString());
-                }
-            });
-        } else if (flag == "buffers") {
-            auto* box = choices(default_text(example, option), {"cpu", "cuda", "split"});
-            box->setToolTip(tr("cpu: one CPU buffer; cuda: CUDA-like alignment and sizes; split: CUDA0 and CPU"));
-            form->addRow(tr("buffers"), box);
-            readers_.push_back([box](ExampleOptions& options) {
-                if (box->currentIndex() > 0) {
-                    options.buffers = parse_buffer_setup(box->currentText().toStdString());
-                }
-            });
+        if (const ExampleParameter* parameter = find_example_parameter(example.options[option])) {
+            Field field = field_for(*parameter, default_text(example, option));
+            form->addRow(qstr(parameter->label), field.widget);
+            readers_.push_back(std::move(field.read));
         }
     }
     layout->addLayout(form);

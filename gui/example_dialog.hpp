@@ -1,7 +1,8 @@
 #pragma once
 // The parameters of a built-in example (layers, width, heads, tokens, weight type,
-// buffers...), as many as the example reads; what is left at "default" takes the
-// example's own default.
+// buffers...), as many as the example reads: a row for each, built from the one table of
+// example parameters (example_parameters(), model/examples.hpp) that the command line's
+// flags come from too; what is left at "default" takes the example's own default.
 
 #include "simulator/model/examples.hpp"
 

@@ -256,7 +256,7 @@ TEST(MiniMallocCommands, ImportReportsOverlapsInTheFilesOffsets) {
 
 TEST(MiniMallocCommands, ExportAsksWhichBufferTypeWhenThereAreSeveral) {
     ExportMiniMallocOptions options{input("llama"), "-", "", false};
-    options.graph.model.buffers = "split";
+    options.graph.model.buffers = BufferSetup::split;
     Result r = run(export_minimalloc, options);
     EXPECT_EQ(r.code, 2);
     EXPECT_EQ(r.err, "llama: tensors live in 2 buffer types (CUDA0, CPU); choose one with --buffer-type\n");
@@ -274,13 +274,13 @@ TEST(MiniMallocCommands, ExportAsksWhichBufferTypeWhenThereAreSeveral) {
 TEST(ExamplesCommand, ExportsWithParameters) {
     ModelFlags flags;
     flags.layers = 3;
-    flags.weights = "q8_0";
+    flags.names["weights"] = "q8_0";  // as --weights q8_0 gives it
     std::ostringstream out, err;
     EXPECT_EQ(export_example("llama", flags, "-", out, err), 0);
     const GraphFile file = parse_graph_file(out.str(), "exported");
     EXPECT_EQ(file.graph.nodes.size(), 3 * 30u + 4);
     EXPECT_EQ(file.context.find("blk.2.attn_q.weight")->type, DataType::q8_0);
-    flags.weights = "q9";
+    flags.names["weights"] = "q9";
     EXPECT_EQ(export_example("llama", flags, "-", out, err), 2);
     EXPECT_EQ(err.str(), "--weights: unknown type \"q9\" (f32, f16, q4_0, q8_0, q4_k, ...)\n");
 }

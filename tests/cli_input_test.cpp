@@ -14,6 +14,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -231,7 +232,7 @@ TEST(PlanReserveWith, FailsWithSeveralBufferIdsAsGgmlDoes) {
     split.buffers = BufferSetup::split;
     split.tokens = 4;
     GraphInput eight_tokens{.input = "llama"};
-    eight_tokens.model.buffers = "split";
+    eight_tokens.model.buffers = BufferSetup::split;
     eight_tokens.model.tokens = 8;
     const Result result =
         run(plan, PlanOptions{.graph = eight_tokens, .reserve_with = write_example("split4.json", "llama", split)});
@@ -262,6 +263,19 @@ TEST(PlanReserveWith, RefusesGraphsWithDifferentBufferTypes) {
                           "cannot serve both\n");
 }
 
+
+// `gallocsim ARGS...`, in-process.
+Result run_args(std::vector<std::string> args) {
+    args.insert(args.begin(), "gallocsim");
+    std::vector<const char*> argv;
+    for (const std::string& arg : args) {
+        argv.push_back(arg.c_str());
+    }
+    std::istringstream in;
+    std::ostringstream out, err;
+    const int code = run_command_line(static_cast<int>(argv.size()), argv.data(), {in, out, err});
+    return Result{code, out.str(), err.str()};
+}
 
 // The "defaults:" line `gallocsim examples` writes under an example, as a list of
 // "--option value" arguments (a switch that is "off" is left out, as it is when not given).
@@ -311,17 +325,6 @@ TEST(ExamplesListing, SaysEveryDefaultValue) {
 TEST(ExamplesListing, ListedDefaultsGivenAsFlagsBuildTheDefaultGraph) {
     std::ostringstream listing;
     ASSERT_EQ(list_examples(listing), 0);
-    const auto run_args = [](std::vector<std::string> args) {
-        args.insert(args.begin(), "gallocsim");
-        std::vector<const char*> argv;
-        for (const std::string& arg : args) {
-            argv.push_back(arg.c_str());
-        }
-        std::istringstream in;
-        std::ostringstream out, err;
-        const int code = run_command_line(static_cast<int>(argv.size()), argv.data(), {in, out, err});
-        return Result{code, out.str(), err.str()};
-    };
     for (const std::string example : {"mlp", "llama", "gpt2"}) {
         std::vector<std::string> flags = listed_default_flags(listing.str(), example);
         ASSERT_FALSE(flags.empty()) << example;
@@ -329,6 +332,78 @@ TEST(ExamplesListing, ListedDefaultsGivenAsFlagsBuildTheDefaultGraph) {
         const Result given = run_args(flags);
         ASSERT_EQ(given.code, 0) << given.err;
         EXPECT_EQ(given.out, run_args({"examples", example}).out) << example;
+    }
+}
+
+// The lines of a command's --help from `heading` to the blank line after it.
+std::vector<std::string> help_section(const std::string& help, const std::string& heading) {
+    std::istringstream lines(help);
+    std::string line;
+    while (std::getline(lines, line) && line != heading) {
+    }
+    std::vector<std::string> section;
+    while (std::getline(lines, line) && !line.empty()) {
+        section.push_back(line);
+    }
+    return section;
+}
+
+// The flags of a line such as "              options: --layers --embd": the words after `label`.
+std::vector<std::string> words_after(const std::string& line, const std::string& label) {
+    std::istringstream words(line.substr(line.find(label) + label.size()));
+    std::vector<std::string> flags;
+    for (std::string word; words >> word;) {
+        flags.push_back(word);
+    }
+    return flags;
+}
+
+// The command line's example flags, the listing and the examples come from one table
+// (example_parameters()): every command taking example flags declares exactly --preset and a flag
+// per entry, in the table's order, with the entry's help; every flag `gallocsim examples` lists
+// under an example is an entry, the ones that example takes, and every entry is taken by some
+// example. (The GUI's dialog rows: gui/tests/main_window_test.cpp.)
+TEST(ExampleParameters, FlagsAndListingComeFromTheOneTable) {
+    std::vector<std::string> table_flags{"--preset"};
+    for (const ExampleParameter& parameter : example_parameters()) {
+        table_flags.push_back("--" + std::string(parameter.name));
+    }
+    for (const std::string command : {"plan", "examples", "diff", "compare", "why"}) {
+        const Result help = run_args({command, "--help"});
+        ASSERT_EQ(help.code, 0) << help.err;
+        const std::vector<std::string> lines = help_section(help.out, "Example options:");
+        std::vector<std::string> declared;
+        for (const std::string& line : lines) {
+            declared.push_back(words_after(line, "").front());
+        }
+        EXPECT_EQ(declared, table_flags) << command;
+        for (std::size_t i = 1; i < lines.size() && i < table_flags.size(); ++i) {
+            EXPECT_TRUE(lines[i].ends_with(" " + std::string(example_parameters()[i - 1].help))) << lines[i];
+        }
+    }
+
+    const Result listing = run_args({"examples"});
+    ASSERT_EQ(listing.code, 0) << listing.err;
+    std::vector<std::string> listed;  // every "options:" line's flags, example after example
+    std::istringstream lines(listing.out);
+    for (std::string line; std::getline(lines, line);) {
+        if (line.find("options: ") != std::string::npos) {
+            for (const std::string& flag : words_after(line, "options:")) {
+                listed.push_back(flag);
+            }
+        }
+    }
+    std::vector<std::string> taken;  // what each example takes, by the model, in the same order
+    for (const ExampleInfo& example : gallocsim::list_examples()) {
+        EXPECT_EQ(example.defaults.size(), example.options.size()) << example.name;
+        for (const std::string& option : example.options) {
+            ASSERT_NE(find_example_parameter(option), nullptr) << example.name << " takes " << option;
+            taken.push_back("--" + option);
+        }
+    }
+    EXPECT_EQ(listed, taken);
+    for (const std::string& flag : std::vector(table_flags.begin() + 1, table_flags.end())) {
+        EXPECT_NE(std::ranges::find(listed, flag), listed.end()) << flag << " is taken by no example";
     }
 }
 

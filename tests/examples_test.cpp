@@ -274,6 +274,61 @@ TEST(Examples, BadParametersAreRefusedWithTheReason) {
     EXPECT_EQ(message("bert", {}), "unknown example \"bert\" (see `gallocsim examples`)");
 }
 
+// An example reads every parameter it takes from the options, each where its own parameter
+// struct has it: the options give the same graph file as the struct filled by hand.
+TEST(ExampleParameters, EachExampleReadsWhatItIsGiven) {
+    ExampleOptions given;
+    given.layers = 2;
+    given.embd = 128;
+    given.heads = 8;
+    given.ff = 256;
+    given.tokens = 4;
+    given.vocab = 100;
+    given.outputs = 2;
+    given.weights = DataType::q8_0;
+    given.buffers = BufferSetup::split;
+    given.inplace = given.mask = given.clamp = true;
+    EXPECT_EQ(graph_file_to_json(make_example("llama", given)),
+              graph_file_to_json(llama_example({.layers = 2, .embd = 128, .heads = 8, .ff = 256, .tokens = 4, .vocab = 100,
+                                                .outputs = 2, .weights = DataType::q8_0, .inplace = true, .mask = true,
+                                                .clamp = true, .buffers = BufferSetup::split})));
+    given.outputs.reset();
+    given.inplace = given.mask = given.clamp = false;
+    EXPECT_EQ(graph_file_to_json(make_example("gpt2", given)),
+              graph_file_to_json(gpt2_example({.layers = 2, .embd = 128, .heads = 8, .ff = 256, .tokens = 4, .vocab = 100,
+                                               .weights = DataType::q8_0, .buffers = BufferSetup::split})));
+    given.heads.reset();
+    given.vocab.reset();
+    EXPECT_EQ(graph_file_to_json(make_example("mlp", given)),
+              graph_file_to_json(mlp_example(
+                  {.layers = 2, .embd = 128, .ff = 256, .tokens = 4, .weights = DataType::q8_0, .buffers = BufferSetup::split})));
+}
+
+// A type or a buffer setup is set by its name (as the command line and the dialog have it); a
+// name that is none leaves the options as they were, and a count takes no name. is_given says
+// which parameters the options give: a switch only when on.
+TEST(ExampleParameters, NamedValuesAreSetByName) {
+    ExampleOptions options;
+    const ExampleParameter& weights = *find_example_parameter("weights");
+    EXPECT_TRUE(set_named_value(weights, "q4_0", options));
+    EXPECT_EQ(options.weights, DataType::q4_0);
+    EXPECT_FALSE(set_named_value(weights, "q9", options));
+    EXPECT_EQ(options.weights, DataType::q4_0);
+    EXPECT_TRUE(set_named_value(*find_example_parameter("buffers"), "split", options));
+    EXPECT_EQ(options.buffers, BufferSetup::split);
+    EXPECT_FALSE(set_named_value(*find_example_parameter("buffers"), "gpu", options));
+    EXPECT_FALSE(set_named_value(*find_example_parameter("layers"), "2", options));
+    EXPECT_EQ(find_example_parameter("--layers"), nullptr);  // names are spelled without the dashes
+    options.mask = true;
+    std::vector<std::string> given;
+    for (const ExampleParameter& parameter : example_parameters()) {
+        if (is_given(parameter, options)) {
+            given.emplace_back(parameter.name);
+        }
+    }
+    EXPECT_EQ(given, (std::vector<std::string>{"weights", "buffers", "mask"}));
+}
+
 // An exported example reads back as the same graph with the same plan.
 TEST(Examples, RoundTripThroughTheGraphFormat) {
     for (const std::string name : {"seed", "sched-issue", "mlp", "llama", "gpt2"}) {

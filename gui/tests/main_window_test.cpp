@@ -26,7 +26,9 @@
 #include <QFile>
 #include <QTimer>
 #include <QWheelEvent>
+#include <QCheckBox>
 #include <QComboBox>
+#include <QFormLayout>
 #include <QDir>
 #include <QImage>
 #include <QLabel>
@@ -42,7 +44,9 @@
 #include <QTest>
 #include <QTextBrowser>
 
+#include <algorithm>
 #include <bit>
+#include <set>
 
 namespace gallocsim::gui {
 
@@ -342,6 +346,47 @@ private Q_SLOTS:
             first_items << box->itemText(0);
         }
         QVERIFY2(first_items.contains("default (f32)"), qPrintable(first_items.join(", ")));
+    }
+
+    // The dialog's rows come from the one table of example parameters (example_parameters()),
+    // as the command line's flags do (tests/cli_input_test.cpp): a row for each parameter the
+    // example takes, in the order `gallocsim examples` lists them, labelled as the table labels
+    // it; every entry of the table is a row of some example's dialog; and each row reaches its
+    // parameter: every field moved off "default" gives exactly the example's parameters.
+    void the_example_dialog_rows_are_the_table_of_parameters() {
+        std::set<std::string> shown;
+        for (const ExampleInfo& example : list_examples()) {
+            ExampleDialog dialog(example);
+            const auto* form = dialog.findChild<QFormLayout*>();
+            QVERIFY(form != nullptr);
+            QCOMPARE(form->rowCount(), static_cast<int>(example.options.size()));
+            for (int row = 0; row < form->rowCount(); ++row) {
+                const ExampleParameter* parameter = find_example_parameter(example.options[static_cast<std::size_t>(row)]);
+                QVERIFY(parameter != nullptr);
+                const auto* label = qobject_cast<QLabel*>(form->itemAt(row, QFormLayout::LabelRole)->widget());
+                QVERIFY(label != nullptr);
+                QCOMPARE(label->text(), qstr(parameter->label));
+                QWidget* field = form->itemAt(row, QFormLayout::FieldRole)->widget();
+                if (auto* spin = qobject_cast<QSpinBox*>(field)) {
+                    spin->setValue(2);
+                } else if (auto* check = qobject_cast<QCheckBox*>(field)) {
+                    check->setChecked(true);
+                } else if (auto* box = qobject_cast<QComboBox*>(field)) {
+                    box->setCurrentIndex(1);
+                } else {
+                    QFAIL(qPrintable("no field for " + qstr(parameter->name)));
+                }
+                shown.insert(std::string(parameter->name));
+            }
+            const ExampleOptions options = dialog.options();
+            for (const ExampleParameter& parameter : example_parameters()) {
+                const bool takes = std::ranges::find(example.options, parameter.name) != example.options.end();
+                QVERIFY2(is_given(parameter, options) == takes, qPrintable(qstr(example.name + " " + std::string(parameter.name))));
+            }
+        }
+        for (const ExampleParameter& parameter : example_parameters()) {
+            QVERIFY2(shown.contains(std::string(parameter.name)), qPrintable(qstr(parameter.name)));
+        }
     }
 
     // The statistics show the comparison `gallocsim compare` prints (its default limits), so

@@ -8,6 +8,7 @@
 #include "reference/dynamic_allocator.hpp"
 #include "reference/version_map.hpp"
 
+#include <algorithm>
 #include <filesystem>
 #include <iostream>
 #include <memory>
@@ -21,8 +22,14 @@ namespace fs = std::filesystem;
 namespace {
 
 bool any_model_flag(const ModelFlags& f) {
-    return f.preset || f.layers || f.embd || f.heads || f.ff || f.tokens || f.vocab || f.outputs || f.weights || f.buffers ||
-           f.inplace || f.mask || f.clamp;
+    return f.preset || !f.names.empty() ||
+           std::ranges::any_of(example_parameters(), [&](const ExampleParameter& parameter) { return is_given(parameter, f); });
+}
+
+// What a name that is no type (or no setup) was meant to be, as the error says.
+std::string unknown_name_text(const ExampleParameter& parameter, const std::string& name) {
+    const char* what = parameter.kind() == ExampleParameter::Kind::type ? "type" : "setup";
+    return "--" + std::string(parameter.name) + ": unknown " + what + " \"" + name + "\" (" + std::string(parameter.values) + ")";
 }
 
 } // namespace
@@ -101,31 +108,15 @@ GraphFile example_from_flags(const std::string& name, const ModelFlags& flags) {
     return make_example(name, options);
 }
 
-ExampleOptions example_options(const ModelFlags& f) {
-    ExampleOptions o;
-    o.layers = f.layers;
-    o.embd = f.embd;
-    o.heads = f.heads;
-    o.ff = f.ff;
-    o.tokens = f.tokens;
-    o.vocab = f.vocab;
-    o.outputs = f.outputs;
-    o.inplace = f.inplace;
-    o.mask = f.mask;
-    o.clamp = f.clamp;
-    if (f.weights) {
-        o.weights = parse_type(*f.weights);
-        if (!o.weights) {
-            throw UsageError("--weights: unknown type \"" + *f.weights + "\" (f32, f16, q4_0, q8_0, q4_k, ...)");
+ExampleOptions example_options(const ModelFlags& flags) {
+    ExampleOptions options = flags;  // the counts and switches, as given
+    for (const ExampleParameter& parameter : example_parameters()) {  // in the table's order, as --help lists them
+        const auto name = flags.names.find(parameter.name);
+        if (name != flags.names.end() && !set_named_value(parameter, name->second, options)) {
+            throw UsageError(unknown_name_text(parameter, name->second));
         }
     }
-    if (f.buffers) {
-        o.buffers = parse_buffer_setup(*f.buffers);
-        if (!o.buffers) {
-            throw UsageError("--buffers: unknown setup \"" + *f.buffers + "\" (cpu, cuda or split)");
-        }
-    }
-    return o;
+    return options;
 }
 
 BufferOverrides buffer_overrides(const BufferFlags& f) {

@@ -10,6 +10,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
+#include <map>
 #include <optional>
 #include <string>
 
@@ -20,15 +22,14 @@ class Policy;
 
 namespace gallocsim::cli {
 
-// Example parameters as the command line gives them (checked when the example is built).
-struct ModelFlags {
+// Example parameters as the command line gives them (checked when the example is built): the
+// counts and switches where the examples read them (add_model_flags declares a flag for each
+// parameter of example_parameters()), a type's or a buffer setup's name as it was typed, read by
+// example_options (so an unknown name is reported after what comes before it, such as example
+// flags given to a file).
+struct ModelFlags : ExampleOptions {
     std::optional<std::string> preset;  // a real model's shapes (model_presets), under the flags given
-    std::optional<std::int64_t> layers, embd, heads, ff, tokens, vocab, outputs;
-    std::optional<std::string> weights;  // a ggml type name
-    std::optional<std::string> buffers;  // cpu, cuda or split
-    bool inplace = false;
-    bool mask = false;
-    bool clamp = false;
+    std::map<std::string, std::string, std::less<>> names;  // by parameter: --weights q4_0 is {"weights", "q4_0"}
 };
 
 // Buffer type settings that override the file's (all buffer types).

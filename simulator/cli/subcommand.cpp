@@ -9,25 +9,39 @@
 #include <charconv>
 #include <cstdint>
 #include <system_error>
+#include <variant>
 
 namespace gallocsim::cli {
+
+namespace {
+
+// The flag of one example parameter: a count or a switch goes where the example reads it, a
+// type's or a setup's name is kept as typed (example_options reads it).
+CLI::Option* add_example_flag(CLI::App* command, const ExampleParameter& parameter, ModelFlags& flags) {
+    const std::string flag = "--" + std::string(parameter.name);
+    const std::string help(parameter.help);
+    switch (parameter.kind()) {
+    case ExampleParameter::Kind::count:
+        return command->add_option(flag, flags.*std::get<std::optional<std::int64_t> ExampleOptions::*>(parameter.field), help);
+    case ExampleParameter::Kind::toggle:
+        return command->add_flag(flag, flags.*std::get<bool ExampleOptions::*>(parameter.field), help);
+    case ExampleParameter::Kind::type:
+    case ExampleParameter::Kind::buffers:
+        break;
+    }
+    return command->add_option_function<std::string>(
+        flag, [&flags, name = std::string(parameter.name)](const std::string& text) { flags.names[name] = text; }, help);
+}
+
+} // namespace
 
 void add_model_flags(CLI::App* command, ModelFlags& flags) {
     const std::string group = "Example options";
     command->add_option("--preset", flags.preset, "a real model's shapes, under the flags given: " + model_preset_names())
         ->group(group);
-    command->add_option("--layers", flags.layers, "transformer blocks / linear layers")->group(group);
-    command->add_option("--embd", flags.embd, "model width")->group(group);
-    command->add_option("--heads", flags.heads, "attention heads")->group(group);
-    command->add_option("--ff", flags.ff, "feed-forward (hidden) width")->group(group);
-    command->add_option("--tokens", flags.tokens, "tokens in the batch")->group(group);
-    command->add_option("--vocab", flags.vocab, "vocabulary size")->group(group);
-    command->add_option("--outputs", flags.outputs, "llama: tokens whose logits are computed")->group(group);
-    command->add_option("--weights", flags.weights, "weight type (f32, f16, q4_0, q8_0, q4_k, ...)")->group(group);
-    command->add_option("--buffers", flags.buffers, "cpu, cuda or split (CUDA0 + CPU)")->group(group);
-    command->add_flag("--inplace", flags.inplace, "llama: in-place rope, scale, soft_max, silu, gate product")->group(group);
-    command->add_flag("--mask", flags.mask, "llama: a kq_mask input for soft_max")->group(group);
-    command->add_flag("--clamp", flags.clamp, "llama: Q, K and V clamped after their projections (olmo's clamp_kqv)")->group(group);
+    for (const ExampleParameter& parameter : example_parameters()) {
+        add_example_flag(command, parameter, flags)->group(group);
+    }
 }
 
 // CLI11 makes a number past 2^64 - 1 into 2^64 - 1 without a word; a byte count must be

@@ -5,7 +5,10 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <functional>
 #include <sstream>
+#include <type_traits>
+#include <variant>
 
 namespace gallocsim {
 
@@ -144,65 +147,73 @@ std::optional<BufferSetup> parse_buffer_setup(std::string_view name) {
 
 namespace {
 
-// An example that takes options: each option with the value it takes when not given.
-ExampleInfo model_example(std::string name, std::string description,
-                          const std::vector<std::pair<std::string, std::string>>& parameters) {
-    ExampleInfo info{std::move(name), std::move(description), {}, {}};
-    for (const auto& [option, value] : parameters) {
-        info.options.push_back(option);
-        info.defaults.push_back(value);
-    }
-    return info;
-}
-
-std::string count_text(std::int64_t value) {
-    return std::to_string(value);
-}
-
-std::string switch_text(bool on) {
-    return on ? "on" : "off";
-}
+// The one list of example parameters (ExampleParameter); the help and labels are the words the
+// command line and the dialog show.
+constexpr ExampleParameter kParameters[] = {
+    {.name = "layers", .help = "transformer blocks / linear layers", .label = "layers", .field = &ExampleOptions::layers},
+    {.name = "embd", .help = "model width", .label = "model width (embd)", .field = &ExampleOptions::embd},
+    {.name = "heads", .help = "attention heads", .label = "attention heads", .field = &ExampleOptions::heads},
+    {.name = "ff", .help = "feed-forward (hidden) width", .label = "feed-forward width", .field = &ExampleOptions::ff},
+    {.name = "tokens", .help = "tokens in the batch", .label = "tokens in the batch", .field = &ExampleOptions::tokens},
+    {.name = "vocab", .help = "vocabulary size", .label = "vocabulary", .field = &ExampleOptions::vocab},
+    {.name = "outputs",
+     .help = "llama: tokens whose logits are computed",
+     .label = "tokens with logits",
+     .field = &ExampleOptions::outputs,
+     .zero_means = "every token"},
+    {.name = "weights",
+     .help = "weight type (f32, f16, q4_0, q8_0, q4_k, ...)",
+     .label = "weight type",
+     .field = &ExampleOptions::weights,
+     .values = "f32, f16, q4_0, q8_0, q4_k, ..."},
+    {.name = "buffers",
+     .help = "cpu, cuda or split (CUDA0 + CPU)",
+     .label = "buffers",
+     .field = &ExampleOptions::buffers,
+     .values = "cpu, cuda or split"},
+    {.name = "inplace",
+     .help = "llama: in-place rope, scale, soft_max, silu, gate product",
+     .label = "in-place ops (views)",
+     .field = &ExampleOptions::inplace},
+    {.name = "mask", .help = "llama: a kq_mask input for soft_max", .label = "attention mask input", .field = &ExampleOptions::mask},
+    {.name = "clamp",
+     .help = "llama: Q, K and V clamped after their projections (olmo's clamp_kqv)",
+     .label = "clamped Q, K, V (olmo's clamp_kqv)",
+     .field = &ExampleOptions::clamp},
+};
 
 } // namespace
 
-std::vector<ExampleInfo> list_examples() {
-    const MlpParams mlp;
-    const LlamaParams llama;
-    const Gpt2Params gpt2;
-    return {
-        {"seed", "the seed walkthrough: inputs a, b (1 x f32), mul = a*b, one 32-aligned CPU buffer", {}, {}},
-        {"sched-issue", "inputs c, a2, b2 (1 x f32), ab = a2*b2, result = c*ab (not an output)", {}, {}},
-        model_example("mlp", "multi-layer perceptron: linear layers with bias and relu, soft_max",
-                      {{"layers", count_text(mlp.layers)},
-                       {"embd", count_text(mlp.embd)},
-                       {"ff", count_text(mlp.ff)},
-                       {"tokens", count_text(mlp.tokens)},
-                       {"weights", std::string(type_name(mlp.weights))},
-                       {"buffers", buffer_setup_name(mlp.buffers)}}),
-        model_example("llama",
-                      "llama.cpp-style transformer: RMS norm, RoPE attention, silu-gated feed-forward",
-                      {{"layers", count_text(llama.layers)},
-                       {"embd", count_text(llama.embd)},
-                       {"heads", count_text(llama.heads)},
-                       {"ff", count_text(llama.ff)},
-                       {"tokens", count_text(llama.tokens)},
-                       {"vocab", count_text(llama.vocab)},
-                       {"weights", std::string(type_name(llama.weights))},
-                       {"buffers", buffer_setup_name(llama.buffers)},
-                       {"outputs", count_text(llama.outputs) + (llama.outputs == 0 ? " (every token)" : "")},
-                       {"inplace", switch_text(llama.inplace)},
-                       {"mask", switch_text(llama.mask)},
-                       {"clamp", switch_text(llama.clamp)}}),
-        model_example("gpt2", "GPT-2 style transformer: layer norm, fused qkv as strided views, causal mask, gelu MLP",
-                      {{"layers", count_text(gpt2.layers)},
-                       {"embd", count_text(gpt2.embd)},
-                       {"heads", count_text(gpt2.heads)},
-                       {"ff", count_text(gpt2.ff)},
-                       {"tokens", count_text(gpt2.tokens)},
-                       {"vocab", count_text(gpt2.vocab)},
-                       {"weights", std::string(type_name(gpt2.weights))},
-                       {"buffers", buffer_setup_name(gpt2.buffers)}}),
-    };
+std::span<const ExampleParameter> example_parameters() {
+    return kParameters;
+}
+
+const ExampleParameter* find_example_parameter(std::string_view name) {
+    const auto found = std::ranges::find(kParameters, name, &ExampleParameter::name);
+    return found == std::end(kParameters) ? nullptr : &*found;
+}
+
+bool is_given(const ExampleParameter& parameter, const ExampleOptions& options) {
+    // An optional's bool is whether it holds a value; a switch's is whether it is on.
+    return std::visit([&](auto field) { return static_cast<bool>(options.*field); }, parameter.field);
+}
+
+bool set_named_value(const ExampleParameter& parameter, std::string_view name, ExampleOptions& options) {
+    if (const auto* type = std::get_if<std::optional<DataType> ExampleOptions::*>(&parameter.field)) {
+        const std::optional<DataType> parsed = parse_type(name);
+        if (parsed) {
+            options.**type = parsed;
+        }
+        return parsed.has_value();
+    }
+    if (const auto* setup = std::get_if<std::optional<BufferSetup> ExampleOptions::*>(&parameter.field)) {
+        const std::optional<BufferSetup> parsed = parse_buffer_setup(name);
+        if (parsed) {
+            options.**setup = parsed;
+        }
+        return parsed.has_value();
+    }
+    return false;
 }
 
 // Written out by hand, as the spec's example is: no compute flag on mul.
@@ -517,25 +528,6 @@ GraphFile mlp_example(const MlpParams& p) {
 
 namespace {
 
-// Rejects options the example does not read, so a typo does not pass unnoticed.
-void check_options(const ExampleInfo& info, const ExampleOptions& o) {
-    const std::vector<std::pair<const char*, bool>> given{
-        {"layers", o.layers.has_value()}, {"embd", o.embd.has_value()},   {"heads", o.heads.has_value()},
-        {"ff", o.ff.has_value()},         {"tokens", o.tokens.has_value()}, {"vocab", o.vocab.has_value()},
-        {"outputs", o.outputs.has_value()}, {"weights", o.weights.has_value()}, {"buffers", o.buffers.has_value()},
-        {"inplace", o.inplace},           {"mask", o.mask},       {"clamp", o.clamp},
-    };
-    for (const auto& [parameter, present] : given) {
-        if (present && std::ranges::find(info.options, parameter) == info.options.end()) {
-            reject(info.name, std::string("does not take ") + parameter);
-        }
-    }
-}
-
-} // namespace
-
-namespace {
-
 // From the models' papers and configs (config.json on their model cards).
 constexpr ModelPreset kPresets[] = {
     {"tinyllama-1.1b", "llama", 22, 2048, 32, 5632, 32000, "4 KV heads in the model; the example gives every head its own K and V"},
@@ -573,35 +565,160 @@ ExampleOptions with_preset(ExampleOptions options, const ModelPreset& preset) {
     return options;
 }
 
-GraphFile make_example(const std::string& name, const ExampleOptions& o) {
-    const auto examples = list_examples();
-    auto info = std::ranges::find(examples, name, &ExampleInfo::name);
-    if (info == examples.end()) {
+namespace {
+
+// Where an example's parameter struct (MlpParams, LlamaParams, Gpt2Params) keeps the value of one
+// parameter of the table: a member of the parameter's kind, the alternatives in Field's order.
+template <typename Params>
+using ParamsField = std::variant<std::int64_t Params::*, DataType Params::*, BufferSetup Params::*, bool Params::*>;
+
+// A parameter an example takes: its name in kParameters and where the example reads it.
+template <typename Params>
+struct Takes {
+    std::string_view parameter;
+    ParamsField<Params> member;
+};
+
+// Every parameter an example takes is in the table, with the kind the example reads: a wrong
+// name or kind does not compile.
+template <typename Params, std::size_t N>
+constexpr bool all_in_table(const Takes<Params> (&takes)[N]) {
+    return std::ranges::all_of(takes, [](const Takes<Params>& take) {
+        const auto found = std::ranges::find(kParameters, take.parameter, &ExampleParameter::name);
+        return found != std::end(kParameters) && found->field.index() == take.member.index();
+    });
+}
+
+// What each model example takes, in the order `gallocsim examples` and the dialog list them.
+constexpr Takes<MlpParams> kMlpTakes[] = {
+    {"layers", &MlpParams::layers}, {"embd", &MlpParams::embd},         {"ff", &MlpParams::ff},
+    {"tokens", &MlpParams::tokens}, {"weights", &MlpParams::weights}, {"buffers", &MlpParams::buffers},
+};
+constexpr Takes<LlamaParams> kLlamaTakes[] = {
+    {"layers", &LlamaParams::layers},   {"embd", &LlamaParams::embd},       {"heads", &LlamaParams::heads},
+    {"ff", &LlamaParams::ff},           {"tokens", &LlamaParams::tokens},   {"vocab", &LlamaParams::vocab},
+    {"weights", &LlamaParams::weights}, {"buffers", &LlamaParams::buffers}, {"outputs", &LlamaParams::outputs},
+    {"inplace", &LlamaParams::inplace}, {"mask", &LlamaParams::mask},       {"clamp", &LlamaParams::clamp},
+};
+constexpr Takes<Gpt2Params> kGpt2Takes[] = {
+    {"layers", &Gpt2Params::layers}, {"embd", &Gpt2Params::embd},       {"heads", &Gpt2Params::heads},
+    {"ff", &Gpt2Params::ff},         {"tokens", &Gpt2Params::tokens},   {"vocab", &Gpt2Params::vocab},
+    {"weights", &Gpt2Params::weights}, {"buffers", &Gpt2Params::buffers},
+};
+static_assert(all_in_table(kMlpTakes) && all_in_table(kLlamaTakes) && all_in_table(kGpt2Takes));
+
+const ExampleParameter& parameter_named(std::string_view name) {
+    return *find_example_parameter(name);  // there: all_in_table
+}
+
+// A value as the command line writes it ("160", "f32", "cpu", "off").
+std::string value_text(const ExampleParameter& parameter, std::int64_t count) {
+    const std::string text = std::to_string(count);
+    return count == 0 && !parameter.zero_means.empty() ? text + " (" + std::string(parameter.zero_means) + ")" : text;
+}
+std::string value_text(const ExampleParameter&, DataType type) {
+    return std::string(type_name(type));
+}
+std::string value_text(const ExampleParameter&, BufferSetup setup) {
+    return buffer_setup_name(setup);
+}
+std::string value_text(const ExampleParameter&, bool on) {
+    return on ? "on" : "off";
+}
+
+// The value `options` gives for the parameter, if it gives one, into `value` (a switch given turns it on).
+template <typename T>
+void take_given(const ExampleParameter& parameter, const ExampleOptions& options, T& value) {
+    if constexpr (std::is_same_v<T, bool>) {
+        if (options.*std::get<bool ExampleOptions::*>(parameter.field)) {
+            value = true;
+        }
+    } else if (const std::optional<T>& given = options.*std::get<std::optional<T> ExampleOptions::*>(parameter.field)) {
+        value = *given;
+    }
+}
+
+// A built-in example: what `gallocsim examples` says of it, and how it is made from the options.
+struct Example {
+    ExampleInfo info;
+    std::function<GraphFile(const ExampleOptions&)> make;
+};
+
+Example fixed_example(std::string name, std::string description, GraphFile (*make)()) {
+    return {{std::move(name), std::move(description), {}, {}}, [make](const ExampleOptions&) { return make(); }};
+}
+
+// An example with parameters: its parameter struct's defaults (set there, once), and what the
+// options give over them.
+template <typename Params>
+Example model_example(std::string name, std::string description, std::span<const Takes<Params>> takes,
+                      GraphFile (*build)(const Params&)) {
+    Example example{{std::move(name), std::move(description), {}, {}}, {}};
+    // Static, so zero-filled before its member initializers run: GCC cannot tell that a member
+    // pointer of a kind the struct has none of (MlpParams' switches) is never followed, and warns
+    // of padding read uninitialized.
+    static const Params defaults;
+    for (const Takes<Params>& take : takes) {
+        const ExampleParameter& parameter = parameter_named(take.parameter);
+        example.info.options.emplace_back(parameter.name);
+        example.info.defaults.push_back(
+            std::visit([&](auto member) { return value_text(parameter, defaults.*member); }, take.member));
+    }
+    example.make = [takes, build](const ExampleOptions& options) {
+        Params params;
+        for (const Takes<Params>& take : takes) {
+            std::visit([&](auto member) { take_given(parameter_named(take.parameter), options, params.*member); }, take.member);
+        }
+        return build(params);
+    };
+    return example;
+}
+
+const std::vector<Example>& examples() {
+    static const std::vector<Example> all{
+        fixed_example("seed", "the seed walkthrough: inputs a, b (1 x f32), mul = a*b, one 32-aligned CPU buffer",
+                      seed_example),
+        fixed_example("sched-issue", "inputs c, a2, b2 (1 x f32), ab = a2*b2, result = c*ab (not an output)",
+                      sched_issue_example),
+        model_example<MlpParams>("mlp", "multi-layer perceptron: linear layers with bias and relu, soft_max", kMlpTakes,
+                                 mlp_example),
+        model_example<LlamaParams>("llama",
+                                   "llama.cpp-style transformer: RMS norm, RoPE attention, silu-gated feed-forward",
+                                   kLlamaTakes, llama_example),
+        model_example<Gpt2Params>("gpt2",
+                                  "GPT-2 style transformer: layer norm, fused qkv as strided views, causal mask, gelu MLP",
+                                  kGpt2Takes, gpt2_example),
+    };
+    return all;
+}
+
+// Rejects options the example does not read, so a typo does not pass unnoticed.
+void check_options(const ExampleInfo& info, const ExampleOptions& options) {
+    for (const ExampleParameter& parameter : kParameters) {
+        if (is_given(parameter, options) && std::ranges::find(info.options, parameter.name) == info.options.end()) {
+            reject(info.name, "does not take " + std::string(parameter.name));
+        }
+    }
+}
+
+} // namespace
+
+std::vector<ExampleInfo> list_examples() {
+    std::vector<ExampleInfo> infos;
+    for (const Example& example : examples()) {
+        infos.push_back(example.info);
+    }
+    return infos;
+}
+
+GraphFile make_example(const std::string& name, const ExampleOptions& options) {
+    const auto& all = examples();
+    const auto example = std::ranges::find_if(all, [&](const Example& e) { return e.info.name == name; });
+    if (example == all.end()) {
         throw GraphFileError("unknown example \"" + name + "\" (see `gallocsim examples`)");
     }
-    check_options(*info, o);
-    if (name == "seed") {
-        return seed_example();
-    }
-    if (name == "sched-issue") {
-        return sched_issue_example();
-    }
-    if (name == "mlp") {
-        MlpParams p;
-        return mlp_example({o.layers.value_or(p.layers), o.embd.value_or(p.embd), o.ff.value_or(p.ff),
-                            o.tokens.value_or(p.tokens), o.weights.value_or(p.weights), o.buffers.value_or(p.buffers)});
-    }
-    if (name == "gpt2") {
-        Gpt2Params p;
-        return gpt2_example({o.layers.value_or(p.layers), o.embd.value_or(p.embd), o.heads.value_or(p.heads),
-                             o.ff.value_or(p.ff), o.tokens.value_or(p.tokens), o.vocab.value_or(p.vocab),
-                             o.weights.value_or(p.weights), o.buffers.value_or(p.buffers)});
-    }
-    LlamaParams p;
-    return llama_example({o.layers.value_or(p.layers), o.embd.value_or(p.embd), o.heads.value_or(p.heads),
-                          o.ff.value_or(p.ff), o.tokens.value_or(p.tokens), o.vocab.value_or(p.vocab),
-                          o.outputs.value_or(p.outputs), o.weights.value_or(p.weights), o.inplace, o.mask, o.clamp,
-                          o.buffers.value_or(p.buffers)});
+    check_options(example->info, options);
+    return example->make(options);
 }
 
 } // namespace gallocsim

@@ -10,6 +10,7 @@
 #include <span>
 #include <string_view>
 #include <string>
+#include <variant>
 #include <vector>
 
 namespace gallocsim {
@@ -17,7 +18,7 @@ namespace gallocsim {
 struct ExampleInfo {
     std::string name;
     std::string description;
-    std::vector<std::string> options;  // the ExampleOptions it reads, by name (the command line adds "--")
+    std::vector<std::string> options;  // the parameters it takes (example_parameters() names), in the order listed
     // The value each of `options` takes when it is not given, in the same order, as the command
     // line writes it ("160", "f32", "cpu"; "off" for a switch), read from the example's
     // parameter struct (MlpParams, LlamaParams, Gpt2Params below), where the defaults are set.
@@ -33,7 +34,8 @@ enum class BufferSetup {
     split,  // CUDA0 and CPU: inputs, the embedding tables and their lookups on the CPU (id 1), the rest on CUDA0
 };
 
-// Parameters from the command line; what is not given takes the example's default.
+// Parameters from the command line or the GUI's example dialog; what is not given takes the
+// example's default. Each field is reached through its entry of example_parameters().
 struct ExampleOptions {
     std::optional<std::int64_t> layers;
     std::optional<std::int64_t> embd;     // model width
@@ -48,6 +50,36 @@ struct ExampleOptions {
     bool mask = false;     // llama: a kq_mask input given to soft_max
     bool clamp = false;    // llama: Q, K and V clamped after their projections (olmo's clamp_kqv)
 };
+
+// One parameter an example may take, the one description of it: the command line declares its
+// flags from the table (example_parameters()), the GUI's example dialog builds its rows from it,
+// `gallocsim examples` lists the parameters and their defaults through it (ExampleInfo), and each
+// example reads its values through it, so none of them keeps a list of parameters of its own.
+struct ExampleParameter {
+    // How a value is written: a count ("160"), a ggml type name ("q4_0"), a buffer setup ("split"),
+    // or a switch (on when given). The kinds are the alternatives of `Field`, in the same order.
+    enum class Kind { count, type, buffers, toggle };
+    using Field = std::variant<std::optional<std::int64_t> ExampleOptions::*, std::optional<DataType> ExampleOptions::*,
+                               std::optional<BufferSetup> ExampleOptions::*, bool ExampleOptions::*>;
+
+    std::string_view name;   // as the flag spells it after "--", and as the model's errors name it
+    std::string_view help;   // the command line's help for the flag
+    std::string_view label;  // the example dialog's row
+    Field field;             // where ExampleOptions holds the value
+    std::string_view values = {};      // a type's or setup's names, as an error about an unknown one lists them
+    std::string_view zero_means = {};  // what a count of 0 stands for ("every token"), said after a default of 0
+
+    constexpr Kind kind() const { return static_cast<Kind>(field.index()); }
+};
+
+// Every parameter, in the order the command line's help lists them.
+std::span<const ExampleParameter> example_parameters();
+const ExampleParameter* find_example_parameter(std::string_view name);
+// Whether `options` gives the parameter (a switch: whether it is on).
+bool is_given(const ExampleParameter& parameter, const ExampleOptions& options);
+// Sets a type or a buffer setup from its name; false (and `options` untouched) for a name it does
+// not know or a parameter of another kind.
+bool set_named_value(const ExampleParameter& parameter, std::string_view name, ExampleOptions& options);
 
 // llama.cpp's graph for a llama model, as the golden llama-*.json files have it:
 // get_rows of the token embeddings; per layer rms_norm, mul by the norm weight, q/k/v
@@ -108,9 +140,6 @@ GraphFile llama_example_with_nodes(std::int64_t nodes);
 GraphFile gpt2_example(const Gpt2Params& params);
 GraphFile mlp_example(const MlpParams& params);
 
-// Throws GraphFileError for an unknown name, an option the example does not take, or
-// parameters ggml would reject (heads not dividing the width, rows not whole blocks of a
-// quantized weight type...).
 // The shapes of a real model, for an example of its family: `--preset llama-3.1-8b` asks about
 // that model by name. Layers, width, heads, feed-forward width and vocabulary as the model's
 // paper or config gives them; what the example does not model (grouped-query attention, a
@@ -127,6 +156,9 @@ std::string model_preset_names();  // "tinyllama-1.1b, llama-2-7b, …": for hel
 // The options with the preset's shapes wherever they give none (an explicit flag wins).
 ExampleOptions with_preset(ExampleOptions options, const ModelPreset& preset);
 
+// Throws GraphFileError for an unknown name, an option the example does not take, or
+// parameters ggml would reject (heads not dividing the width, rows not whole blocks of a
+// quantized weight type...).
 GraphFile make_example(const std::string& name, const ExampleOptions& options = {});
 
 std::optional<BufferSetup> parse_buffer_setup(std::string_view name);

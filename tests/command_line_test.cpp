@@ -3,6 +3,7 @@
 // 105-109), unknown and missing commands, and the input forms: a folder is refused, "-"
 // reads standard input.
 #include "simulator/cli/command_line.hpp"
+#include "simulator/cli/command_registry.hpp"
 #include "simulator/cli/errors.hpp"
 #include "tests/command_line_runner.hpp"
 
@@ -14,6 +15,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <cstddef>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -58,6 +60,62 @@ TEST(CommandLine, AnUnknownCommandIsNamedAndTheCommandsListed) {
     EXPECT_THAT(r.err, HasSubstr("unknown command \"frobnicate\""));
     for (const char* command : {"plan", "conform", "trace", "walk", "compare", "capture"}) {
         EXPECT_THAT(r.err, HasSubstr(command));
+    }
+}
+
+// Every command registers itself from its own file (cli/command_registry.hpp), and nothing calls
+// into a command's file: from a static archive the linker would leave it out without a word.
+// Both the command line in this process and the gallocsim executable must have all fifteen, in
+// the order --help listed them when command_line.cpp still named each (at 2ada0cb).
+const std::vector<std::string> kCommands = {
+    "plan",  "conform", "examples", "compare", "diff",     "render", "export-minimalloc", "import-minimalloc",
+    "trace", "walk",    "stats",    "why",     "versions", "policy", "capture"};
+
+// The names --help lists under "Subcommands:", in order (a name starts in the third column;
+// a description wrapped onto a line of its own would start further right).
+std::vector<std::string> help_commands(const std::string& help) {
+    std::vector<std::string> names;
+    std::istringstream lines(help.substr(help.find("\nSubcommands:\n") + 1));
+    std::string line;
+    std::getline(lines, line);  // the heading
+    while (std::getline(lines, line) && !line.empty()) {
+        if (line.size() > 2 && line.starts_with("  ") && line[2] != ' ') {
+            names.push_back(line.substr(2, line.find(' ', 2) - 2));
+        }
+    }
+    return names;
+}
+
+TEST(CommandLine, EveryCommandIsRegisteredInHelpsOrder) {
+    const Outcome help = run({"--help"});
+    ASSERT_EQ(help.code, kDone);
+    EXPECT_EQ(help_commands(help.out), kCommands) << help.out;
+    std::string listed;
+    for (const std::string& command : kCommands) {
+        listed += (listed.empty() ? "" : ", ") + command;
+    }
+    EXPECT_EQ(run({"frobnicate"}).err, "gallocsim: unknown command \"frobnicate\"; the commands are " + listed +
+                                            " (gallocsim --help says what each does)\n");
+}
+
+// The executable is linked apart from this suite: its objects are its own link's.
+TEST(CommandLine, TheExecutableHasEveryCommand) {
+    const std::filesystem::path out = std::filesystem::path(::testing::TempDir()) / "gallocsim-help.txt";
+    const std::string command = "\"" GALLOCSIM_EXE "\" --help >\"" + out.string() + "\"";
+    ASSERT_EQ(std::system(command.c_str()), 0);
+    std::ostringstream help;
+    help << std::ifstream(out).rdbuf();
+    std::filesystem::remove(out);
+    EXPECT_EQ(help_commands(help.str()), kCommands) << help.str();
+}
+
+// The keys alone decide the order: with two equal, the order of the files on the linker's
+// command line would.
+TEST(CommandRegistry, NoTwoCommandsShareAnOrderKey) {
+    const std::vector<CommandRegistration> commands = registered_commands();
+    ASSERT_EQ(commands.size(), kCommands.size());
+    for (std::size_t i = 1; i < commands.size(); ++i) {
+        EXPECT_LT(commands[i - 1].order, commands[i].order) << "the commands at " << i - 1 << " and " << i;
     }
 }
 

@@ -4,7 +4,7 @@
 #include "simulator/cli/analysis_commands.hpp"
 #include "simulator/cli/commands.hpp"
 #include "simulator/cli/step_commands.hpp"
-#include "simulator/cli/versions_command.hpp"
+#include "tests/command_line_runner.hpp"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -13,6 +13,8 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace gallocsim {
 namespace {
@@ -140,14 +142,22 @@ TEST_F(ProfileCommands, DiffOfTwoVersionsAppliesBufferOptionsToBothAndNamesChunk
     EXPECT_EQ(text.find("\n- ", text.find("\n- ") + 1), std::string::npos) << "one change only:\n" << text;
 }
 
+// `gallocsim versions ARGS...` as typed (versions has no header of its own: a command is its
+// file, cli/command_registry.hpp).
+cli::testing_support::Outcome versions(std::vector<std::string> args) {
+    args.insert(args.begin(), "versions");
+    return cli::testing_support::run(std::move(args));
+}
+
 } // namespace
+
 // `gallocsim versions`: the states, the rules each has and the version map, as reference/
 // holds them; with a version, the state the map gives it (the expectations are the version
 // map's, worked out in version_map_test.cpp).
 TEST_F(ProfileCommands, VersionsListsTheStatesAndPlacesAVersion) {
-    std::ostringstream out, err;
-    EXPECT_EQ(cli::versions({}, out, err), 0) << err.str();
-    const std::string text = out.str();
+    const cli::testing_support::Outcome all = versions({});
+    EXPECT_EQ(all.code, 0) << all.err;
+    const std::string& text = all.out;
     EXPECT_NE(text.find("13 states of ggml's graph allocator, oldest first."), std::string::npos) << text;
     // The tail choice: no chunks in the first five states, the first fitting tail in the next
     // three (254ea3e5 to 9dea367c), the reuse factor from 058128a6 on.
@@ -157,23 +167,23 @@ TEST_F(ProfileCommands, VersionsListsTheStatesAndPlacesAVersion) {
         << text;
     EXPECT_NE(text.find("                               also named ggml-d99724f2\n"), std::string::npos) << text;
 
-    std::ostringstream whisper;
-    EXPECT_EQ(cli::versions({.version = "0.13.1"}, whisper, err), 0);
-    EXPECT_EQ(whisper.str(), "ggml 0.13.1: ggml-0a2b6b20\n");
-    std::ostringstream tag;
-    EXPECT_EQ(cli::versions({.commit = std::string("72632094")}, tag, err), 0);
-    EXPECT_EQ(tag.str(), "ggml commit 72632094: ggml-254ea3e5\n");
-    std::ostringstream span;
-    EXPECT_EQ(cli::versions({.version = "0.9.4"}, span, err), 0);
-    EXPECT_EQ(span.str(), "ggml 0.9.4: ggml-254ea3e5 (inferred)\nggml 0.9.4 may be any allocator state from ggml-254ea3e5 "
-                          "to ggml-0a2b6b20: planned as the oldest, ggml-254ea3e5\n");
-    std::ostringstream none, none_err;
-    EXPECT_EQ(cli::versions({.version = "0.1.0"}, none, none_err), 2);
-    EXPECT_EQ(none_err.str(), "ggml 0.1.0: the version map cannot place it: ggml reports version 0.1.0, older than any "
-                              "ggml version there was\n");
-    std::ostringstream json;
-    EXPECT_EQ(cli::versions({.json = true}, json, err), 0);
-    const auto doc = nlohmann::json::parse(json.str());
+    const auto whisper = versions({"0.13.1"});
+    EXPECT_EQ(whisper.code, 0);
+    EXPECT_EQ(whisper.out, "ggml 0.13.1: ggml-0a2b6b20\n");
+    const auto tag = versions({"--commit", "72632094"});
+    EXPECT_EQ(tag.code, 0);
+    EXPECT_EQ(tag.out, "ggml commit 72632094: ggml-254ea3e5\n");
+    const auto span = versions({"0.9.4"});
+    EXPECT_EQ(span.code, 0);
+    EXPECT_EQ(span.out, "ggml 0.9.4: ggml-254ea3e5 (inferred)\nggml 0.9.4 may be any allocator state from ggml-254ea3e5 "
+                        "to ggml-0a2b6b20: planned as the oldest, ggml-254ea3e5\n");
+    const auto none = versions({"0.1.0"});
+    EXPECT_EQ(none.code, 2);
+    EXPECT_EQ(none.err, "ggml 0.1.0: the version map cannot place it: ggml reports version 0.1.0, older than any "
+                        "ggml version there was\n");
+    const auto json = versions({"--json"});
+    EXPECT_EQ(json.code, 0);
+    const auto doc = nlohmann::json::parse(json.out);
     ASSERT_EQ(doc["states"].size(), 13u);
     EXPECT_EQ(doc["states"][0]["name"], "ggml-f54604ef");
     EXPECT_EQ(doc["states"][12]["change"]["pr"], "llama.cpp #27644");

@@ -1,9 +1,10 @@
 // `gallocsim why`: where each buffer's size was set, what was live, the holes, and the
 // bound. The seed's answer is worked out by hand; on every golden file the answer must add
 // up: what was live plus the holes is the high-water mark, and the plan is never below the
-// in-place-aware bound.
+// in-place-aware bound. The command runs as typed (why has no header of its own: a command is
+// its file, cli/command_registry.hpp).
 #include "simulator/cli/errors.hpp"
-#include "simulator/cli/why_command.hpp"
+#include "tests/command_line_runner.hpp"
 #include "tests/golden_files.hpp"
 #include "tests/test_support.hpp"
 
@@ -12,18 +13,18 @@
 
 #include <fstream>
 #include <filesystem>
-#include <sstream>
 
 namespace gallocsim::cli {
 namespace {
 
 using nlohmann::json;
+using testing_support::Outcome;
+using testing_support::run;
 
 json why_json(const std::string& input) {
-    std::ostringstream out, err;
-    const int code = why({.graph = {.input = input}, .json = true}, out, err);
-    EXPECT_EQ(code, kDone) << err.str();
-    return json::parse(out.str());
+    const Outcome why = run({"why", input, "--json"});
+    EXPECT_EQ(why.code, kDone) << why.err;
+    return json::parse(why.out);
 }
 
 // The seed's trace: 1 plan-started, 2 chunk-created, 3 a allocated at 0, 4 b allocated at
@@ -115,12 +116,9 @@ TEST(WhyCommand, EachHoleSaysWhatThePlanWouldBeWithoutTheTensorThatLeftIt) {
 // so it is one block); the weight is outside the buffer. Nothing else is live then, and no
 // other step holds more: the bound is those two blocks, 532,480 bytes.
 TEST(WhyCommand, NamesWhereTheBoundIsReachedAndWhatIsLiveThere) {
-    std::ostringstream out, err;
-    GraphInput input{.input = "llama"};
-    input.model.tokens = 32;
-    input.model.vocab = 4096;
-    ASSERT_EQ(why({.graph = input, .json = true}, out, err), kDone) << err.str();
-    const json report = json::parse(out.str());
+    const Outcome why = run({"why", "llama", "--tokens", "32", "--vocab", "4096", "--json"});
+    ASSERT_EQ(why.code, kDone) << why.err;
+    const json report = json::parse(why.out);
     const json& at = report["buffers"][0]["lower_bound_at"];
     EXPECT_EQ(report["buffers"][0]["lower_bound"], 532480);
     EXPECT_EQ(at["node_step"], 34);
@@ -129,18 +127,18 @@ TEST(WhyCommand, NamesWhereTheBoundIsReachedAndWhatIsLiveThere) {
     EXPECT_EQ(at["live"][0]["blocks"], "result_output");
     EXPECT_EQ(at["live"][0]["bytes"], 524288);
     EXPECT_EQ(at["live"][1]["bytes"], 8192);
-    std::ostringstream text, text_err;
-    ASSERT_EQ(why({.graph = input}, text, text_err), kDone);
-    EXPECT_NE(text.str().find("the bound is reached at node step 34 (result_output running), with 2 blocks live: "
-                              "result_output 512.00 KiB, "),
+    const Outcome text = run({"why", "llama", "--tokens", "32", "--vocab", "4096"});
+    ASSERT_EQ(text.code, kDone) << text.err;
+    EXPECT_NE(text.out.find("the bound is reached at node step 34 (result_output running), with 2 blocks live: "
+                            "result_output 512.00 KiB, "),
               std::string::npos)
-        << text.str();
+        << text.out;
 }
 
 TEST(WhyCommand, TextNamesTheEventTheLiveTensorsAndTheBound) {
-    std::ostringstream out, err;
-    ASSERT_EQ(why({.graph = {.input = "seed"}}, out, err), kDone) << err.str();
-    const std::string text = out.str();
+    const Outcome why = run({"why", "seed"});
+    ASSERT_EQ(why.code, kDone) << why.err;
+    const std::string& text = why.out;
     EXPECT_NE(text.find("its high-water mark was set at event 4 of 17 (leaf-allocated), node step 0 of 1"), std::string::npos)
         << text;
     EXPECT_NE(text.find("until its last consumer mul (node step 1)"), std::string::npos) << text;
@@ -152,15 +150,14 @@ TEST(WhyCommand, TextNamesTheEventTheLiveTensorsAndTheBound) {
 // the bound.
 TEST(WhyCommand, EveryGoldenAnswerAddsUp) {
     test_support::for_each_golden_file("", [](const std::filesystem::path& path) {
-        std::ostringstream out, err;
-        const int code = why({.graph = {.input = path.string()}, .json = true}, out, err);
-        if (code == kFailed) {
+        const Outcome why = run({"why", path.string(), "--json"});
+        if (why.code == kFailed) {
             return;  // the file's plan fails (its expected result says so)
         }
-        ASSERT_EQ(code, kDone) << err.str();
+        ASSERT_EQ(why.code, kDone) << why.err;
         // The document outlives the loop: a range-for over a member of a temporary would read
         // the temporary after its end (the asan preset caught that).
-        const json answer = json::parse(out.str());
+        const json answer = json::parse(why.out);
         for (const json& buffer : answer["buffers"]) {
             if (buffer["peak"].is_null()) {
                 continue;
@@ -176,9 +173,9 @@ TEST(WhyCommand, EveryGoldenAnswerAddsUp) {
 }
 
 TEST(WhyCommand, BadInputExitsWithTwo) {
-    std::ostringstream out, err;
-    EXPECT_EQ(why({.graph = {.input = "no-such.json"}}, out, err), kBadInput);
-    EXPECT_EQ(err.str(), "no-such.json: no such file\n");
+    const Outcome why = run({"why", "no-such.json"});
+    EXPECT_EQ(why.code, kBadInput);
+    EXPECT_EQ(why.err, "no-such.json: no such file\n");
 }
 
 // The two-backend graph of tests/data/captures/two-backends (its README works the plan by

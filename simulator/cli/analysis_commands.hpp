@@ -5,8 +5,6 @@
 
 #include "simulator/cli/graph_input.hpp"
 
-#include "simulator/cli/subcommand.hpp"
-
 #include <cstdint>
 #include <iosfwd>
 #include <optional>
@@ -60,12 +58,5 @@ int import_minimalloc(const ImportMiniMallocOptions& options, std::ostream& out,
 
 int export_example(const std::string& name, const ModelFlags& flags, const std::string& output, std::ostream& out,
                    std::ostream& err);
-
-// The subcommands on the command line (cli/subcommand.hpp).
-Subcommand add_compare_command(CLI::App& app, const Console& io);
-Subcommand add_diff_command(CLI::App& app, const Console& io);
-Subcommand add_render_command(CLI::App& app, const Console& io);
-Subcommand add_export_minimalloc_command(CLI::App& app, const Console& io);
-Subcommand add_import_minimalloc_command(CLI::App& app, const Console& io);
 
 } // namespace gallocsim::cli

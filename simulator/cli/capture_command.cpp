@@ -1,8 +1,8 @@
-#include "simulator/cli/capture_command.hpp"
-
+// `gallocsim capture --out DIR -- PROGRAM [ARGS…]`: runs a program with
+// libgallocsim_capture.so preloaded, then summarises the sessions it wrote.
 #include "simulator/model/capture_session.hpp"
 
-#include "simulator/cli/subcommand.hpp"
+#include "simulator/cli/command_registry.hpp"
 
 #include <CLI/CLI.hpp>
 #include <fcntl.h>
@@ -12,11 +12,15 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstddef>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
+#include <map>
 #include <memory>
 #include <ostream>
 #include <set>
+#include <string>
 #include <system_error>
 
 extern char** environ;
@@ -26,6 +30,26 @@ namespace gallocsim::cli {
 namespace fs = std::filesystem;
 
 namespace {
+
+struct CaptureOptions {
+    std::string out;                   // the capture folder
+    std::vector<std::string> command;  // the program and its arguments
+};
+
+// What a capture folder holds, read with the sessions' reader (a session cut short or
+// unreadable is listed in `problems`, not an error).
+struct CaptureSummary {
+    std::vector<std::string> sessions;          // file names, in order
+    std::map<std::string, std::size_t> calls;   // by function
+    std::size_t replanned = 0;                  // alloc_graph calls that planned again
+    std::size_t graphs = 0;                     // distinct graph files
+    std::size_t min_nodes = 0, max_nodes = 0;
+    std::size_t largest_buffer = 0;
+    std::string largest_buffer_where;           // "CPU, session-0.jsonl call 2"
+    std::vector<std::string> problems;          // sessions cut short or unreadable, one line each
+    std::vector<std::string> gaps;              // what the capture could not see (capture-log.jsonl)
+    std::string ggml_library;                   // the ggml a process of the program loaded (empty: none)
+};
 
 constexpr const char* kLibrary = "libgallocsim_capture.so";
 
@@ -136,8 +160,6 @@ std::string nothing_captured(const std::string& program, const CaptureSummary& s
                                                      "library cannot see (docs/your-own-program.md).") + "\n";
 }
 
-} // namespace
-
 // Kept small and in one place: the sessions' full reader (for replay) lives elsewhere.
 CaptureSummary summarize_capture(const fs::path& dir) {
     CaptureSummary summary;
@@ -182,6 +204,10 @@ CaptureSummary summarize_capture(const fs::path& dir) {
     return summary;
 }
 
+// Returns the program's exit code (128 + n when a signal n ended it), 1 when the program
+// succeeded but the capture is partial (calls the capture could not see, or a ggml it cannot
+// read: each said on `out`), or non-zero with a message on `err` when the program could not
+// be run.
 int capture(const CaptureOptions& options, std::ostream& out, std::ostream& err) {
     const auto candidates = library_candidates();
     auto library = std::ranges::find_if(candidates, [](const fs::path& p) { return fs::exists(p); });
@@ -245,4 +271,7 @@ Subcommand add_capture_command(CLI::App& app, const Console& io) {
     return {command, [options, &io] { return capture(*options, io.out, io.err); }};
 }
 
+const CommandRegistrar kCapture({150, add_capture_command});  // --help: last, after policy (140)
+
+} // namespace
 } // namespace gallocsim::cli

@@ -1,16 +1,11 @@
-// The `gallocsim` command line: the subcommands (each declares its own options, cli/subcommand.hpp),
-// parsing (CLI11) and the exit code. main() only hands it the process's streams.
+// The `gallocsim` command line: the subcommands (each registers itself and declares its options in
+// its own file, cli/command_registry.hpp), parsing (CLI11) and the exit code. main() only hands it
+// the process's streams.
 #include "simulator/cli/command_line.hpp"
 
-#include "simulator/cli/analysis_commands.hpp"
-#include "simulator/cli/capture_command.hpp"
-#include "simulator/cli/commands.hpp"
+#include "simulator/cli/command_registry.hpp"
 #include "simulator/cli/errors.hpp"
-#include "simulator/cli/step_commands.hpp"
 #include "simulator/cli/visible_output.hpp"
-#include "simulator/cli/policy_command.hpp"
-#include "simulator/cli/versions_command.hpp"
-#include "simulator/cli/why_command.hpp"
 
 #include "reference/profile.hpp"
 
@@ -93,15 +88,12 @@ int run_command_line(int argc, const char* const* argv, const Console& console) 
                "live (render, compare, lifetimes and the bounds count node steps). Every event belongs to one\n"
                "node step; options that take a position say which.");
 
-    // The subcommands, in the order --help lists them; each declares its options in its own file.
+    // The subcommands, in the order --help lists them; each registers itself and declares its options in its
+    // own file.
     const Console io{in, out, err, console.interactive};
     std::vector<Subcommand> commands;
-    for (const SubcommandAdder add :
-         {add_plan_command, add_conform_command, add_examples_command, add_compare_command, add_diff_command,
-          add_render_command, add_export_minimalloc_command, add_import_minimalloc_command, add_trace_command,
-          add_walk_command, add_stats_command, add_why_command, add_versions_command, add_policy_command,
-          add_capture_command}) {
-        commands.push_back(add(app, io));
+    for (const CommandRegistration& registration : registered_commands()) {
+        commands.push_back(registration.add(app, io));
     }
     if (const int code = parse(app, argc, argv, out, err); code >= 0) {
         return code;

@@ -4,8 +4,6 @@
 
 #include "simulator/cli/graph_input.hpp"
 
-#include "simulator/cli/subcommand.hpp"
-
 #include <iosfwd>
 #include <string>
 #include <vector>
@@ -35,10 +33,5 @@ struct ConformOptions {
 int conform(const ConformOptions& options, std::ostream& out, std::ostream& err);
 
 int list_examples(std::ostream& out);
-
-// The subcommands on the command line (cli/subcommand.hpp).
-Subcommand add_plan_command(CLI::App& app, const Console& io);
-Subcommand add_conform_command(CLI::App& app, const Console& io);
-Subcommand add_examples_command(CLI::App& app, const Console& io);
 
 } // namespace gallocsim::cli

@@ -6,7 +6,7 @@
 //   policy compare INPUT... --policy P  each graph planned by each policy: sizes, the bound, the best
 //                                       offline planner, what each policy saves and which graphs it breaks
 
-#include "simulator/cli/subcommand.hpp"
+#include "simulator/cli/graph_input.hpp"
 
 #include <iosfwd>
 #include <optional>
@@ -37,7 +37,5 @@ struct PolicyExportOptions {
 int policy_export(const PolicyExportOptions& options, std::ostream& out, std::ostream& err);
 int policy_check(const std::vector<std::string>& files, std::ostream& out, std::ostream& err);
 int policy_rules_list(std::ostream& out);
-
-Subcommand add_policy_command(CLI::App& app, const Console& io);
 
 } // namespace gallocsim::cli

@@ -16,7 +16,7 @@
 #include "simulator/trace/trace.hpp"
 #include "simulator/trace/trace_json.hpp"
 
-#include "simulator/cli/subcommand.hpp"
+#include "simulator/cli/command_registry.hpp"
 
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
@@ -537,6 +537,9 @@ int stats(const StatsOptions& options, std::ostream& out, std::ostream& err) {
     });
 }
 
+// The subcommands on the command line (cli/command_registry.hpp).
+namespace {
+
 Subcommand add_trace_command(CLI::App& app, const Console& io) {
     auto options = std::make_shared<TraceOptions>();
     auto* command = app.add_subcommand("trace", "record a plan step by step and explain every event");
@@ -574,4 +577,9 @@ Subcommand add_stats_command(CLI::App& app, const Console& io) {
     return {command, [options, &io] { return stats(*options, io.out, io.err); }};
 }
 
+const CommandRegistrar kTrace({90, add_trace_command});  // --help: after import-minimalloc (80)
+const CommandRegistrar kWalk({100, add_walk_command});  // --help: after trace (90)
+const CommandRegistrar kStats({110, add_stats_command});  // --help: after walk (100)
+
+} // namespace
 } // namespace gallocsim::cli

@@ -5,8 +5,6 @@
 #include "simulator/cli/graph_input.hpp"
 #include "simulator/cli/line_reader.hpp"
 
-#include "simulator/cli/subcommand.hpp"
-
 #include <cstddef>
 #include <iosfwd>
 #include <optional>
@@ -43,10 +41,5 @@ struct StatsOptions {
     bool json = false;
 };
 int stats(const StatsOptions& options, std::ostream& out, std::ostream& err);
-
-// The subcommands on the command line (cli/subcommand.hpp).
-Subcommand add_trace_command(CLI::App& app, const Console& io);
-Subcommand add_walk_command(CLI::App& app, const Console& io);
-Subcommand add_stats_command(CLI::App& app, const Console& io);
 
 } // namespace gallocsim::cli

@@ -1,11 +1,13 @@
-#include "simulator/cli/versions_command.hpp"
+// `gallocsim versions [GGML_VERSION]`: the allocator states gallocsim plans by, the upstream
+// change that made each, which rule each state has, and the version map; with a version (as
+// ggml_version() reports it), the state the map gives it and why.
 
 #include "reference/profile.hpp"
 #include "reference/version_map.hpp"
 #include "simulator/cli/errors.hpp"
 #include "simulator/model/policy_file.hpp"
 
-#include "simulator/cli/subcommand.hpp"
+#include "simulator/cli/command_registry.hpp"
 #include "simulator/cli/json_output.hpp"
 
 #include <CLI/CLI.hpp>
@@ -13,6 +15,7 @@
 
 #include <iomanip>
 #include <memory>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -20,6 +23,12 @@
 namespace gallocsim::cli {
 
 namespace {
+
+struct VersionsOptions {
+    std::string version = {};                // empty: list everything
+    std::optional<std::string> commit = {};  // as ggml_commit() reports it
+    bool json = false;
+};
 
 // The ops a state runs in place beyond the seed era's, by name.
 std::string added_in_place_ops(const AllocatorProfile& profile) {
@@ -149,8 +158,6 @@ nlohmann::json history_json() {
     return {{"states", states}, {"releases", releases}, {"markers", markers}};
 }
 
-} // namespace
-
 int versions(const VersionsOptions& options, std::ostream& out, std::ostream& err) {
     return run_guarded(err, [&] {
         if (options.version.empty() && !options.commit) {
@@ -195,4 +202,7 @@ Subcommand add_versions_command(CLI::App& app, const Console& io) {
     return {command, [options, &io] { return versions(*options, io.out, io.err); }};
 }
 
+const CommandRegistrar kVersions({130, add_versions_command});  // --help: after why (120), before policy (140)
+
+} // namespace
 } // namespace gallocsim::cli

@@ -1,4 +1,9 @@
-#include "simulator/cli/why_command.hpp"
+// `gallocsim why`: why each buffer is as large as it is. For each buffer: its size, the event
+// and node step where its high-water mark was set, the tensors live then (largest first,
+// each with what keeps it alive), the holes below the high-water mark then (and the free
+// that left each), and against that the in-place-aware lower bound and the best other
+// planner on the same blocks: how many bytes the allocator's choices cost. The answer is
+// built as data (analysis/why_report.hpp); this file prints it and declares the options.
 #include "simulator/model/visible_text.hpp"
 
 #include "simulator/analysis/analysis_plans.hpp"
@@ -8,7 +13,8 @@
 #include "simulator/trace/peak.hpp"
 #include "simulator/trace/scheduler_splits.hpp"
 
-#include "simulator/cli/subcommand.hpp"
+#include "simulator/cli/command_registry.hpp"
+#include "simulator/cli/graph_input.hpp"
 
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
@@ -27,6 +33,12 @@ namespace gallocsim::cli {
 namespace {
 
 using nlohmann::json;
+
+struct WhyOptions {
+    GraphInput graph;
+    bool json = false;  // one JSON object (docs/graph-format.md#why-reports)
+    bool full_names = false;  // names whole in the lists of live tensors (else cut at kNameColumns)
+};
 
 std::string percent_of(std::size_t part, std::size_t whole) {
     std::ostringstream text;
@@ -194,8 +206,6 @@ json to_json(const Trace& trace, const GraphLifetimes& lifetimes, const std::vec
             {"splits", split_list}, {"buffers", buffers}};
 }
 
-} // namespace
-
 int why(const WhyOptions& options, std::ostream& out, std::ostream& err) {
     return run_guarded(err, [&] {
         GraphFile file = load_graph_input(options.graph);
@@ -230,4 +240,7 @@ Subcommand add_why_command(CLI::App& app, const Console& io) {
     return {command, [options, &io] { return why(*options, io.out, io.err); }};
 }
 
+const CommandRegistrar kWhy({120, add_why_command});  // --help: after stats (110), before versions (130)
+
+} // namespace
 } // namespace gallocsim::cli

@@ -315,7 +315,7 @@ private:
     // references made the trace's), in the stage it opens or the one it meets.
     template <class Kind>
     void handle(const Kind& observed) {
-        const auto recorded = event::refer<RecordedRefs>(observed, [this](const auto& field) { return ref(field); });
+        const auto recorded = event::refer<RecordedRefs>(observed, [&](const auto& field) { return ref(field); });
         if constexpr (requires { Kind::begins; }) {
             stage_ = Kind::begins;
             node_ = Kind::begins == Stage::nodes ? event::node_of(recorded, kNoTensor) : kNoTensor;

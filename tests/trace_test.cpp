@@ -14,6 +14,9 @@
 #include <algorithm>
 #include <set>
 
+#include <algorithm>
+#include <type_traits>
+
 namespace gallocsim {
 namespace {
 
@@ -170,6 +173,78 @@ TEST_F(SeedTrace, TouchedMemoryIsTheRangeThatChangedHands) {
     EXPECT_EQ(touched(EventKind::tensor_freed, "b"), (MemoryRange{0, 0, 32, 32}));         // b freed
     EXPECT_EQ(touched(EventKind::plan_started), std::nullopt);                             // plan started
     EXPECT_EQ(touched(EventKind::tensor_initialised, "b"), std::nullopt);                  // b placed
+}
+
+// Each phase of an allocation is a kind of its own, named as TensorAllocated declares them
+// (in AllocationPhase's order: leaf, graph input, parent, node).
+TEST(TraceKinds, EachPhaseOfAnAllocationIsItsOwnKind) {
+    auto kind = [](AllocationPhase phase) {
+        return kind_of(TraceEvent{Stage::nodes, kNoTensor, Recorded<event::TensorAllocated>{kA, 0, phase, 4, 0}});
+    };
+    EXPECT_EQ(kind(AllocationPhase::leaf), EventKind::leaf_allocated);
+    EXPECT_EQ(kind(AllocationPhase::graph_input), EventKind::input_allocated);
+    EXPECT_EQ(kind(AllocationPhase::parent), EventKind::parent_allocated);
+    EXPECT_EQ(kind(AllocationPhase::node), EventKind::node_allocated);
+    EXPECT_EQ(kind_of(TraceEvent{Stage::counting, kNoTensor, Recorded<event::CountingStarted>{}}), EventKind::counting_started);
+}
+
+// 17 kinds of event, TensorAllocated four of them: 20 names, none twice. The list is in the
+// order a run first meets each: the leafs' allocations right after the plan starts, inputs
+// after the counts, a node's parents and then the node after its chunk (walk's `k` lists them).
+TEST(TraceKinds, EveryKindIsListedOnceInTheOrderARunMeetsThem) {
+    ASSERT_EQ(kEventKindCount, 20u);
+    for (std::size_t k = 0; k < kEventKindCount; ++k) {
+        EXPECT_EQ(std::ranges::count(kEventKindNames, kEventKindNames[k]), 1) << kEventKindNames[k];
+    }
+    EXPECT_EQ(kind_name(EventKind::plan_started), "plan-started");
+    EXPECT_LT(EventKind::plan_started, EventKind::leaf_allocated);
+    EXPECT_LT(EventKind::leaf_allocated, EventKind::counting_started);
+    EXPECT_LT(EventKind::view_counted, EventKind::input_allocated);
+    EXPECT_LT(EventKind::input_allocated, EventKind::node_started);
+    EXPECT_LT(EventKind::chunk_created, EventKind::parent_allocated);
+    EXPECT_LT(EventKind::parent_allocated, EventKind::node_allocated);
+    EXPECT_LT(EventKind::node_allocated, EventKind::in_place_rejected);
+    EXPECT_EQ(kind_name(EventKind::tensor_initialised), kEventKindNames.back());
+}
+
+// A trace copies an event field by field, as the kind lists them: references become the
+// trace's (here pointers to 10 + their index), values stay as they are.
+TEST(TraceRecording, EventsAreCopiedFieldByFieldWithTheTracesReferences) {
+    const Tensor tensors[2]{};
+    auto ref = [&](const auto& field) {
+        if constexpr (std::is_same_v<std::remove_cvref_t<decltype(field)>, const Tensor*>) {
+            return field == nullptr ? kNoTensor : static_cast<TensorId>(10 + (field - tensors));
+        } else {
+            return field;
+        }
+    };
+    const auto released = event::refer<RecordedRefs>(Observed<event::ParentReleased>{&tensors[1], &tensors[0], 2, 1, true}, ref);
+    EXPECT_EQ(released.node, 11);
+    EXPECT_EQ(released.parent, 10);
+    EXPECT_EQ(released.children_left, 2);
+    EXPECT_EQ(released.views_left, 1);
+    EXPECT_TRUE(released.still_owned);
+    const auto reused = event::refer<RecordedRefs>(
+        Observed<event::InPlaceReused>{&tensors[0], &tensors[1], nullptr, 3, BufferAddress{1, 64}, 48}, ref);
+    EXPECT_EQ(reused.node, 10);
+    EXPECT_EQ(reused.parent, 11);
+    EXPECT_EQ(reused.view_source, kNoTensor);
+    EXPECT_EQ(reused.buffer_id, 3);
+    EXPECT_EQ(reused.address, (BufferAddress{1, 64}));
+    EXPECT_EQ(reused.alloc_size, 48u);
+}
+
+// An event that opens a stage sets it for what follows; only the node stage has a node, the
+// one its node-started names.
+TEST_F(SeedTrace, EventsBelongToTheStageTheLastOpeningEventBegan) {
+    const TraceEvent& started = find_event(trace, EventKind::node_started, "mul");
+    EXPECT_EQ(started.stage, Stage::nodes);
+    EXPECT_EQ(started.node, kMul);
+    EXPECT_EQ(find_event(trace, EventKind::counting_started).node, kNoTensor);
+    const TraceEvent& finished = find_event(trace, EventKind::plan_finished);
+    EXPECT_EQ(finished.stage, Stage::buffers);
+    EXPECT_EQ(finished.node, kNoTensor);  // the node loop is over
+    EXPECT_EQ(find_event(trace, EventKind::tensor_initialised, "a").node, kNoTensor);
 }
 
 TEST(TraceKinds, NamesRoundTrip) {

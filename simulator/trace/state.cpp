@@ -11,13 +11,21 @@ namespace {
     throw std::logic_error("trace event " + std::to_string(state.position + 1) + ": " + what);
 }
 
-// Replays the events of one trace on one state; each handler mirrors what the reference
-// did when it emitted the event.
+// Replays the events of one trace on one state, by what each does (its effect); each
+// handler mirrors what the reference did when it emitted such an event.
 class Replayer {
 public:
     Replayer(SimState& state, const Trace& trace) : state_(state), trace_(trace) {}
 
-    void operator()(const Recorded<event::PlanStarted>&) {
+    template <class Kind>
+    void operator()(const Kind& e) {
+        apply(e.does());
+    }
+
+private:
+    void apply(const Recorded<effect::None>&) {}
+
+    void apply(const Recorded<effect::StartsPlan>&) {
         state_.planned = true;
         // Every plan starts afresh (the reference resets its hash table and allocators);
         // the backend buffers stay until they are replaced.
@@ -27,12 +35,18 @@ public:
             allocator.live_bytes = 0;
         }
     }
-    void operator()(const Recorded<event::CountingStarted>&) {}
-    void operator()(const Recorded<event::NodeStarted>&) {}
-    void operator()(const Recorded<event::ConsumerCounted>& e) { tensor(e.tensor).record.children = e.children; }
-    void operator()(const Recorded<event::ViewCounted>& e) { tensor(e.tensor).record.views = e.views; }
 
-    void operator()(const Recorded<event::ChunkCreated>& e) {
+    void apply(const Recorded<effect::CountsUses>& e) {
+        HashNode& record = tensor(e.tensor).record;
+        if (e.children) {
+            record.children = *e.children;
+        }
+        if (e.views) {
+            record.views = *e.views;
+        }
+    }
+
+    void apply(const Recorded<effect::CreatesChunk>& e) {
         auto& chunks = allocator(e.buffer_id).chunks;
         if (e.chunk != static_cast<int>(chunks.size())) {
             inconsistent(state_, "chunk " + std::to_string(e.chunk) + " created after " + std::to_string(chunks.size()));
@@ -40,7 +54,7 @@ public:
         chunks.push_back(Chunk{{FreeBlock{0, e.size}}, 0});
     }
 
-    void operator()(const Recorded<event::TensorAllocated>& e) {
+    void apply(const Recorded<effect::Allocates>& e) {
         const BlockTaken& taken = trace_.taken(e);
         AllocatorState& target = allocator(e.buffer_id);
         take(chunk(target, taken.address.chunk), taken);
@@ -52,9 +66,7 @@ public:
         allocated.life = TensorLife::live;
     }
 
-    void operator()(const Recorded<event::InPlaceRejected>&) {}
-
-    void operator()(const Recorded<event::InPlaceReused>& e) {
+    void apply(const Recorded<effect::ReusesParent>& e) {
         const TensorId owner = e.view_source != kNoTensor ? e.view_source : e.parent;
         TensorState& node = tensor(e.node);
         node.record.allocated = true;
@@ -69,31 +81,18 @@ public:
         previous_owner.handed_to = e.node;
     }
 
-    void operator()(const Recorded<event::ExtraSpaceFreed>& e) { give_back(e.buffer_id, trace_.freed(e)); }
-
-    void operator()(const Recorded<event::ParentReleased>& e) {
-        HashNode& record = tensor(e.parent).record;
-        record.children = e.children_left;
-        record.views = e.views_left;
-    }
-
-    void operator()(const Recorded<event::ViewReleased>& e) {
-        HashNode& record = tensor(e.view_source).record;
-        record.children = e.source_children;
-        record.views = e.source_views_left;
-    }
-
-    void operator()(const Recorded<event::TensorFreed>& e) {
+    void apply(const Recorded<effect::Frees>& e) {
         give_back(e.buffer_id, trace_.freed(e));
-        TensorState& freed = tensor(e.tensor);
-        freed.record.allocated = false;
-        freed.life = TensorLife::freed;
+        if (e.tensor != kNoTensor) {
+            TensorState& freed = tensor(e.tensor);
+            freed.record.allocated = false;
+            freed.life = TensorLife::freed;
+        }
     }
 
-    void operator()(const Recorded<event::OutputKept>& e) { tensor(e.tensor).kept_as_output = true; }
-    void operator()(const Recorded<event::PlanFinished>&) {}
+    void apply(const Recorded<effect::KeepsOutput>& e) { tensor(e.tensor).kept_as_output = true; }
 
-    void operator()(const Recorded<event::BufferAllocated>& e) {
+    void apply(const Recorded<effect::SetsBuffer>& e) {
         if (e.reallocated) {
             const auto sizes = trace_.chunk_sizes(e);
             allocator(e.buffer_id).buffer =
@@ -101,7 +100,7 @@ public:
         }
     }
 
-    void operator()(const Recorded<event::TensorInitialised>& e) {
+    void apply(const Recorded<effect::Places>& e) {
         TensorState& initialised = tensor(e.tensor);
         initialised.data = e.data;
         if (e.address == kInvalidAddress) {
@@ -121,11 +120,10 @@ public:
         }
     }
 
-private:
     // A tensor placed where a plan made elsewhere puts it: it holds its bytes (ggml_nbytes,
     // aligned) from here on. The chunk reaches at least to its end; tensors may share bytes
     // (the plan reused them), so live bytes grow by what no tensor held before.
-    void place_without_plan(const Recorded<event::TensorInitialised>& e) {
+    void place_without_plan(const Recorded<effect::Places>& e) {
         TensorState& placed = tensor(e.tensor);
         if (placed.life == TensorLife::live) {
             return;

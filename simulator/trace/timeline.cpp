@@ -62,7 +62,7 @@ Timeline::Timeline(const Trace& trace) : by_tensor_(trace.tensors.size()), steps
     // A trace that places before any plan of its own (an alloc_graph that kept a plan made on
     // another graph): each placement is where its tensor gets memory.
     bool planned = false;
-    auto place = [&](const Recorded<event::TensorInitialised>& e, std::size_t i) {
+    auto place = [&](const Recorded<effect::Places>& e, std::size_t i) {
         if (planned || e.buffer_id < 0 || e.address == kInvalidAddress || !by_tensor_[static_cast<std::size_t>(e.tensor)].empty()) {
             return;  // the plan's own spans say it; a view lies in its source; placed once
         }
@@ -85,38 +85,36 @@ Timeline::Timeline(const Trace& trace) : by_tensor_(trace.tensors.size()), steps
         planned = true;
     };
     for (std::size_t i = 0; i < trace.size(); ++i) {
-        // Every kind named: a new one does not compile here until someone decides what it means.
-        std::visit(Overloaded{
-                       [&](const Recorded<event::PlanStarted>&) { start_plan(i); },
-                       [&](const Recorded<event::ChunkCreated>& e) { grow(trace.buffer(e.buffer_id).allocator, e.chunk, 0); },
-                       [&](const Recorded<event::TensorAllocated>& e) {
-                           const BlockTaken& taken = trace.taken(e);
-                           open(e.tensor, e.buffer_id, taken.address, taken.size, i, kNoTensor);
-                           grow(trace.buffer(e.buffer_id).allocator, taken.address.chunk, taken.high_water_after);
-                       },
-                       [&](const Recorded<event::InPlaceReused>& e) {
-                           const TensorId owner = e.view_source != kNoTensor ? e.view_source : e.parent;
-                           close(owner, i, SpanEnd::handed_over);
-                           const std::size_t size = align_up(e.alloc_size, trace.buffer(e.buffer_id).alignment);
-                           open(e.node, e.buffer_id, e.address, size, i, owner);
-                       },
-                       [&](const Recorded<event::TensorFreed>& e) { close(e.tensor, i, SpanEnd::freed); },
-                       // Bytes past an in-place node's end go back to the free list; the
-                       // node's span keeps its own size.
-                       [](const Recorded<event::ExtraSpaceFreed>&) {},
-                       [](const Recorded<event::CountingStarted>&) {},
-                       [](const Recorded<event::ConsumerCounted>&) {},
-                       [](const Recorded<event::ViewCounted>&) {},
-                       [](const Recorded<event::NodeStarted>&) {},
-                       [](const Recorded<event::InPlaceRejected>&) {},
-                       [](const Recorded<event::ParentReleased>&) {},
-                       [](const Recorded<event::ViewReleased>&) {},
-                       [](const Recorded<event::OutputKept>&) {},
-                       [](const Recorded<event::PlanFinished>&) {},
-                       [](const Recorded<event::BufferAllocated>&) {},
-                       [&](const Recorded<event::TensorInitialised>& e) { place(e, i); },
-                   },
-                   trace.events[i].data);
+        // By what each event does, every effect named: a new one does not compile here until
+        // someone decides what it means.
+        const auto apply = Overloaded{
+            [&](const Recorded<effect::StartsPlan>&) { start_plan(i); },
+            [&](const Recorded<effect::CreatesChunk>& e) { grow(trace.buffer(e.buffer_id).allocator, e.chunk, 0); },
+            [&](const Recorded<effect::Allocates>& e) {
+                const BlockTaken& taken = trace.taken(e);
+                open(e.tensor, e.buffer_id, taken.address, taken.size, i, kNoTensor);
+                grow(trace.buffer(e.buffer_id).allocator, taken.address.chunk, taken.high_water_after);
+            },
+            [&](const Recorded<effect::ReusesParent>& e) {
+                const TensorId owner = e.view_source != kNoTensor ? e.view_source : e.parent;
+                close(owner, i, SpanEnd::handed_over);
+                const std::size_t size = align_up(e.alloc_size, trace.buffer(e.buffer_id).alignment);
+                open(e.node, e.buffer_id, e.address, size, i, owner);
+            },
+            // Bytes past an in-place node's end (no tensor) go back to the free list; the
+            // node's span keeps its own size.
+            [&](const Recorded<effect::Frees>& e) {
+                if (e.tensor != kNoTensor) {
+                    close(e.tensor, i, SpanEnd::freed);
+                }
+            },
+            [](const Recorded<effect::None>&) {},
+            [](const Recorded<effect::CountsUses>&) {},
+            [](const Recorded<effect::KeepsOutput>&) {},
+            [](const Recorded<effect::SetsBuffer>&) {},
+            [&](const Recorded<effect::Places>& e) { place(e, i); },
+        };
+        std::visit([&](const auto& e) { apply(e.does()); }, trace.events[i].data);
     }
     std::ranges::sort(chunks_, {}, [](const ChunkExtent& c) { return std::pair(c.allocator, c.chunk); });
 }

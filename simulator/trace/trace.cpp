@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <array>
 #include <stdexcept>
+#include <tuple>
 #include <type_traits>
 #include <utility>
 
@@ -15,42 +16,9 @@ namespace gallocsim {
 static_assert(std::is_trivially_copyable_v<TraceEvent>);
 static_assert(sizeof(TraceEvent) <= 56);
 
-namespace {
-
-EventKind allocation_kind(AllocationPhase phase) {
-    switch (phase) {
-    case AllocationPhase::leaf: return EventKind::leaf_allocated;
-    case AllocationPhase::graph_input: return EventKind::input_allocated;
-    case AllocationPhase::parent: return EventKind::parent_allocated;
-    case AllocationPhase::node: return EventKind::node_allocated;
-    }
-    return EventKind::node_allocated;
-}
-
-} // namespace
-
 EventKind kind_of(const TraceEvent& event) {
-    return std::visit(
-        Overloaded{
-            [](const Recorded<event::PlanStarted>&) { return EventKind::plan_started; },
-            [](const Recorded<event::CountingStarted>&) { return EventKind::counting_started; },
-            [](const Recorded<event::NodeStarted>&) { return EventKind::node_started; },
-            [](const Recorded<event::ConsumerCounted>&) { return EventKind::consumer_counted; },
-            [](const Recorded<event::ViewCounted>&) { return EventKind::view_counted; },
-            [](const Recorded<event::ChunkCreated>&) { return EventKind::chunk_created; },
-            [](const Recorded<event::TensorAllocated>& e) { return allocation_kind(e.phase); },
-            [](const Recorded<event::InPlaceRejected>&) { return EventKind::in_place_rejected; },
-            [](const Recorded<event::InPlaceReused>&) { return EventKind::in_place_reused; },
-            [](const Recorded<event::ExtraSpaceFreed>&) { return EventKind::extra_space_freed; },
-            [](const Recorded<event::ParentReleased>&) { return EventKind::parent_released; },
-            [](const Recorded<event::ViewReleased>&) { return EventKind::view_released; },
-            [](const Recorded<event::TensorFreed>&) { return EventKind::tensor_freed; },
-            [](const Recorded<event::OutputKept>&) { return EventKind::output_kept; },
-            [](const Recorded<event::PlanFinished>&) { return EventKind::plan_finished; },
-            [](const Recorded<event::BufferAllocated>&) { return EventKind::buffer_allocated; },
-            [](const Recorded<event::TensorInitialised>&) { return EventKind::tensor_initialised; },
-        },
-        event.data);
+    return std::visit([](const auto& e) { return kKindsOf<std::remove_cvref_t<decltype(e)>>[event::sub_kind(e)]; },
+                      event.data);
 }
 
 std::string_view kind_name(EventKind kind) {
@@ -83,26 +51,12 @@ std::vector<TensorId> touched_tensors(const TraceEvent& event) {
             ids.push_back(id);
         }
     };
-    std::visit(Overloaded{
-                   [&](const Recorded<event::NodeStarted>& e) { add(e.node); },
-                   [&](const Recorded<event::ConsumerCounted>& e) { add(e.tensor), add(e.consumer); },
-                   [&](const Recorded<event::ViewCounted>& e) { add(e.tensor), add(e.view); },
-                   [&](const Recorded<event::ChunkCreated>& e) { add(e.tensor); },
-                   [&](const Recorded<event::TensorAllocated>& e) { add(e.tensor); },
-                   [&](const Recorded<event::InPlaceRejected>& e) { add(e.node), add(e.parent); },
-                   [&](const Recorded<event::InPlaceReused>& e) { add(e.node), add(e.parent), add(e.view_source); },
-                   [&](const Recorded<event::ExtraSpaceFreed>& e) { add(e.node), add(e.parent); },
-                   [&](const Recorded<event::ParentReleased>& e) { add(e.parent), add(e.node); },
-                   [&](const Recorded<event::ViewReleased>& e) { add(e.view_source), add(e.view); },
-                   [&](const Recorded<event::TensorFreed>& e) { add(e.tensor); },
-                   [&](const Recorded<event::OutputKept>& e) { add(e.tensor); },
-                   [&](const Recorded<event::TensorInitialised>& e) { add(e.tensor); },
-                   [](const Recorded<event::PlanStarted>&) {},
-                   [](const Recorded<event::CountingStarted>&) {},
-                   [](const Recorded<event::PlanFinished>&) {},
-                   [](const Recorded<event::BufferAllocated>&) {},
-               },
-               event.data);
+    std::visit(
+        [&](const auto& e) {
+            using Kind = std::remove_cvref_t<decltype(e)>;
+            std::apply([&](auto... member) { (add(e.*member), ...); }, Kind::touched());
+        },
+        event.data);
     return ids;
 }
 
@@ -116,34 +70,28 @@ std::optional<MemoryRange> touched_memory(const Trace& trace, const TraceEvent& 
     auto range = [&](int buffer_id, BufferAddress address, std::size_t size) {
         return std::optional(MemoryRange{trace.buffer(buffer_id).canonical_id, address.chunk, address.offset, size});
     };
-    auto freed = [&](int buffer_id, const FreeDecision& decision) { return range(buffer_id, decision.address, decision.size); };
-    return std::visit(
-        Overloaded{
-            [&](const Recorded<event::ChunkCreated>& e) { return range(e.buffer_id, {e.chunk, 0}, e.size); },
-            [&](const Recorded<event::TensorAllocated>& e) {
-                const BlockTaken& taken = trace.taken(e);
-                return range(e.buffer_id, taken.address, taken.size);
-            },
-            [&](const Recorded<event::InPlaceReused>& e) {
-                return range(e.buffer_id, e.address, align_up(e.alloc_size, trace.buffer(e.buffer_id).alignment));
-            },
-            [&](const Recorded<event::ExtraSpaceFreed>& e) { return freed(e.buffer_id, trace.freed(e)); },
-            [&](const Recorded<event::TensorFreed>& e) { return freed(e.buffer_id, trace.freed(e)); },
-            // Each kind that moves no memory is named, so that a new kind must be placed here.
-            [](const Recorded<event::PlanStarted>&) { return kNoRange; },
-            [](const Recorded<event::CountingStarted>&) { return kNoRange; },
-            [](const Recorded<event::NodeStarted>&) { return kNoRange; },
-            [](const Recorded<event::ConsumerCounted>&) { return kNoRange; },
-            [](const Recorded<event::ViewCounted>&) { return kNoRange; },
-            [](const Recorded<event::InPlaceRejected>&) { return kNoRange; },
-            [](const Recorded<event::ParentReleased>&) { return kNoRange; },
-            [](const Recorded<event::ViewReleased>&) { return kNoRange; },
-            [](const Recorded<event::OutputKept>&) { return kNoRange; },
-            [](const Recorded<event::PlanFinished>&) { return kNoRange; },
-            [](const Recorded<event::BufferAllocated>&) { return kNoRange; },
-            [](const Recorded<event::TensorInitialised>&) { return kNoRange; },
+    // By what the event does: each effect named, so that a new effect must be placed here.
+    const auto memory = Overloaded{
+        [&](const Recorded<effect::CreatesChunk>& e) { return range(e.buffer_id, {e.chunk, 0}, e.size); },
+        [&](const Recorded<effect::Allocates>& e) {
+            const BlockTaken& taken = trace.taken(e);
+            return range(e.buffer_id, taken.address, taken.size);
         },
-        event.data);
+        [&](const Recorded<effect::ReusesParent>& e) {
+            return range(e.buffer_id, e.address, align_up(e.alloc_size, trace.buffer(e.buffer_id).alignment));
+        },
+        [&](const Recorded<effect::Frees>& e) {
+            const FreeDecision& freed = trace.freed(e);
+            return range(e.buffer_id, freed.address, freed.size);
+        },
+        [](const Recorded<effect::None>&) { return kNoRange; },
+        [](const Recorded<effect::StartsPlan>&) { return kNoRange; },
+        [](const Recorded<effect::CountsUses>&) { return kNoRange; },
+        [](const Recorded<effect::KeepsOutput>&) { return kNoRange; },
+        [](const Recorded<effect::SetsBuffer>&) { return kNoRange; },
+        [](const Recorded<effect::Places>&) { return kNoRange; },
+    };
+    return std::visit([&](const auto& e) { return memory(e.does()); }, event.data);
 }
 
 std::span<const BlockCandidate> Trace::candidates(const Recorded<event::TensorAllocated>& e) const {
@@ -261,15 +209,8 @@ TraceTensors describe_tensors(const GraphFile& file) {
 
 // --- Recording ----------------------------------------------------------------------
 
-// A tensor's id is its position in the graph file's context.
-inline TensorId TraceRecorder::id_of(const Tensor* tensor) const {
-    if (tensor == nullptr) {
-        return kNoTensor;
-    }
-    if (tensor->index >= addresses_.size() || addresses_[tensor->index] != tensor) [[unlikely]] {
-        throw_unknown_tensor(*tensor);
-    }
-    return static_cast<TensorId>(tensor->index);
+void TraceRecorder::unknown_tensor(const Tensor& tensor) {
+    throw_unknown_tensor(tensor);
 }
 
 TraceRecorder::TraceRecorder(const GraphFile& file, const WorkingGraph& planned, const AllocatorProfile& profile)
@@ -321,99 +262,24 @@ Trace TraceRecorder::take(std::string error) {
     return std::move(trace_);
 }
 
-template <typename E>
-void TraceRecorder::add(const E& event) {
-    trace_.events.push_back({stage_, node_, event});
-}
-
-std::size_t TraceRecorder::add_freed(const FreeDecision& decision) {
-    trace_.blocks_freed.push_back(decision);
-    return trace_.blocks_freed.size() - 1;
-}
-
-void TraceRecorder::on(const Observed<event::PlanStarted>& e) {
-    stage_ = Stage::leafs;
-    node_ = kNoTensor;
-    add(Recorded<event::PlanStarted>{e.measure_only});
-}
-
-void TraceRecorder::on(const Observed<event::CountingStarted>&) {
-    stage_ = Stage::counting;
-    add(Recorded<event::CountingStarted>{});
-}
-
-void TraceRecorder::on(const Observed<event::NodeStarted>& e) {
-    stage_ = Stage::nodes;
-    node_ = id_of(e.node);
-    add(Recorded<event::NodeStarted>{node_, e.index});
-}
-
-void TraceRecorder::on(const Observed<event::ConsumerCounted>& e) {
-    add(Recorded<event::ConsumerCounted>{id_of(e.tensor), id_of(e.consumer), e.children});
-}
-
-void TraceRecorder::on(const Observed<event::ViewCounted>& e) {
-    add(Recorded<event::ViewCounted>{id_of(e.tensor), id_of(e.view), e.views});
-}
-
-void TraceRecorder::on(const Observed<event::ChunkCreated>& e) {
-    add(Recorded<event::ChunkCreated>{e.buffer_id, e.chunk, e.size, id_of(e.tensor), e.request, e.why_this_size});
-}
-
-void TraceRecorder::on(const Observed<event::TensorAllocated>& e) {
-    const auto& [decision, candidates] = e.taken;
+// The decision's candidates go to the candidate pool, the decision to blocks_taken.
+std::size_t TraceRecorder::ref(const ObservedRefs::Taken& taken) {
+    const auto& [decision, candidates] = taken;
     const PoolRange range{trace_.candidate_pool.size(), candidates.size()};
     trace_.candidate_pool.insert(trace_.candidate_pool.end(), candidates.begin(), candidates.end());
     trace_.blocks_taken.push_back({decision, range});
-    add(Recorded<event::TensorAllocated>{id_of(e.tensor), e.buffer_id, e.phase, e.alloc_size, trace_.blocks_taken.size() - 1});
+    return trace_.blocks_taken.size() - 1;
 }
 
-void TraceRecorder::on(const Observed<event::InPlaceRejected>& e) {
-    add(Recorded<event::InPlaceRejected>{id_of(e.node), id_of(e.parent), e.reason, e.parent_children, e.parent_views});
+std::size_t TraceRecorder::ref(const FreeDecision& freed) {
+    trace_.blocks_freed.push_back(freed);
+    return trace_.blocks_freed.size() - 1;
 }
 
-void TraceRecorder::on(const Observed<event::InPlaceReused>& e) {
-    add(Recorded<event::InPlaceReused>{id_of(e.node), id_of(e.parent), id_of(e.view_source), e.buffer_id, e.address, e.alloc_size});
-}
-
-void TraceRecorder::on(const Observed<event::ExtraSpaceFreed>& e) {
-    add(Recorded<event::ExtraSpaceFreed>{id_of(e.node), id_of(e.parent), e.buffer_id, add_freed(e.freed)});
-}
-
-void TraceRecorder::on(const Observed<event::ParentReleased>& e) {
-    add(Recorded<event::ParentReleased>{id_of(e.node), id_of(e.parent), e.children_left, e.views_left, e.still_owned});
-}
-
-void TraceRecorder::on(const Observed<event::ViewReleased>& e) {
-    add(Recorded<event::ViewReleased>{id_of(e.view), id_of(e.view_source), e.source_children, e.source_views_left});
-}
-
-void TraceRecorder::on(const Observed<event::TensorFreed>& e) {
-    add(Recorded<event::TensorFreed>{id_of(e.tensor), e.buffer_id, e.reason, e.alloc_size, add_freed(e.freed)});
-}
-
-void TraceRecorder::on(const Observed<event::OutputKept>& e) {
-    add(Recorded<event::OutputKept>{id_of(e.tensor), e.reason});
-}
-
-void TraceRecorder::on(const Observed<event::PlanFinished>& e) {
-    stage_ = Stage::buffers;
-    node_ = kNoTensor;
-    add(Recorded<event::PlanFinished>{e.ok});
-}
-
-void TraceRecorder::on(const Observed<event::BufferAllocated>& e) {
-    stage_ = Stage::buffers;
-    node_ = kNoTensor;
-    const PoolRange sizes{trace_.chunk_size_pool.size(), e.chunk_sizes.size()};
-    trace_.chunk_size_pool.insert(trace_.chunk_size_pool.end(), e.chunk_sizes.begin(), e.chunk_sizes.end());
-    add(Recorded<event::BufferAllocated>{e.buffer_id, sizes, e.previous_size, e.reallocated, e.ok});
-}
-
-void TraceRecorder::on(const Observed<event::TensorInitialised>& e) {
-    stage_ = Stage::addresses;
-    add(Recorded<event::TensorInitialised>{id_of(e.tensor), e.buffer_id, e.address,
-                                  static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(e.data))});
+PoolRange TraceRecorder::ref(std::span<const std::size_t> chunk_sizes) {
+    const PoolRange range{trace_.chunk_size_pool.size(), chunk_sizes.size()};
+    trace_.chunk_size_pool.insert(trace_.chunk_size_pool.end(), chunk_sizes.begin(), chunk_sizes.end());
+    return range;
 }
 
 TracedPlan trace_plan(const GraphFile& file, const AllocatorProfile& profile) {

@@ -17,6 +17,7 @@
 #include "simulator/model/plan.hpp"
 #include "simulator/model/working_graph.hpp"
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -25,6 +26,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <variant>
 #include <vector>
 
@@ -109,15 +111,6 @@ struct TraceBuffer {
     int canonical_id = 0;             // the lowest buffer id sharing that allocator
 };
 
-// Which part of the run an event belongs to.
-enum class Stage : std::uint8_t {
-    leafs,      // reserve_n starts: graph leafs get memory
-    counting,   // consumers and views are counted, inputs allocated early
-    nodes,      // the node loop: allocate each node, release its parents
-    buffers,    // backend buffers are allocated for the plan
-    addresses,  // alloc_graph gives every tensor its address
-};
-
 // A range of one of the trace's pools.
 struct PoolRange {
     std::size_t first = 0;
@@ -152,29 +145,93 @@ struct TraceEvent {
     RecordedEvent data;
 };
 
-// What kind of thing an event is, for filters and breakpoints: the event kinds, with
-// allocations split by why they happened (kind_of maps each event::Any alternative).
-enum class EventKind : std::uint8_t {
-    plan_started, leaf_allocated, counting_started, consumer_counted, view_counted, input_allocated,
-    node_started, chunk_created, parent_allocated, node_allocated, in_place_rejected, in_place_reused,
-    extra_space_freed, parent_released, view_released, tensor_freed, output_kept, plan_finished,
-    buffer_allocated, tensor_initialised,
-};
+// What kind of thing an event is, for filters and breakpoints: each kind of event::Any by
+// the name it declares (TensorAllocated is four, one per phase), listed in event::Any's order
+// but where a kind says it is listed after another.
+namespace detail {
+template <class... Kinds>
+consteval auto list_kind_names(const std::variant<Kinds...>*) {
+    constexpr std::size_t count = (event::kind_names<Kinds>().size() + ...);
+    std::array<std::string_view, count> names{};
+    std::array<KindName, count> placed_later{};
+    std::size_t listed = 0;
+    std::size_t later = 0;
+    auto list = [&](const auto& kinds) {
+        for (const KindName& kind : kinds) {
+            if (kind.listed_after.empty()) {
+                names[listed++] = kind.name;
+            } else {
+                placed_later[later++] = kind;
+            }
+        }
+    };
+    (list(event::kind_names<Kinds>()), ...);
+    // In the order declared: a kind may be listed after one placed just before it.
+    for (std::size_t k = 0; k < later; ++k) {
+        const auto after = std::ranges::find(names.begin(), names.begin() + listed, placed_later[k].listed_after);
+        if (after == names.begin() + listed) {
+            throw "an event kind is listed after a kind that is not listed before it";
+        }
+        std::shift_right(after + 1, names.begin() + listed + 1, 1);
+        *(after + 1) = placed_later[k].name;
+        ++listed;
+    }
+    for (std::size_t i = 0; i < count; ++i) {
+        if (std::ranges::find(names.begin() + i + 1, names.end(), names[i]) != names.end()) {
+            throw "two event kinds have the same name";
+        }
+    }
+    return names;
+}
+} // namespace detail
+
 // Their names, in EventKind's order (the names filters and JSON use).
-inline constexpr std::array kEventKindNames{
-    std::string_view("plan-started"),      std::string_view("leaf-allocated"),    std::string_view("counting-started"),
-    std::string_view("consumer-counted"),  std::string_view("view-counted"),      std::string_view("input-allocated"),
-    std::string_view("node-started"),      std::string_view("chunk-created"),     std::string_view("parent-allocated"),
-    std::string_view("node-allocated"),    std::string_view("in-place-rejected"), std::string_view("in-place-reused"),
-    std::string_view("extra-space-freed"), std::string_view("parent-released"),   std::string_view("view-released"),
-    std::string_view("tensor-freed"),      std::string_view("output-kept"),       std::string_view("plan-finished"),
-    std::string_view("buffer-allocated"),  std::string_view("tensor-initialised"),
-};
+inline constexpr auto kEventKindNames = detail::list_kind_names(static_cast<const RecordedEvent*>(nullptr));
 inline constexpr std::size_t kEventKindCount = kEventKindNames.size();
-static_assert(kEventKindCount == static_cast<std::size_t>(EventKind::tensor_initialised) + 1,
-              "one name per EventKind");
-// Every event::Any kind is one EventKind, except TensorAllocated, which is one of four.
-static_assert(kEventKindCount == std::variant_size_v<RecordedEvent> + 3);
+
+// A kind's place in kEventKindNames, by its name (a name no kind has does not compile).
+consteval std::uint8_t kind_number(std::string_view name) {
+    const auto it = std::ranges::find(kEventKindNames, name);
+    if (it == kEventKindNames.end()) {
+        throw "no event kind has this name";
+    }
+    return static_cast<std::uint8_t>(it - kEventKindNames.begin());
+}
+
+// The kinds code names; every kind, named here or not, is an EventKind (kind_of, parse_kind).
+enum class EventKind : std::uint8_t {
+    plan_started = kind_number("plan-started"),
+    leaf_allocated = kind_number("leaf-allocated"),
+    counting_started = kind_number("counting-started"),
+    consumer_counted = kind_number("consumer-counted"),
+    view_counted = kind_number("view-counted"),
+    input_allocated = kind_number("input-allocated"),
+    node_started = kind_number("node-started"),
+    chunk_created = kind_number("chunk-created"),
+    parent_allocated = kind_number("parent-allocated"),
+    node_allocated = kind_number("node-allocated"),
+    in_place_rejected = kind_number("in-place-rejected"),
+    in_place_reused = kind_number("in-place-reused"),
+    extra_space_freed = kind_number("extra-space-freed"),
+    parent_released = kind_number("parent-released"),
+    view_released = kind_number("view-released"),
+    tensor_freed = kind_number("tensor-freed"),
+    output_kept = kind_number("output-kept"),
+    plan_finished = kind_number("plan-finished"),
+    buffer_allocated = kind_number("buffer-allocated"),
+    tensor_initialised = kind_number("tensor-initialised"),
+};
+
+// The EventKind of each of a kind's names (kind_names()), by kind.
+template <class Kind>
+inline constexpr auto kKindsOf = [] {
+    constexpr auto names = event::kind_names<Kind>();
+    std::array<EventKind, names.size()> kinds{};
+    for (std::size_t i = 0; i < names.size(); ++i) {
+        kinds[i] = static_cast<EventKind>(std::ranges::find(kEventKindNames, names[i].name) - kEventKindNames.begin());
+    }
+    return kinds;
+}();
 
 EventKind kind_of(const TraceEvent& event);
 std::string_view kind_name(EventKind kind);  // "leaf-allocated"
@@ -228,12 +285,18 @@ struct Trace {
     const FreeDecision& freed(const Recorded<event::ExtraSpaceFreed>& e) const { return blocks_freed.at(e.freed); }
     std::span<const BlockCandidate> candidates(const Recorded<event::TensorAllocated>& e) const;
     std::span<const std::size_t> chunk_sizes(const Recorded<event::BufferAllocated>& e) const;
+    // The same, for what events do (effect::).
+    const BlockTaken& taken(const Recorded<effect::Allocates>& e) const { return blocks_taken.at(e.taken); }
+    const FreeDecision& freed(const Recorded<effect::Frees>& e) const { return blocks_freed.at(e.freed); }
+    std::span<const std::size_t> chunk_sizes(const Recorded<effect::SetsBuffer>& e) const {
+        return std::span(chunk_size_pool).subspan(e.chunk_sizes.first, e.chunk_sizes.count);
+    }
 };
 
 // Records the events of one run into a Trace. Construct it on the graph file to be run and
 // the working copy the run plans (prepare_plan), attach it (carry_out_plan(run, &recorder)),
 // then take the trace. Events name the copy's tensors; the trace names them by index.
-class TraceRecorder final : public AllocationObserver {
+class TraceRecorder final : public ObserverOfEach<TraceRecorder> {
 public:
     // `profile` is the ggml version the run plans by (the trace says which rules made it).
     TraceRecorder(const GraphFile& file, const WorkingGraph& planned, const AllocatorProfile& profile = newest_profile());
@@ -244,30 +307,43 @@ public:
     // The recorded trace; `error` is the run's failure, if any. The recorder is spent.
     Trace take(std::string error);
 
-    // Every kind of event is taken by its own override: a direct call per event.
-    void on(const Observed<event::PlanStarted>& e) override;
-    void on(const Observed<event::CountingStarted>& e) override;
-    void on(const Observed<event::NodeStarted>& e) override;
-    void on(const Observed<event::ConsumerCounted>& e) override;
-    void on(const Observed<event::ViewCounted>& e) override;
-    void on(const Observed<event::ChunkCreated>& e) override;
-    void on(const Observed<event::TensorAllocated>& e) override;
-    void on(const Observed<event::InPlaceRejected>& e) override;
-    void on(const Observed<event::InPlaceReused>& e) override;
-    void on(const Observed<event::ExtraSpaceFreed>& e) override;
-    void on(const Observed<event::ParentReleased>& e) override;
-    void on(const Observed<event::ViewReleased>& e) override;
-    void on(const Observed<event::TensorFreed>& e) override;
-    void on(const Observed<event::OutputKept>& e) override;
-    void on(const Observed<event::PlanFinished>& e) override;
-    void on(const Observed<event::BufferAllocated>& e) override;
-    void on(const Observed<event::TensorInitialised>& e) override;
-
 private:
-    TensorId id_of(const Tensor* tensor) const;
-    template <typename E>
-    void add(const E& event);
-    std::size_t add_freed(const FreeDecision& decision);
+    template <class, class...>
+    friend class detail::HandlesEach;
+
+    // Every kind, by a direct call from its on(): the event recorded field by field (its
+    // references made the trace's), in the stage it opens or the one it meets.
+    template <class Kind>
+    void handle(const Kind& observed) {
+        const auto recorded = event::refer<RecordedRefs>(observed, [&](const auto& field) { return ref(field); });
+        if constexpr (requires { Kind::begins; }) {
+            stage_ = Kind::begins;
+            node_ = Kind::begins == Stage::nodes ? event::node_of(recorded, kNoTensor) : kNoTensor;
+        }
+        trace_.events.push_back({stage_, node_, recorded});
+    }
+
+    // The trace's reference for each of the allocator's; values stay as they are.
+    TensorId ref(const Tensor* tensor) const {
+        if (tensor == nullptr) {
+            return kNoTensor;
+        }
+        // A tensor's id is its position in the graph file's context.
+        if (tensor->index >= addresses_.size() || addresses_[tensor->index] != tensor) [[unlikely]] {
+            unknown_tensor(*tensor);
+        }
+        return static_cast<TensorId>(tensor->index);
+    }
+    std::size_t ref(const ObservedRefs::Taken& taken);
+    std::size_t ref(const FreeDecision& freed);
+    PoolRange ref(std::span<const std::size_t> chunk_sizes);
+    static std::uint64_t ref(const void* data) { return static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(data)); }
+    template <class Value>
+        requires std::is_arithmetic_v<Value> || std::is_enum_v<Value> || std::is_same_v<Value, BufferAddress>
+    static Value ref(const Value& value) {
+        return value;
+    }
+    [[noreturn]] static void unknown_tensor(const Tensor& tensor);
 
     Trace trace_;
     std::vector<const Tensor*> addresses_;  // the planned tensors by id (their position in the file's context)

@@ -8,6 +8,8 @@
 #include <charconv>
 #include <concepts>
 #include <algorithm>
+#include <span>
+#include <type_traits>
 #include <string_view>
 #include <utility>
 
@@ -15,16 +17,6 @@ namespace gallocsim {
 namespace {
 
 using json = nlohmann::ordered_json;
-
-std::string_view phase_name(AllocationPhase phase) {
-    switch (phase) {
-    case AllocationPhase::leaf: return "leaf";
-    case AllocationPhase::graph_input: return "graph-input";
-    case AllocationPhase::parent: return "parent";
-    case AllocationPhase::node: return "node";
-    }
-    return "?";
-}
 
 std::string_view choice_name(BlockChoice choice) {
     switch (choice) {
@@ -43,21 +35,6 @@ std::string_view merge_name(MergeKind merge) {
     case MergeKind::both: return "both";
     }
     return "?";
-}
-
-std::string_view rejection_name(InPlaceRejection reason) {
-    switch (reason) {
-    case InPlaceRejection::not_owned: return "not-owned";
-    case InPlaceRejection::output: return "output";
-    case InPlaceRejection::different_layout: return "different-layout";
-    case InPlaceRejection::other_consumers: return "other-consumers";
-    case InPlaceRejection::view_source_busy: return "view-source-busy";
-    }
-    return "?";
-}
-
-std::string_view free_reason_name(FreeReason reason) {
-    return reason == FreeReason::last_consumer ? "last-consumer" : "last-view";
 }
 
 // One JSON object written straight into a string, field by field. The events of a
@@ -148,112 +125,79 @@ void free_fields(ObjectWriter& w, const FreeDecision& decision) {
         .object("result", [&](ObjectWriter& result) { block_fields(result, decision.result); });
 }
 
-// The fields of each event, tensors by name. The node an event belongs to is written once,
-// with the fields every event has.
+// The fields of each event, in the order it lists them, each written as it says (as::);
+// tensors by name. The node an event is about is written once, with the fields every event
+// has.
 class Fields {
 public:
     Fields(const Trace& trace, ObjectWriter& w) : trace_(trace), w_(w) {}
 
-    void operator()(const Recorded<event::PlanStarted>& e) const { w_("measure_only", e.measure_only); }
-    void operator()(const Recorded<event::CountingStarted>&) const {}
-    void operator()(const Recorded<event::NodeStarted>& e) const { w_("node_index", e.index); }
-    void operator()(const Recorded<event::ConsumerCounted>& e) const {
-        name("tensor", e.tensor);
-        name("consumer", e.consumer);
-        w_("children", e.children);
+    template <class Kind>
+    void operator()(const Kind& e) const {
+        event::for_each_field<Kind>([&](const auto& field) { write(field, e.*field.member); });
     }
-    void operator()(const Recorded<event::ViewCounted>& e) const {
-        name("tensor", e.tensor);
-        name("view", e.view);
-        w_("views", e.views);
+
+private:
+    template <class Field, class Value>
+    void write(const Field& field, const Value& value) const {
+        using How = event::how_of<Field>;
+        if constexpr (std::is_same_v<How, as::Value>) {
+            if constexpr (std::is_enum_v<Value>) {
+                w_(field.key, value_name(value));
+            } else {
+                w_(field.key, value);
+            }
+        } else if constexpr (std::is_same_v<How, as::Tensor>) {
+            name(field.key, value);
+        } else if constexpr (std::is_same_v<How, as::Buffer>) {
+            value >= 0 ? w_(field.key, value) : w_(field.key, nullptr);
+        } else if constexpr (std::is_same_v<How, as::Address>) {
+            address(value);
+        } else if constexpr (std::is_same_v<How, as::Taken>) {
+            taken(trace_.blocks_taken.at(value));
+        } else if constexpr (std::is_same_v<How, as::Freed>) {
+            w_.object(field.key, [&](ObjectWriter& free) { free_fields(free, trace_.blocks_freed.at(value)); });
+        } else if constexpr (std::is_same_v<How, as::Sizes>) {
+            w_.array(field.key, std::span(trace_.chunk_size_pool).subspan(value.first, value.count),
+                     [](std::string& out, std::size_t size) { ObjectWriter::write(out, size); });
+        } else {
+            static_assert(std::is_same_v<How, as::Node> || std::is_same_v<How, as::Unwritten>, "a way of writing a field");
+        }
     }
-    void operator()(const Recorded<event::ChunkCreated>& e) const {
-        w_("buffer", e.buffer_id)("chunk", e.chunk)("size", e.size);
-        name("tensor", e.tensor);
-        w_("request", e.request);
+
+    void name(std::string_view key, TensorId id) const {
+        id == kNoTensor ? w_(key, nullptr) : w_(key, trace_.tensor(id).name);
     }
-    void operator()(const Recorded<event::TensorAllocated>& e) const {
-        const BlockTaken& t = trace_.taken(e);
-        name("tensor", e.tensor);
-        w_("buffer", e.buffer_id)("phase", phase_name(e.phase))("alloc_size", e.alloc_size)("size", t.size)
-            ("chunk", t.address.chunk)("offset", t.address.offset)("choice", choice_name(t.choice))("block", t.block)
+
+    void address(BufferAddress address) const {
+        const bool placed = address != kInvalidAddress;
+        (placed ? w_("chunk", address.chunk) : w_("chunk", nullptr));
+        (placed ? w_("offset", address.offset) : w_("offset", nullptr));
+    }
+
+    // The allocation decision's fields, inline, and the candidate blocks it looked at.
+    void taken(const BlockTaken& t) const {
+        const auto candidates = std::span(trace_.candidate_pool).subspan(t.candidates.first, t.candidates.count);
+        w_("size", t.size)("chunk", t.address.chunk)("offset", t.address.offset)("choice", choice_name(t.choice))("block", t.block)
             .object("block_before", [&](ObjectWriter& block) { block_fields(block, t.block_before); })
             ("block_consumed", t.block_consumed)("reuse_factor", t.reuse_factor)
             ("high_water_before", t.high_water_before)("high_water_after", t.high_water_after)
-            .array("candidates", trace_.candidates(e), [](std::string& out, const BlockCandidate& c) {
+            .array("candidates", candidates, [](std::string& out, const BlockCandidate& c) {
                 ObjectWriter candidate(out);
                 candidate("chunk", c.chunk)("block", c.block)("offset", c.free_block.offset)("size", c.free_block.size)
                     ("tail", c.is_tail)("fits", c.fits)("reuse_factor", c.reuse_factor);
             });
-    }
-    void operator()(const Recorded<event::InPlaceRejected>& e) const {
-        name("parent", e.parent);
-        w_("reason", rejection_name(e.reason))("parent_children", e.parent_children)("parent_views", e.parent_views);
-    }
-    void operator()(const Recorded<event::InPlaceReused>& e) const {
-        name("parent", e.parent);
-        name("view_source", e.view_source);
-        w_("buffer", e.buffer_id)("chunk", e.address.chunk)("offset", e.address.offset)("alloc_size", e.alloc_size);
-    }
-    void operator()(const Recorded<event::ExtraSpaceFreed>& e) const {
-        name("parent", e.parent);
-        w_("buffer", e.buffer_id).object("free", [&](ObjectWriter& free) { free_fields(free, trace_.freed(e)); });
-    }
-    void operator()(const Recorded<event::ParentReleased>& e) const {
-        name("parent", e.parent);
-        w_("children_left", e.children_left)("views_left", e.views_left)("still_owned", e.still_owned);
-    }
-    void operator()(const Recorded<event::ViewReleased>& e) const {
-        name("view", e.view);
-        name("view_source", e.view_source);
-        w_("source_children", e.source_children)("source_views_left", e.source_views_left);
-    }
-    void operator()(const Recorded<event::TensorFreed>& e) const {
-        name("tensor", e.tensor);
-        w_("buffer", e.buffer_id)("reason", free_reason_name(e.reason))("alloc_size", e.alloc_size)
-            .object("free", [&](ObjectWriter& free) { free_fields(free, trace_.freed(e)); });
-    }
-    void operator()(const Recorded<event::OutputKept>& e) const {
-        name("tensor", e.tensor);
-        w_("reason", free_reason_name(e.reason));
-    }
-    void operator()(const Recorded<event::PlanFinished>& e) const { w_("ok", e.ok); }
-    void operator()(const Recorded<event::BufferAllocated>& e) const {
-        w_("buffer", e.buffer_id)
-            .array("chunk_sizes", trace_.chunk_sizes(e), [](std::string& out, std::size_t size) { ObjectWriter::write(out, size); })
-            ("previous_size", e.previous_size)("reallocated", e.reallocated)("ok", e.ok);
-    }
-    void operator()(const Recorded<event::TensorInitialised>& e) const {
-        name("tensor", e.tensor);
-        const bool placed = e.address != kInvalidAddress;
-        (e.buffer_id >= 0 ? w_("buffer", e.buffer_id) : w_("buffer", nullptr));
-        (placed ? w_("chunk", e.address.chunk) : w_("chunk", nullptr));
-        (placed ? w_("offset", e.address.offset) : w_("offset", nullptr));
-        w_("address", e.data);
-    }
-
-private:
-    void name(std::string_view key, TensorId id) const {
-        id == kNoTensor ? w_(key, nullptr) : w_(key, trace_.tensor(id).name);
     }
 
     const Trace& trace_;
     ObjectWriter& w_;
 };
 
-// The node written with the fields every event has: the event's own `node` where its kind
+// The node written with the fields every event has: the event's own node where its kind
 // names one (an in-place rejection met while counting names its node, though the event
 // belongs to no node's step yet), else the node whose step the event is in.
 TensorId node_named(const TraceEvent& event) {
-    return std::visit(
-        [&](const auto& e) -> TensorId {
-            if constexpr (requires { e.node; }) {
-                return e.node;
-            } else {
-                return event.node;
-            }
-        },
-        event.data);
+    return std::visit([&](const auto& e) { return event::node_of(e, event.node); }, event.data);
 }
 
 } // namespace

@@ -65,8 +65,13 @@ std::string hex(const char* format, unsigned value) {
     return buffer;
 }
 
-constexpr bool is_plain_ascii(unsigned char byte) {
-    return (byte >= 0x20 && byte < 0x7F) || byte == '\n' || byte == '\t';
+constexpr bool is_printable_byte(char c) {
+    return c >= 0x20 && c < 0x7F;
+}
+
+// Printable, or the tab and newline visible_text leaves as they are.
+constexpr bool is_plain_ascii(char c) {
+    return is_printable_byte(c) || c == '\n' || c == '\t';
 }
 
 // Whether the 8 bytes from `at` are all printable ASCII (0x20 to 0x7E), tested as one word with
@@ -94,7 +99,7 @@ bool is_printable_ascii(std::string_view text) {
             return false;
         }
     }
-    return std::all_of(text.begin() + static_cast<std::ptrdiff_t>(at), text.end(), [](char c) { return c >= 0x20 && c < 0x7F; });
+    return std::all_of(text.begin() + static_cast<std::ptrdiff_t>(at), text.end(), is_printable_byte);
 }
 
 bool is_visible_text(std::string_view text) {
@@ -104,7 +109,7 @@ bool is_visible_text(std::string_view text) {
             continue;
         }
         // Printable ASCII, tab and newline are passed without decoding.
-        if (is_plain_ascii(static_cast<unsigned char>(text[at]))) {
+        if (is_plain_ascii(text[at])) {
             ++at;
             continue;
         }

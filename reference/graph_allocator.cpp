@@ -289,7 +289,18 @@ void GraphAllocator::allocate_tensor(const Tensor* tensor, int buffer_id, Alloca
         return;
     }
     record.allocated = true;
+    // A tensor met again after its memory went to a node in place, or was freed (a node read it
+    // before it ran): upstream gives it memory a second time, and only the last place counts.
+    const bool placed_before = std::exchange(record.placed, true);
+    const TensorRecord previous = record;
+    auto report_if_placed_again = [&] {
+        if (placed_before) {
+            emit<Observed<event::TensorPlacedAgain>>(tensor, phase, previous.buffer_id, previous.address.chunk,
+                                                     previous.address.offset);
+        }
+    };
     if (profile_->can_inplace(tensor->op) && try_inplace(tensor, record)) {
+        report_if_placed_again();
         return;
     }
     const std::size_t size = types_[static_cast<std::size_t>(buffer_id)]->alloc_size(*tensor);
@@ -304,6 +315,7 @@ void GraphAllocator::allocate_tensor(const Tensor* tensor, int buffer_id, Alloca
     }
     emit<Observed<event::TensorAllocated>>(tensor, buffer_id, phase, size,
                                            ObservedRefs::Taken{decision, candidates_});
+    report_if_placed_again();
 }
 
 // A node whose op may run in place takes over the memory of a parent that nothing else

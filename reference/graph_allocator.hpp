@@ -130,6 +130,7 @@ private:
     // on every free and while recording the plan; a plan asks about a tensor up to five times.
     struct TensorRecord : HashNode {
         std::size_t alloc_size = 0;  // 0: not worked out (or truly 0: then asking again is harmless)
+        bool placed = false;  // given memory once in this plan (a second time is reported: TensorPlacedAgain)
     };
 
     TensorRecord& node_of(const Tensor* tensor) { return hash_[tensor]; }

@@ -398,6 +398,30 @@ struct InPlaceReused {
     constexpr effect::ReusesParent<R> does() const { return {node, parent, view_source, buffer_id, address, alloc_size}; }
 };
 
+// A tensor that had memory once is given memory again (reported just after the allocation or
+// in-place reuse that gave it): its first place went to a node in place, or was freed, before the
+// tensor itself was done with, which happens when a node reads a node that runs after it. Only
+// the last place counts: it is the one alloc_graph gives the tensor.
+template <class R>
+struct TensorPlacedAgain {
+    TensorRef<R> tensor = R::kNone;
+    AllocationPhase phase = AllocationPhase::node;  // how the allocator met it again
+    int previous_buffer = 0;                          // where it was before
+    int previous_chunk = 0;
+    std::size_t previous_offset = 0;
+
+    static constexpr std::string_view name = "placed-again";
+    static constexpr auto fields() {
+        using E = TensorPlacedAgain;
+        return std::tuple{as::tensor("tensor", &E::tensor), as::value("phase", &E::phase),
+                          as::value("previous_buffer", &E::previous_buffer),
+                          as::value("previous_chunk", &E::previous_chunk),
+                          as::value("previous_offset", &E::previous_offset)};
+    }
+    static constexpr auto touched() { return std::tuple{&TensorPlacedAgain::tensor}; }
+    constexpr effect::None<R> does() const { return {}; }
+};
+
 // After in-place reuse of a larger parent, the bytes past the node's end are freed.
 template <class R>
 struct ExtraSpaceFreed {
@@ -544,7 +568,7 @@ struct TensorInitialised {
 template <class R>
 using Any = std::variant<PlanStarted<R>, CountingStarted<R>, ConsumerCounted<R>, ViewCounted<R>, NodeStarted<R>,
                          ChunkCreated<R>, TensorAllocated<R>, InPlaceRejected<R>, InPlaceReused<R>,
-                         ExtraSpaceFreed<R>, ParentReleased<R>, ViewReleased<R>, TensorFreed<R>, OutputKept<R>,
+                         TensorPlacedAgain<R>, ExtraSpaceFreed<R>, ParentReleased<R>, ViewReleased<R>, TensorFreed<R>, OutputKept<R>,
                          PlanFinished<R>, BufferAllocated<R>, TensorInitialised<R>>;
 
 // The names of a kind (one, or one per sub-kind), with where each is listed.

@@ -291,5 +291,61 @@ TEST(Explain, CountsTakeAPluralS) {
     EXPECT_EQ(counted(2, "consumer"), "2 consumers");
 }
 
+// nodes: ["d", "c"], d = MUL(c, a) run before c = ADD(a, b) (alignment 32, each tensor 32 bytes):
+//
+//   d's step: c gets memory as d's source, in b's block (c is b's one consumer);
+//             d takes c's block in place (c's one counted consumer is d)
+//   c's step: b has no memory left: placed again at the tail; c has none either: it takes a's
+//             block in place (d has run, so c is a's last reader)
+//
+//   0      32      64      96           final plan: a 0, b 64, c 0, d 32
+//   | a, c | b->c->d | b  |
+TEST(Explain, ATensorPlacedTwiceIsAnEventOfItsOwn) {
+    const Steps steps(R"({"format": "ggml-graph/1", "buffer_types": [{"name": "CPU", "alignment": 32}],
+        "tensors": [
+            {"name": "a", "ne": [4]}, {"name": "b", "ne": [4]},
+            {"name": "c", "ne": [4], "op": "ADD", "src": ["a", "b"]},
+            {"name": "d", "ne": [4], "op": "MUL", "src": ["c", "a"], "flags": ["output"]}],
+        "leafs": ["a", "b"], "nodes": ["d", "c"]})");
+    const std::size_t c_into_b = steps.step_of(EventKind::in_place_reused, "c", "b");
+    const std::size_t d_into_c = steps.step_of(EventKind::in_place_reused, "d", "c");
+    EXPECT_EQ(steps.of(EventKind::parent_allocated, "b"),
+              "b, a parent of c whose memory went to c in place, needs 16 bytes (32 once aligned to 32) and goes at offset "
+              "64: there is no free block but the tail, so b takes the start of the tail, and the chunk grows from 64 to 96 "
+              "bytes.");
+    EXPECT_EQ(steps.of(EventKind::placed_again, "b"),
+              "b is placed a second time: it had memory at offset 32, but that memory went to c in place (event " +
+                  std::to_string(c_into_b) +
+                  "), and ggml, meeting b again as a source of c with no memory of its own, gives it offset 64. Only this "
+                  "last place counts: it is where alloc_graph puts b and what the plan shows; whatever read or wrote b at "
+                  "its first place did so in bytes it no longer has.");
+    EXPECT_EQ(steps.step_of(EventKind::placed_again, "b"), steps.step_of(EventKind::parent_allocated, "b") + 1);
+    EXPECT_EQ(steps.of(EventKind::placed_again, "c"),
+              "c is placed a second time: it had memory at offset 32, but that memory went to d in place (event " +
+                  std::to_string(d_into_c) +
+                  "), and ggml, meeting c again as it runs with no memory of its own, gives it offset 0. Only this last "
+                  "place counts: it is where alloc_graph puts c and what the plan shows; whatever read or wrote c at its "
+                  "first place did so in bytes it no longer has.");
+    EXPECT_EQ(steps.of(EventKind::tensor_initialised, "d"),
+              "alloc_graph places d at the buffer's base + offset 32 = 0x10000020, the memory it took over from c in place "
+              "(c was placed again after, elsewhere).");
+    EXPECT_EQ(steps.of(EventKind::tensor_initialised, "c"),
+              "alloc_graph places c at the buffer's base + offset 0 = 0x10000000, the same address as a, whose memory it "
+              "reuses.");
+}
+
+// x = ADD(x, a) (x names itself, as ggml_cast's CPY does): x, met first as its own source, takes
+// a's block in place; a, met next as x's source, has no memory left and is placed again.
+TEST(Explain, ANodeReadingItselfLeavesItsParentPlacedAgain) {
+    const Steps steps(R"({"format": "ggml-graph/1", "buffer_types": [{"name": "CPU", "alignment": 32}],
+        "tensors": [{"name": "a", "ne": [4]}, {"name": "x", "ne": [4], "op": "ADD", "src": ["x", "a"], "flags": ["output"]}],
+        "leafs": ["a"], "nodes": ["x"]})");
+    EXPECT_EQ(steps.of(EventKind::in_place_reused, "x", "a").substr(0, 34), "x reuses a's memory at offset 0: A");
+    EXPECT_EQ(steps.of(EventKind::tensor_initialised, "x"),
+              "alloc_graph places x at the buffer's base + offset 0 = 0x10000000, the memory it took over from a in place "
+              "(a was placed again after, elsewhere).");
+    EXPECT_EQ(steps.of(EventKind::tensor_initialised, "a"), "alloc_graph places a at the buffer's base + offset 32 = 0x10000020.");
+}
+
 } // namespace
 } // namespace gallocsim

@@ -188,11 +188,11 @@ TEST(TraceKinds, EachPhaseOfAnAllocationIsItsOwnKind) {
     EXPECT_EQ(kind_of(TraceEvent{Stage::counting, kNoTensor, Recorded<event::CountingStarted>{}}), EventKind::counting_started);
 }
 
-// 17 kinds of event, TensorAllocated four of them: 20 names, none twice. The list is in the
+// 18 kinds of event, TensorAllocated four of them: 21 names, none twice. The list is in the
 // order a run first meets each: the leafs' allocations right after the plan starts, inputs
 // after the counts, a node's parents and then the node after its chunk (walk's `k` lists them).
 TEST(TraceKinds, EveryKindIsListedOnceInTheOrderARunMeetsThem) {
-    ASSERT_EQ(kEventKindCount, 20u);
+    ASSERT_EQ(kEventKindCount, 21u);
     for (std::size_t k = 0; k < kEventKindCount; ++k) {
         EXPECT_EQ(std::ranges::count(kEventKindNames, kEventKindNames[k]), 1) << kEventKindNames[k];
     }
@@ -204,6 +204,7 @@ TEST(TraceKinds, EveryKindIsListedOnceInTheOrderARunMeetsThem) {
     EXPECT_LT(EventKind::chunk_created, EventKind::parent_allocated);
     EXPECT_LT(EventKind::parent_allocated, EventKind::node_allocated);
     EXPECT_LT(EventKind::node_allocated, EventKind::in_place_rejected);
+    EXPECT_LT(EventKind::in_place_reused, EventKind::placed_again);  // a second place follows the reuse that made it
     EXPECT_EQ(kind_name(EventKind::tensor_initialised), kEventKindNames.back());
 }
 

@@ -156,6 +156,26 @@ public:
         return text + " has one consumer left (" + name(e.node) + " itself), no views, the same layout and no output flag.";
     }
 
+    // The state before this event already holds the new place (it is reported after the
+    // allocation that made it); the first place and what became of it are in the trace.
+    std::string operator()(const Recorded<event::TensorPlacedAgain>& e) const {
+        const TraceTensor& placed = tensor(e.tensor);
+        const HashNode& now = before_.tensor(e.tensor).record;
+        const BufferAddress previous{e.previous_chunk, e.previous_offset};
+        std::string text = placed.name + " is placed a second time: it had memory at " + where(e.previous_buffer, previous) +
+                           ", but " + what_became_of_first_place(e.tensor) + ", and ggml, meeting " + placed.name;
+        switch (e.phase) {
+        case AllocationPhase::parent: text += " again as a source of " + name(event_.node); break;
+        case AllocationPhase::node: text += " again as it runs"; break;
+        case AllocationPhase::graph_input: text += " again as a graph input"; break;
+        case AllocationPhase::leaf: text += " again as a leaf"; break;
+        }
+        return text + " with no memory of its own, gives it " + where(now.buffer_id, now.address) +
+               ". Only this last place counts: it is where alloc_graph puts " + placed.name +
+               " and what the plan shows; whatever read or wrote " + placed.name +
+               " at its first place did so in bytes it no longer has.";
+    }
+
     std::string operator()(const Recorded<event::ExtraSpaceFreed>& e) const {
         const FreeDecision& freed = trace_.freed(e);
         const std::size_t parent_offset = before_.tensor(e.parent).record.address.offset;
@@ -281,7 +301,12 @@ public:
                            " + offset " + std::to_string(e.address.offset) + " = " + address;
         const TensorId reused = before_.tensor(e.tensor).in_place_of;
         if (reused != kNoTensor) {
-            text += ", the same address as " + name(reused) + ", whose memory it reuses";
+            const HashNode& owner = before_.tensor(reused).record;
+            const bool same_place = trace_.buffer(owner.buffer_id).allocator == trace_.buffer(e.buffer_id).allocator &&
+                                    owner.address == e.address;
+            text += same_place ? ", the same address as " + name(reused) + ", whose memory it reuses"
+                               : ", the memory it took over from " + name(reused) + " in place (" + name(reused) +
+                                     " was placed again after, elsewhere)";
         }
         if (!before_.planned) {
             // alloc_graph kept a plan this trace does not hold: it places by position.
@@ -526,6 +551,24 @@ private:
         return t.name + "'s memory is not the allocator's to give";
     }
 
+    // "its memory went to c in place (event 12)" or "it was freed (event 9)": the last event
+    // before this one that took the tensor's memory away.
+    std::string what_became_of_first_place(TensorId id) const {
+        for (std::size_t k = index_; k-- > 0;) {
+            const RecordedEvent& data = trace_.events[k].data;
+            if (const auto* reused = std::get_if<Recorded<event::InPlaceReused>>(&data)) {
+                const TensorId owner = reused->view_source != kNoTensor ? reused->view_source : reused->parent;
+                if (owner == id) {
+                    return "that memory went to " + name(reused->node) + " in place (event " + std::to_string(k + 1) + ")";
+                }
+            }
+            if (const auto* freed = std::get_if<Recorded<event::TensorFreed>>(&data); freed && freed->tensor == id) {
+                return "it was freed (event " + std::to_string(k + 1) + ") once the nodes reading it had run";
+            }
+        }
+        return "that memory is no longer its own";
+    }
+
     std::string why_nothing_to_free(TensorId id) const {
         const TraceTensor& t = tensor(id);
         const TensorState& state = before_.tensor(id);
@@ -550,13 +593,24 @@ private:
     }
 
     // What became of a freed range: which free blocks it joined, and where the result lies.
+    // A neighbour may be an empty free block (0 bytes: what freeing a zero-byte tensor leaves),
+    // which upstream merges like any other; the bytes it adds are none, and the words say so.
     static std::string merge_phrase(const FreeDecision& decision) {
+        const std::size_t start = decision.address.offset;
+        const std::size_t before_bytes = start - decision.result.offset;
+        const std::size_t after_bytes = decision.result.end() - (start + decision.size);
+        const std::string before = before_bytes == 0 ? "an empty free block (0 bytes) at their start" : "the free block before them";
+        const std::string after = after_bytes == 0 ? "an empty free block (0 bytes) at their end" : "the free block after them";
         std::string text;
         switch (decision.merge) {
-        case MergeKind::none: return "become a new free block, touching no other";
-        case MergeKind::previous: text = "join the free block before them"; break;
-        case MergeKind::next: text = "join the free block after them"; break;
-        case MergeKind::both: text = "join the free blocks on both sides"; break;
+        case MergeKind::none:
+            return decision.size == 0 ? "become an empty free block of their own, which holds no bytes"
+                                      : "become a new free block, touching no other";
+        case MergeKind::previous: text = "join " + before; break;
+        case MergeKind::next: text = "join " + after; break;
+        case MergeKind::both:
+            text = before_bytes != 0 && after_bytes != 0 ? "join the free blocks on both sides" : "join " + before + " and " + after;
+            break;
         }
         if (decision.result_is_tail()) {
             return text + ", and the tail now starts at offset " + std::to_string(decision.result.offset);

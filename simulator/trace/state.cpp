@@ -64,6 +64,9 @@ private:
         allocated.record.buffer_id = e.buffer_id;
         allocated.record.address = taken.address;
         allocated.life = TensorLife::live;
+        // A tensor placed again owns this new block: what it took over or gave away before is gone.
+        allocated.in_place_of = kNoTensor;
+        allocated.handed_to = kNoTensor;
     }
 
     void apply(const Recorded<effect::ReusesParent>& e) {
@@ -74,6 +77,7 @@ private:
         node.record.address = e.address;
         node.life = TensorLife::live;
         node.in_place_of = owner;
+        node.handed_to = kNoTensor;
         tensor(e.parent).record.allocated = false;
         TensorState& previous_owner = tensor(owner);
         previous_owner.record.allocated = false;

@@ -212,6 +212,7 @@ enum class EventKind : std::uint8_t {
     node_allocated = kind_number("node-allocated"),
     in_place_rejected = kind_number("in-place-rejected"),
     in_place_reused = kind_number("in-place-reused"),
+    placed_again = kind_number("placed-again"),
     extra_space_freed = kind_number("extra-space-freed"),
     parent_released = kind_number("parent-released"),
     view_released = kind_number("view-released"),

@@ -1,4 +1,5 @@
 #include "gui/main_window.hpp"
+#include "simulator/analysis/graph_order.hpp"
 
 #include "gui/breakpoint_slider.hpp"
 #include "gui/buffer_settings_dialog.hpp"
@@ -353,6 +354,7 @@ void MainWindow::connect_views() {
         if (source != shown_source_) {
             search_->clear();
             shown_source_ = source;
+            note_early_reads();
         }
         auto* completer = new QCompleter(search_);
         QStringList names;
@@ -688,6 +690,24 @@ void MainWindow::buffer_settings_dialog() {
 // and Space would edit text instead of stepping): the view in front takes the focus.
 void MainWindow::focus_current_view() {
     current_view_->setFocus(Qt::OtherFocusReason);
+}
+
+// A graph whose nodes read a node run after them (or themselves) is planned as ggml plans it;
+// the status bar says so once, when the graph is opened, in the words the command line uses.
+void MainWindow::note_early_reads() {
+    if (!controller_->has_graph()) {
+        return;
+    }
+    const GraphFile& file = controller_->file();
+    const std::vector<EarlyRead> reads = early_reads(file);
+    if (reads.empty()) {
+        return;
+    }
+    QString text = qstr(sentence(file, reads.front()));
+    if (reads.size() > 1) {
+        text = tr("%1 nodes read a node run after them, or themselves; the first: %2").arg(reads.size()).arg(text);
+    }
+    statusBar()->showMessage(tr("Note: %1").arg(text), 30000);
 }
 
 } // namespace gallocsim::gui

@@ -93,6 +93,7 @@ private:
     void rebuild_examples_menu();
     void update_controls();
     void update_title();
+    void note_early_reads();
     void focus_current_view();
     void show_tensor_tooltip(std::optional<std::size_t> tensor, QPoint global_pos);
     void search();

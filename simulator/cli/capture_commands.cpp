@@ -1,9 +1,11 @@
 #include "simulator/cli/capture_commands.hpp"
 
 #include "simulator/cli/errors.hpp"
+#include "simulator/cli/graph_notes.hpp"
 #include "simulator/trace/capture_replay.hpp"
 
 #include <ostream>
+#include <set>
 
 namespace gallocsim::cli {
 
@@ -61,6 +63,12 @@ void ConformTally::add(ConformVerdict verdict, int calls_skipped) {
     verdicts.push_back(std::move(verdict));
 }
 
+void ConformTally::add_warnings(const std::string& subject, const GraphFile& file) {
+    for (auto& warning : early_reads_json(file)) {
+        warnings.emplace_back(subject, std::move(warning));
+    }
+}
+
 void conform_capture(const std::filesystem::path& folder, const AllocatorProfile* forced, ConformTally& tally) {
     Capture capture;
     try {
@@ -84,6 +92,17 @@ void conform_capture(const std::filesystem::path& folder, const AllocatorProfile
         const CaptureSession& session = capture.sessions[i];
         for (const CallReplay& replay : replay_session(session, *profiles[i])) {
             tally.add(call_verdict(session, replay));
+        }
+        // Each graph the session planned, once, for what its order means (most have nothing to say).
+        std::set<std::string, std::less<>> seen;
+        for (const CapturedCall& call : session.calls) {
+            if (seen.insert(call.graph).second) {
+                try {
+                    tally.add_warnings((session.folder / call.graph).string(), load_call_graph(session, call));
+                } catch (const GraphFileError&) {
+                    // The call's verdict says what is wrong with its graph.
+                }
+            }
         }
         // A cut-short session is not all the program did: what is missing counts as a failure.
         if (!session.truncated.empty()) {

@@ -3,11 +3,15 @@
 // call a pass or a failure printed as golden-file mismatches are.
 
 #include "reference/profile.hpp"
+#include "simulator/model/graph_file.hpp"
+
+#include <nlohmann/json.hpp>
 
 #include <filesystem>
-#include <string>
-#include <vector>
 #include <iosfwd>
+#include <string>
+#include <utility>
+#include <vector>
 
 namespace gallocsim::cli {
 
@@ -26,8 +30,12 @@ struct ConformTally {
     int failed = 0;
     int skipped = 0;
     std::vector<ConformVerdict> verdicts;
+    // What a graph's order means for its plan (analysis/graph_order), once per graph file: the
+    // file, and the report's JSON item (its `text` is the note conform writes on standard error).
+    std::vector<std::pair<std::string, nlohmann::ordered_json>> warnings;
 
     void add(ConformVerdict verdict, int calls_skipped = 0);
+    void add_warnings(const std::string& subject, const GraphFile& file);
 };
 
 // Adds one pass or failure per call (and a failure per unreadable or cut-short session, and

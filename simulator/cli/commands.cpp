@@ -2,6 +2,7 @@
 #include "simulator/model/visible_text.hpp"
 
 #include "simulator/cli/errors.hpp"
+#include "simulator/cli/graph_notes.hpp"
 
 #include "simulator/cli/analysis_commands.hpp"
 #include "simulator/cli/capture_commands.hpp"
@@ -185,9 +186,26 @@ int plan_after_reserve(const GraphFile& file, const PlanOptions& options, std::o
 
 } // namespace
 
+namespace {
+
+// The plan in the shape of a graph file's `expected`, and the graph's warnings where it has any
+// (the graph reader takes a pasted `expected` with them).
+std::string plan_json(const GraphFile& file, const PlanRecord& plan) {
+    auto warnings = early_reads_json(file);
+    if (warnings.empty()) {
+        return plan_record_to_json(plan);
+    }
+    auto document = nlohmann::ordered_json::parse(plan_record_to_json(plan, -1));
+    document["warnings"] = std::move(warnings);
+    return json_report(document);
+}
+
+} // namespace
+
 int plan(const PlanOptions& options, std::ostream& out, std::ostream& err) {
     return run_guarded(err, [&] {
         GraphFile file = load_graph_input(options.graph);
+        note_early_reads(file, options.graph.input, err);
         if (options.measure) {
             return print_measured(file, options, out, err);
         }
@@ -196,7 +214,7 @@ int plan(const PlanOptions& options, std::ostream& out, std::ostream& err) {
         }
         PlanRun run = run_plan(file, nullptr, chosen_profile(options.graph.ggml_version));
         if (options.json) {
-            out << plan_record_to_json(run.plan) << "\n";
+            out << plan_json(file, run.plan) << "\n";
         } else {
             print_plan_table(file, run, name_columns(options.full_names), out);
         }
@@ -257,6 +275,7 @@ int conform(const ConformOptions& options, std::ostream& out, std::ostream& err)
     for (const fs::path& path : files) {
         try {
             GraphFile file = load_graph_file(path);
+            tally.add_warnings(path.string(), file);
             if (!file.expected) {
                 tally.add({ConformVerdict::Result::skip, path.string(), {"no expected plan"}, true});
                 continue;
@@ -287,6 +306,9 @@ int conform(const ConformOptions& options, std::ostream& out, std::ostream& err)
     if (!paths_ok && tally.verdicts.empty()) {
         return kBadInput;  // nothing was checked: no "0 passed, 0 failed" beside the error
     }
+    for (const auto& [subject, warning] : tally.warnings) {
+        err << "note: " << subject << ": " << warning["text"].get<std::string>() << "\n";
+    }
     if (options.json) {
         nlohmann::json verdicts = nlohmann::json::array();
         for (const ConformVerdict& v : tally.verdicts) {
@@ -294,7 +316,14 @@ int conform(const ConformOptions& options, std::ostream& out, std::ostream& err)
                                 {"subject", v.subject},
                                 {"details", v.details}});
         }
-        out << json_report(nlohmann::json{{"passed", tally.passed}, {"failed", tally.failed}, {"skipped", tally.skipped}, {"verdicts", verdicts}})
+        nlohmann::ordered_json warnings = nlohmann::ordered_json::array();
+        for (const auto& [subject, warning] : tally.warnings) {
+            nlohmann::ordered_json item{{"subject", subject}};
+            item.update(warning);
+            warnings.push_back(std::move(item));
+        }
+        out << json_report(nlohmann::ordered_json{{"passed", tally.passed}, {"failed", tally.failed}, {"skipped", tally.skipped},
+                                                  {"verdicts", verdicts}, {"warnings", warnings}})
             << "\n";
     } else {
         for (const ConformVerdict& v : tally.verdicts) {

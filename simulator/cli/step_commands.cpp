@@ -6,6 +6,7 @@
 
 #include "simulator/cli/errors.hpp"
 #include "simulator/cli/graph_input.hpp"
+#include "simulator/cli/graph_notes.hpp"
 #include "simulator/cli/line_reader.hpp"
 
 #include "simulator/trace/cursor.hpp"
@@ -34,9 +35,16 @@ namespace {
 
 constexpr std::size_t kUnbounded = kMaxChunkSize;
 
-Trace load_trace(const GraphInput& input) {
+// A graph's trace and what its order means (notes on `err` now, the JSON list for --json).
+struct LoadedTrace {
+    Trace trace;
+    nlohmann::ordered_json warnings;
+};
+
+LoadedTrace load_trace(const GraphInput& input, std::ostream& err) {
     GraphFile file = load_graph_input(input);
-    return record_trace(file, chosen_profile(input.ggml_version));
+    note_early_reads(file, input.input, err);
+    return {record_trace(file, chosen_profile(input.ggml_version)), early_reads_json(file)};
 }
 
 // "node step 3 of 9, mul" in the node loop, else the stage.
@@ -407,7 +415,8 @@ nlohmann::json stats_json(const Trace& trace, const SimState& final_state, const
 
 int trace(const TraceOptions& options, std::ostream& out, std::ostream& err) {
     return run_guarded(err, [&] {
-        const Trace recorded = load_trace(options.graph);
+        const LoadedTrace loaded = load_trace(options.graph, err);
+        const Trace& recorded = loaded.trace;
         if (!check_range(options, recorded.size(), err)) {
             return 2;
         }
@@ -435,7 +444,7 @@ int trace(const TraceOptions& options, std::ostream& out, std::ostream& err) {
             progress.update(i + 1);
         }
         if (options.json) {
-            out << "\n]}\n";
+            out << "\n],\n\"warnings\": " << loaded.warnings.dump(-1, ' ', /*ensure_ascii=*/true) << "}\n";
         }
         if (!recorded.error.empty()) {
             err << options.graph.input << ": " << recorded.error << "\n";
@@ -447,7 +456,7 @@ int trace(const TraceOptions& options, std::ostream& out, std::ostream& err) {
 
 int walk(const WalkOptions& options, LineReader& lines, std::ostream& out, std::ostream& err) {
     return run_guarded(err, [&] {
-        Trace recorded = load_trace(options.graph);
+        Trace recorded = load_trace(options.graph, err).trace;
         if (!recorded.error.empty()) {
             err << options.graph.input << ": " << recorded.error << " (the walk shows the events up to the failure)\n";
         }
@@ -483,7 +492,8 @@ int walk(const WalkOptions& options, LineReader& lines, std::ostream& out, std::
 
 int stats(const StatsOptions& options, std::ostream& out, std::ostream& err) {
     return run_guarded(err, [&] {
-        const Trace recorded = load_trace(options.graph);
+        const LoadedTrace loaded = load_trace(options.graph, err);
+        const Trace& recorded = loaded.trace;
         PlanSummary summary;
         std::vector<StatsRow> rows;
         rows.reserve(options.summary_only ? 0 : recorded.size());
@@ -512,7 +522,9 @@ int stats(const StatsOptions& options, std::ostream& out, std::ostream& err) {
             }
         }
         if (options.json) {
-            out << stats_json(recorded, state, summary, rows, !options.summary_only).dump(2, ' ', /*ensure_ascii=*/true) << "\n";
+            nlohmann::json report = stats_json(recorded, state, summary, rows, !options.summary_only);
+            report["warnings"] = loaded.warnings;
+            out << report.dump(2, ' ', /*ensure_ascii=*/true) << "\n";
         } else {
             out << recorded.graph_name << ": " << counted(recorded.size(), "event") << ", "
                 << counted(recorded.node_count, "node step") << "\n";

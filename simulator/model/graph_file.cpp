@@ -478,7 +478,8 @@ private:
     PlanRecord parse_expected(Value value) {
         const Path path = "$.expected";
         const Object e = r_.object(value, path);
-        r_.only_keys(e, path, {"source", "reserve", "alloc_graph", "buffer_sizes", "chunk_sizes", "tensors"});
+        // `warnings`: what `plan --json` adds about the graph's order; not part of the plan.
+        r_.only_keys(e, path, {"source", "reserve", "alloc_graph", "buffer_sizes", "chunk_sizes", "tensors", "warnings"});
         PlanRecord plan;
         if (const auto source = Reader::find(e, "source")) {
             plan.source = r_.string(*source, dot(path, "source"));

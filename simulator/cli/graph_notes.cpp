@@ -1,0 +1,27 @@
+#include "simulator/cli/graph_notes.hpp"
+
+#include "simulator/analysis/graph_order.hpp"
+
+namespace gallocsim::cli {
+
+void note_early_reads(const GraphFile& file, const std::string& input, std::ostream& err) {
+    for (const EarlyRead& read : early_reads(file)) {
+        err << "note: " << input << ": " << sentence(file, read) << "\n";
+    }
+}
+
+nlohmann::ordered_json early_reads_json(const GraphFile& file) {
+    auto list = nlohmann::ordered_json::array();
+    const auto& tensors = file.context.tensors();
+    for (const EarlyRead& read : early_reads(file)) {
+        list.push_back({{"kind", kind_key(read.kind)},
+                        {"node", tensors[read.reader].name},
+                        {"node_step", read.reader_node + 1},
+                        {"source", tensors[read.source].name},
+                        {"source_node_step", read.source_node + 1},
+                        {"text", sentence(file, read)}});
+    }
+    return list;
+}
+
+} // namespace gallocsim::cli

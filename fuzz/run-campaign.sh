@@ -3,13 +3,13 @@
 #
 #   fuzz/run-campaign.sh [--build DIR] [--seconds N] [--executions E] [--jobs J] [HARNESS...]
 #
-# HARNESS: graph_file, dynamic_allocator, graph_allocator, capture_session (default: all
-# four, one after the other, N seconds each). --executions E stops each harness after E
+# HARNESS: graph_file, dynamic_allocator, graph_allocator, capture_session, trace_sentences
+# (default: all five, one after the other, N seconds each). --executions E stops each harness after E
 # executions in all instead (its J processes share them). --jobs J runs J fuzzing
 # processes per harness. Each harness ends with one line: its executions, their rate and
 # what was found.
 # Corpora grow across runs in DIR/fuzz/corpus/HARNESS ($GALLOCSIM_FUZZ_CORPUS overrides
-# DIR/fuzz/corpus); graph_file is seeded with ../shared/golden (files under 16 KiB) and
+# DIR/fuzz/corpus); graph_file and trace_sentences are seeded with ../shared/golden (files under 16 KiB) and
 # the built-in examples. Crashing inputs go to DIR/fuzz/findings/HARNESS/. Exit status:
 # 0 when no harness found anything, 1 otherwise.
 set -euo pipefail
@@ -31,7 +31,7 @@ while (($#)); do
     *) harnesses+=("$1"); shift ;;
   esac
 done
-((${#harnesses[@]})) || harnesses=(graph_file dynamic_allocator graph_allocator capture_session)
+((${#harnesses[@]})) || harnesses=(graph_file dynamic_allocator graph_allocator capture_session trace_sentences)
 
 corpus_root="${GALLOCSIM_FUZZ_CORPUS:-$build/fuzz/corpus}"
 artifacts() { find "$1" -type f \( -name 'crash-*' -o -name 'leak-*' -o -name 'timeout-*' -o -name 'oom-*' \) | wc -l; }
@@ -52,7 +52,7 @@ for harness in "${harnesses[@]}"; do
     options+=(-max_total_time="$seconds")
   fi
   seeds=()
-  if [[ "$harness" == graph_file ]]; then
+  if [[ "$harness" == graph_file || "$harness" == trace_sentences ]]; then
     seeds_dir="$build/fuzz/seeds/graph_file"
     mkdir -p "$seeds_dir"
     if [[ -d "$root/../shared/golden" ]]; then

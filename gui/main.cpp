@@ -7,6 +7,7 @@
 #include "reference/version_map.hpp"
 
 #include <QApplication>
+#include <QSize>
 #include <QCoreApplication>
 #include <QCommandLineParser>
 #include <QTimer>
@@ -71,6 +72,25 @@ struct Options {
     bool has(const QCommandLineOption& option) const { return parser.isSet(option); }
 };
 
+// A screenshot's sides: at least a pixel, and small enough that the image fits in memory (a
+// side of 16384 pixels makes a 1 GiB image at most).
+constexpr int kLargestSide = 16384;
+
+std::optional<QSize> screenshot_size(const Options& options) {
+    const QStringList sides = options.value(options.size).split('x');
+    if (sides.size() != 2) {
+        return std::nullopt;
+    }
+    bool width_ok = false;
+    bool height_ok = false;
+    const int width = sides[0].toInt(&width_ok);
+    const int height = sides[1].toInt(&height_ok);
+    if (!width_ok || !height_ok || width < 1 || height < 1 || width > kLargestSide || height > kLargestSide) {
+        return std::nullopt;
+    }
+    return QSize(width, height);
+}
+
 // Flags first, without a display: --help, --version and flag errors work anywhere (QApplication
 // aborts when there is no display to connect to). An exit code, or nothing to go on.
 std::optional<int> parse_flags(Options& options, int argc, char** argv) {
@@ -85,6 +105,11 @@ std::optional<int> parse_flags(Options& options, int argc, char** argv) {
     }
     if (options.parser.isSet("version")) {
         options.parser.showVersion();
+    }
+    if (options.has(options.size) && !screenshot_size(options)) {
+        std::cerr << "gallocsim-gui: --size " << options.value(options.size).toStdString() << ": give WxH, each from 1 to "
+                  << kLargestSide << " pixels\n";
+        return 2;
     }
     return std::nullopt;
 }
@@ -180,9 +205,8 @@ bool arrange_views(const Options& options, MainWindow& window, bool loaded) {
 
 // --screenshot: the window at its size, painted once, as a PNG.
 int save_screenshot(const Options& options, MainWindow& window) {
-    const QStringList size = options.value(options.size).split('x');
-    if (size.size() == 2) {
-        window.resize(size[0].toInt(), size[1].toInt());
+    if (const auto size = screenshot_size(options)) {  // checked with the flags
+        window.resize(*size);
     }
     window.show();
     QApplication::processEvents();

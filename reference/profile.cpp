@@ -122,7 +122,8 @@ constexpr Step kSteps[] = {
     // known, so the profile is named after the llama.cpp commit it was verified at.
     {{"llama.cpp #27644", "2026-08-24", "llama.cpp #27644", "ggml : fix ggml_clamp", "inplace_ops",
       "CLAMP may run in place (ggml_clamp makes a new tensor instead of a view of its input)"},
-     "llama.cpp-0c1e570", "llama.cpp 0c1e570 (2026-10-01, ggml 0.25.3): ggml 0a2b6b20's rules plus CLAMP in place",
+     "llama.cpp-0c1e570", "llama.cpp 0c1e570 (ggml 0.25.3), a commit of 2026-10-01: ggml 0a2b6b20's rules plus CLAMP in place, "
+     "from llama.cpp #27644 of 2026-08-24",
      [](AllocatorProfile& p) { p.inplace_ops = p.inplace_ops.with(Op::CLAMP); }, {}, kLlamaSources},
 };
 

@@ -18,6 +18,7 @@
 #include <nlohmann/json.hpp>
 
 #include <filesystem>
+#include <fstream>
 #include <sstream>
 
 namespace gallocsim {
@@ -283,6 +284,37 @@ TEST(ConformCommand, JsonListsEveryVerdict) {
     EXPECT_EQ(report["failed"], 0);
     ASSERT_EQ(report["verdicts"].size(), 200u);
     EXPECT_EQ(report["verdicts"][0]["result"], "pass");
+}
+
+// Two example files with no `expected` plan: nothing to compare, so both are skipped, and the
+// text says why before the tally (which stays the last line); -v lists them instead.
+TEST(ConformCommand, SaysWhyFilesWithoutAnExpectedPlanAreSkipped) {
+    const auto folder = std::filesystem::path(::testing::TempDir()) / "conform-no-expected";
+    std::filesystem::create_directories(folder);
+    std::ofstream(folder / "seed.json") << graph_file_to_json(make_example("seed"));
+    std::ofstream(folder / "mlp.json") << graph_file_to_json(make_example("mlp"));
+    std::ostringstream out, err;
+    cli::ConformOptions options;
+    options.paths = {folder.string()};
+    ASSERT_EQ(cli::conform(options, out, err), 0) << err.str();
+    EXPECT_EQ(out.str(),
+              "2 graph files have no `expected` plan to compare with, so conform skipped them (-v lists them; "
+              "`gallocsim plan FILE --json` writes a plan in that shape)\n"
+              "0 passed, 0 failed, 2 skipped\n");
+}
+
+// Two zero-element tensors: a zero-size buffer, which gives a has no address, where upstream
+// aborts in alloc_graph (docs/divergences.md). One verdict: the error and exit 1, no table.
+TEST(PlanCommand, AFailedPlanPrintsNoTable) {
+    const auto path = std::filesystem::path(::testing::TempDir()) / "zero-elements.json";
+    std::ofstream(path) << R"({"format": "ggml-graph/1", "buffer_types": [{"name": "CPU", "alignment": 32}],
+        "tensors": [{"name": "a", "ne": [0]}, {"name": "b", "ne": [0], "op": "SCALE", "src": ["a"], "flags": ["output"]}],
+        "leafs": ["a"], "nodes": ["b"]})";
+    std::ostringstream out, err;
+    EXPECT_EQ(cli::plan({.graph = {.input = path.string()}}, out, err), 1);
+    EXPECT_EQ(out.str(), "");
+    EXPECT_EQ(err.str(), path.string() + ": tensor a already has memory (a buffer but no address: it sits in a zero-size "
+                                         "buffer) (upstream aborts here)\n");
 }
 
 } // namespace

@@ -8,6 +8,8 @@
 #include "tests/command_line_runner.hpp"
 
 #include "reference/profile.hpp"
+#include "simulator/model/examples.hpp"
+#include "simulator/model/graph_file.hpp"
 
 #include <sys/wait.h>
 
@@ -359,6 +361,22 @@ TEST(CommandLine, DashReadsTheGraphFromStandardInput) {
     EXPECT_EQ(plan["tensors"]["mul"]["offset"], 0);
     EXPECT_EQ(run({"plan", "-"}, "{").code, kBadInput);
     EXPECT_THAT(run({"plan", "-"}, "{").err, StartsWith("standard input: "));
+}
+
+// Standard input is read once and planned as often as diff needs it: `diff - -` compares the
+// seed with itself (nothing moves), `diff - --alignment 64` the seed with its 64-byte-aligned
+// plan (b moves from 32 to 64, as the buffer flags test draws it).
+TEST(CommandLine, DiffReadsStandardInputOnceForBothPlans) {
+    const std::string seed = graph_file_to_json(make_example("seed"));
+    const Outcome same = run({"diff", "-", "-", "--json"}, seed);
+    ASSERT_EQ(same.code, kDone) << same.err;
+    EXPECT_EQ(nlohmann::json::parse(same.out)["tensors"], nlohmann::json::array());
+    const Outcome aligned = run({"diff", "-", "--alignment", "64", "--json"}, seed);
+    ASSERT_EQ(aligned.code, kDone) << aligned.err;
+    const nlohmann::json report = nlohmann::json::parse(aligned.out);
+    EXPECT_EQ(report["moved"], 1);
+    ASSERT_EQ(report["tensors"].size(), 1u) << aligned.out;
+    EXPECT_EQ(report["tensors"][0]["name"], "b");
 }
 
 // A name with a bell and a right-to-left override, as a hostile graph file may hold it: the

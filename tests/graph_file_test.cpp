@@ -64,6 +64,13 @@ TEST(GraphFileErrors, InvalidJsonSaysWhere) {
               "end of input; expected '[', '{', or a literal");
 }
 
+// A UTF-8 byte order mark (EF BB BF), as some editors write first: named, not taken for a comma.
+TEST(GraphFileErrors, AByteOrderMarkIsNamed) {
+    EXPECT_EQ(error_of("\xEF\xBB\xBF" + graph_doc(kTwoTensors)),
+              "g.json: starts with a UTF-8 byte order mark (bytes EF BB BF), which JSON does not allow: save the file as "
+              "UTF-8 without it");
+}
+
 // A file of zeros is no JSON; it is not "unexpected end of input" either (nlohmann takes a NUL
 // for the end of the text): the first NUL's offset is named.
 TEST(GraphFileErrors, NulBytesAreNamedNotTakenForTheEnd) {

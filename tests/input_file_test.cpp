@@ -6,7 +6,9 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cstdlib>
 #include <filesystem>
@@ -65,6 +67,25 @@ TEST(InputFile, APipeIsRefusedByName) {
 TEST(InputFile, FoldersAndMissingFilesAreSaidSo) {
     EXPECT_EQ(error_of("/"), "/: is a folder, not a file");
     EXPECT_EQ(error_of("/no/such/graph.json"), "/no/such/graph.json: no such file");
+}
+
+// A file that exists but cannot be opened says why, in the system's words. Root reads every
+// file, so the test takes away the process's last free file descriptor instead (RLIMIT_NOFILE
+// at the lowest unused descriptor): open() then fails with EMFILE, "Too many open files".
+TEST(InputFile, AFileThatCannotBeOpenedSaysWhy) {
+    const auto path = std::filesystem::path(::testing::TempDir()) / "gallocsim-input-open";
+    std::ofstream(path) << "{}";
+    rlimit saved{};
+    ASSERT_EQ(::getrlimit(RLIMIT_NOFILE, &saved), 0);
+    const int lowest_free = ::dup(0);
+    ASSERT_GE(lowest_free, 0);
+    ::close(lowest_free);
+    rlimit tight = saved;
+    tight.rlim_cur = static_cast<rlim_t>(lowest_free);
+    ASSERT_EQ(::setrlimit(RLIMIT_NOFILE, &tight), 0);
+    const std::string error = error_of(path);
+    ASSERT_EQ(::setrlimit(RLIMIT_NOFILE, &saved), 0);
+    EXPECT_EQ(error, path.string() + ": cannot open file: Too many open files");
 }
 
 // With the limit at 1 MiB, a file of 1 MiB is read and one byte more is refused, naming the

@@ -70,6 +70,9 @@ TEST(MiniMalloc, ReadsMiniMallocsOtherColumnNames) {
 TEST(MiniMalloc, ErrorsNameTheLineAndColumn) {
     EXPECT_EQ(error_of("id,lower,upper,size\nb1,0,3,4\nb2,1,4,x\n"), "in.csv: line 3: column 4 (size): \"x\" is not an integer");
     EXPECT_EQ(error_of("id,lower,upper,size\nb1,0,3,-4\n"), "in.csv: line 2: column 4 (size): -4 is out of range (0 to 2305843009213693951)");
+    // 2^64 - 1 is a whole number, too large for a long long: out of range, not "not an integer".
+    EXPECT_EQ(error_of("id,lower,upper,size\nb1,0,3,18446744073709551615\n"),
+              "in.csv: line 2: column 4 (size): \"18446744073709551615\" is out of range (0 to 2305843009213693951)");
     EXPECT_EQ(error_of("id,lower,upper,size\nb1,3,3,4\n"), "in.csv: line 2: column 3 (upper): 3 is out of range (4 to 2147483648)");
     EXPECT_EQ(error_of("id,lower,upper,size\nb1,0,3\n"), "in.csv: line 2: has 3 fields; the header has 4");
     EXPECT_EQ(error_of("id,lower,upper,size\nb1,0,3,4\nb1,0,3,4\n"), "in.csv: line 3: column 1 (id): id \"b1\" is used twice");

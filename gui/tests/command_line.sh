@@ -30,4 +30,9 @@ err=$(QT_QPA_PLATFORM=offscreen "$gui" "$capture" --call x --screenshot /dev/nul
 # /dev/zero is refused as a device before a byte is read (it used to be read until the GUI aborted).
 err=$(QT_QPA_PLATFORM=offscreen "$gui" /dev/zero --screenshot /dev/null 2>&1); code=$?
 [[ $code != 0 && $err == *"/dev/zero: not a regular file"* ]] || fail "/dev/zero exits $code: $err"
+# A screenshot size must be a picture that can be made: at least a pixel, at most 16384 a side.
+for size in 0x0 100000x100000 12x wide; do
+  err=$(env -u DISPLAY QT_QPA_PLATFORM= "$gui" --size "$size" --screenshot /dev/null 2>&1); code=$?
+  [[ $code == 2 && $err == *"--size $size: give WxH, each from 1 to 16384 pixels"* ]] || fail "--size $size exits $code: $err"
+done
 echo "passed"

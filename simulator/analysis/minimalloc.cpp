@@ -122,6 +122,11 @@ private:
         const std::string_view text = fields[field];
         long long value = 0;
         const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+        if (error == std::errc::result_out_of_range && end == text.data() + text.size()) {
+            // A whole number, too long for any size or time here: say so, not "not an integer".
+            fail(line, field, "\"" + std::string(text) + "\" is out of range (" + std::to_string(min) + " to " +
+                                  std::to_string(max) + ")");
+        }
         if (text.empty() || error != std::errc{} || end != text.data() + text.size()) {
             fail(line, field, "\"" + std::string(text) + "\" is not an integer");
         }

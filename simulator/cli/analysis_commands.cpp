@@ -311,13 +311,14 @@ int diff(const DiffOptions& options, std::ostream& out, std::ostream& err) {
         if (options.ggml_versions.size() == 2) {
             before_input.buffers = options.after_buffers;
         }
-        GraphFile before = load_graph_input(before_input);
+        std::optional<std::string> standard_input;  // read once: `diff -` and `diff - -` plan one text twice
+        GraphFile before = load_graph_input(before_input, standard_input);
         GraphInput after_input = options.before;
         if (!options.after.empty()) {
             after_input.input = options.after;
         }
         after_input.buffers = options.after_buffers;
-        GraphFile after = load_graph_input(after_input);
+        GraphFile after = load_graph_input(after_input, standard_input);
         if (options.ggml_versions.size() > 2) {
             throw GraphFileError("--ggml-version: at most two (plan A's, then plan B's), got " +
                                  std::to_string(options.ggml_versions.size()));

@@ -213,9 +213,11 @@ int plan(const PlanOptions& options, std::ostream& out, std::ostream& err) {
             return plan_after_reserve(file, options, out, err);
         }
         PlanRun run = run_plan(file, nullptr, chosen_profile(options.graph.ggml_version));
+        // One verdict: a plan that failed prints no table of places it did not make (JSON still
+        // says `reserve` or `alloc_graph` false, with what was placed, for tools).
         if (options.json) {
             out << plan_json(file, run.plan) << "\n";
-        } else {
+        } else if (run.error.empty()) {
             print_plan_table(file, run, name_columns(options.full_names), out);
         }
         if (!run.error.empty()) {
@@ -340,6 +342,15 @@ int conform(const ConformOptions& options, std::ostream& out, std::ostream& err)
             for (const std::string& line : v.details) {
                 out << "  " << line << "\n";
             }
+        }
+        // Files skipped quietly (nothing to compare with) are counted below; say why they were.
+        const auto hidden = std::ranges::count_if(tally.verdicts, [&](const ConformVerdict& v) {
+            return v.quiet && v.result == ConformVerdict::Result::skip && !options.verbose;
+        });
+        if (hidden > 0) {
+            out << hidden << (hidden == 1 ? " graph file has" : " graph files have")
+                << " no `expected` plan to compare with, so conform skipped " << (hidden == 1 ? "it" : "them")
+                << " (-v lists them; `gallocsim plan FILE --json` writes a plan in that shape)\n";
         }
         out << tally.passed << " passed, " << tally.failed << " failed";
         if (tally.skipped > 0) {

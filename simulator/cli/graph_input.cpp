@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <vector>
 #include <sstream>
 #include <string>
@@ -35,13 +36,21 @@ std::string unknown_name_text(const ExampleParameter& parameter, const std::stri
 } // namespace
 
 GraphFile load_graph_input(const GraphInput& input) {
+    std::optional<std::string> standard_input;
+    return load_graph_input(input, standard_input);
+}
+
+GraphFile load_graph_input(const GraphInput& input, std::optional<std::string>& standard_input) {
     GraphFile file;
     std::error_code ec;
     if (input.input == "-") {
         if (any_model_flag(input.model)) {
             throw UsageError("-: example options (--layers, --embd, ...) apply to built-in examples only");
         }
-        file = parse_graph_file(read_input_stream(std::cin, "standard input"), "standard input");
+        if (!standard_input) {
+            standard_input = read_input_stream(std::cin, "standard input");
+        }
+        file = parse_graph_file(*standard_input, "standard input");
     } else if (fs::is_directory(input.input, ec)) {
         throw GraphFileError(input.input + ": is a folder, not a graph file (conform takes folders)");
     } else if (fs::exists(input.input, ec)) {

@@ -60,6 +60,9 @@ const Policy& loaded_policy(const std::string& file);
 // Example flags are refused for files; buffer flags apply to both. Throws UsageError for
 // flags, GraphFileError for the input.
 GraphFile load_graph_input(const GraphInput& input);
+// The same, for a command that loads "-" more than once (diff): standard input is read into
+// `standard_input` the first time and parsed from there every time.
+GraphFile load_graph_input(const GraphInput& input, std::optional<std::string>& standard_input);
 GraphFile load_input(const std::string& input);  // no flags
 
 // The model's inputs from the flags; throw UsageError for a flag that is wrong.

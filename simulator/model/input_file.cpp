@@ -4,7 +4,9 @@
 
 #include <charconv>
 #include <cstdlib>
+#include <cerrno>
 #include <fstream>
+#include <system_error>
 #include <istream>
 
 namespace gallocsim {
@@ -48,9 +50,13 @@ std::string read_input_file(const std::filesystem::path& path) {
     if (!error && size > max_input_bytes()) {
         throw GraphFileError(too_large(path.string()));
     }
+    errno = 0;
     std::ifstream in(path, std::ios::binary);
     if (!in) {
-        throw GraphFileError(path.string() + ": cannot open file");
+        // The system's reason (permission denied, too many open files...), where it gave one.
+        const int reason = errno;
+        throw GraphFileError(path.string() + ": cannot open file" +
+                             (reason != 0 ? ": " + std::generic_category().message(reason) : std::string()));
     }
     return read_input_stream(in, path.string());  // bounded again: the file may grow while read
 }

@@ -87,6 +87,12 @@ Value DocumentParser::parse(std::string_view text, const Origin& origin) {
     if (const auto nul = text.find('\0'); nul != std::string_view::npos) {
         throw GraphFileError(source + ": a NUL byte at offset " + std::to_string(nul) + ": not a JSON text (a binary file?)");
     }
+    // A byte order mark is what some Windows editors put first; JSON has none (RFC 8259, 8.1), and
+    // the parser's own words for it are about commas.
+    if (text.starts_with("\xEF\xBB\xBF")) {
+        throw GraphFileError(source + ": starts with a UTF-8 byte order mark (bytes EF BB BF), which JSON does not "
+                                      "allow: save the file as UTF-8 without it");
+    }
     if (auto root = try_parse(text)) {
         return *root;
     }

@@ -44,6 +44,8 @@
 #include <QToolBar>
 #include <QToolTip>
 
+#include <utility>
+
 namespace gallocsim::gui {
 
 namespace {
@@ -377,7 +379,9 @@ void MainWindow::connect_views() {
         message_sink_(title, message);
     });
     connect(&c, &SimulationController::status_message, this, [this](const QString& message) {
-        statusBar()->showMessage(message, 8000);
+        // The note about a graph just opened goes with the message that says it is loaded.
+        const QString note = std::exchange(pending_note_, QString());
+        statusBar()->showMessage(note.isEmpty() ? message : message + " " + note, note.isEmpty() ? 8000 : 30000);
     });
     connect(&c, &SimulationController::speed_changed, this, [this](int speed, bool unlimited) {
         const QSignalBlocker block_speed(speed_), block_unlimited(unlimited_);
@@ -693,7 +697,8 @@ void MainWindow::focus_current_view() {
 }
 
 // A graph whose nodes read a node run after them (or themselves) is planned as ggml plans it;
-// the status bar says so once, when the graph is opened, in the words the command line uses.
+// the status bar says so once, with the message that the graph is loaded, in the words the
+// command line uses.
 void MainWindow::note_early_reads() {
     if (!controller_->has_graph()) {
         return;
@@ -707,7 +712,7 @@ void MainWindow::note_early_reads() {
     if (reads.size() > 1) {
         text = tr("%1 nodes read a node run after them, or themselves; the first: %2").arg(reads.size()).arg(text);
     }
-    statusBar()->showMessage(tr("Note: %1").arg(text), 30000);
+    pending_note_ = tr("Note: %1").arg(text);
 }
 
 } // namespace gallocsim::gui

@@ -156,6 +156,7 @@ private:
     QAction* events_axis_action_ = nullptr;
     QAction* log_offsets_action_ = nullptr;
     QString shown_source_;  // the graph the find box was last used with
+    QString pending_note_;  // what the next status message adds about the graph just opened (note_early_reads)
     QProgressDialog* progress_ = nullptr;  // while the controller loads on its worker  // checked: the timeline's axis is events
     QAction* peak_action_ = nullptr;
 

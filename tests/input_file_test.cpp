@@ -69,6 +69,17 @@ TEST(InputFile, FoldersAndMissingFilesAreSaidSo) {
     EXPECT_EQ(error_of("/no/such/graph.json"), "/no/such/graph.json: no such file");
 }
 
+// Not in the sanitized build (clang's ASan + UBSan): their runtime needs a descriptor of its own
+// at UBSan's vptr check (it reads the process's mappings) and, without one, reports the stream as
+// a bad object. The default and Release suites run it.
+#if defined(__SANITIZE_ADDRESS__)  // GCC
+#define GALLOCSIM_SANITIZED 1
+#elif defined(__has_feature)  // clang
+#if __has_feature(address_sanitizer)
+#define GALLOCSIM_SANITIZED 1
+#endif
+#endif
+#ifndef GALLOCSIM_SANITIZED
 // A file that exists but cannot be opened says why, in the system's words. Root reads every
 // file, so the test takes away the process's last free file descriptor instead (RLIMIT_NOFILE
 // at the lowest unused descriptor): open() then fails with EMFILE, "Too many open files".
@@ -87,6 +98,7 @@ TEST(InputFile, AFileThatCannotBeOpenedSaysWhy) {
     ASSERT_EQ(::setrlimit(RLIMIT_NOFILE, &saved), 0);
     EXPECT_EQ(error, path.string() + ": cannot open file: Too many open files");
 }
+#endif
 
 // With the limit at 1 MiB, a file of 1 MiB is read and one byte more is refused, naming the
 // limit and the knob.

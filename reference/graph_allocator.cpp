@@ -292,11 +292,12 @@ void GraphAllocator::allocate_tensor(const Tensor* tensor, int buffer_id, Alloca
     // A tensor met again after its memory went to a node in place, or was freed (a node read it
     // before it ran): upstream gives it memory a second time, and only the last place counts.
     const bool placed_before = std::exchange(record.placed, true);
-    const TensorRecord previous = record;
+    const int previous_buffer = record.buffer_id;
+    const BufferAddress previous_address = record.address;
     auto report_if_placed_again = [&] {
         if (placed_before) {
-            emit<Observed<event::TensorPlacedAgain>>(tensor, phase, previous.buffer_id, previous.address.chunk,
-                                                     previous.address.offset);
+            emit<Observed<event::TensorPlacedAgain>>(tensor, phase, previous_buffer, previous_address.chunk,
+                                                     previous_address.offset);
         }
     };
     if (profile_->can_inplace(tensor->op) && try_inplace(tensor, record)) {

@@ -190,8 +190,7 @@ namespace {
 
 // The plan in the shape of a graph file's `expected`, and the graph's warnings where it has any
 // (the graph reader takes a pasted `expected` with them).
-std::string plan_json(const GraphFile& file, const PlanRecord& plan) {
-    auto warnings = early_reads_json(file);
+std::string plan_json(const PlanRecord& plan, nlohmann::ordered_json warnings) {
     if (warnings.empty()) {
         return plan_record_to_json(plan);
     }
@@ -205,7 +204,7 @@ std::string plan_json(const GraphFile& file, const PlanRecord& plan) {
 int plan(const PlanOptions& options, std::ostream& out, std::ostream& err) {
     return run_guarded(err, [&] {
         GraphFile file = load_graph_input(options.graph);
-        note_early_reads(file, options.graph.input, err);
+        auto warnings = note_early_reads(file, options.graph.input, err);
         if (options.measure) {
             return print_measured(file, options, out, err);
         }
@@ -216,7 +215,7 @@ int plan(const PlanOptions& options, std::ostream& out, std::ostream& err) {
         // One verdict: a plan that failed prints no table of places it did not make (JSON still
         // says `reserve` or `alloc_graph` false, with what was placed, for tools).
         if (options.json) {
-            out << plan_json(file, run.plan) << "\n";
+            out << plan_json(run.plan, std::move(warnings)) << "\n";
         } else if (run.error.empty()) {
             print_plan_table(file, run, name_columns(options.full_names), out);
         }

@@ -4,12 +4,6 @@
 
 namespace gallocsim::cli {
 
-void note_early_reads(const GraphFile& file, const std::string& input, std::ostream& err) {
-    for (const EarlyRead& read : early_reads(file)) {
-        err << "note: " << input << ": " << sentence(file, read) << "\n";
-    }
-}
-
 nlohmann::ordered_json early_reads_json(const GraphFile& file) {
     auto list = nlohmann::ordered_json::array();
     const auto& tensors = file.context.tensors();
@@ -22,6 +16,14 @@ nlohmann::ordered_json early_reads_json(const GraphFile& file) {
                         {"text", sentence(file, read)}});
     }
     return list;
+}
+
+nlohmann::ordered_json note_early_reads(const GraphFile& file, const std::string& input, std::ostream& err) {
+    auto warnings = early_reads_json(file);
+    for (const auto& warning : warnings) {
+        err << "note: " << input << ": " << warning["text"].get<std::string>() << "\n";
+    }
+    return warnings;
 }
 
 } // namespace gallocsim::cli

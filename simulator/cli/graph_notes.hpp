@@ -12,10 +12,11 @@
 
 namespace gallocsim::cli {
 
-// "note: INPUT: d (node 1 of 2) reads c, ..." for each early read; nothing for a graph without.
-void note_early_reads(const GraphFile& file, const std::string& input, std::ostream& err);
-
 // [{"kind", "node", "node_step", "source", "source_node_step", "text"}, ...]
 nlohmann::ordered_json early_reads_json(const GraphFile& file);
+
+// "note: INPUT: d (node 1 of 2) reads c, ..." for each early read (nothing for a graph without),
+// and the same reads as early_reads_json lists them, for the command's --json.
+nlohmann::ordered_json note_early_reads(const GraphFile& file, const std::string& input, std::ostream& err);
 
 } // namespace gallocsim::cli

@@ -43,8 +43,8 @@ struct LoadedTrace {
 
 LoadedTrace load_trace(const GraphInput& input, std::ostream& err) {
     GraphFile file = load_graph_input(input);
-    note_early_reads(file, input.input, err);
-    return {record_trace(file, chosen_profile(input.ggml_version)), early_reads_json(file)};
+    auto warnings = note_early_reads(file, input.input, err);
+    return {record_trace(file, chosen_profile(input.ggml_version)), std::move(warnings)};
 }
 
 // "node step 3 of 9, mul" in the node loop, else the stage.

@@ -210,7 +210,7 @@ json to_json(const Trace& trace, const GraphLifetimes& lifetimes, const std::vec
 int why(const WhyOptions& options, std::ostream& out, std::ostream& err) {
     return run_guarded(err, [&] {
         GraphFile file = load_graph_input(options.graph);
-        note_early_reads(file, options.graph.input, err);
+        auto warnings = note_early_reads(file, options.graph.input, err);
         const AllocatorProfile& profile = chosen_profile(options.graph.ggml_version);
         // One plan: the peaks, the lifetimes and the comparison are all read off it; then the
         // what-if plans take its working copy of the graph (its places are read by then).
@@ -221,7 +221,7 @@ int why(const WhyOptions& options, std::ostream& out, std::ostream& err) {
         const std::vector<BufferAnswer> answers = why_answers(file, profile, trace, comparison, peaks, std::move(ggml.run));
         if (options.json) {
             json report = to_json(trace, ggml.lifetimes, answers);
-            report["warnings"] = early_reads_json(file);
+            report["warnings"] = std::move(warnings);
             out << report.dump(2, ' ', /*ensure_ascii=*/true) << "\n";
         } else {
             print_text(trace, ggml.lifetimes, answers, name_columns(options.full_names), out);

@@ -319,8 +319,9 @@ void MemoryMapView::paint_peak(QPainter& painter, const Row& row, const BufferPe
         painter.setPen(QPen(kPeak, 1.5, Qt::DashLine));
         painter.setBrush(QBrush(kPeak, Qt::DiagCrossPattern));
         painter.drawRect(r);
-        const QString text = hole.left_by ? tr("hole %1, left by event %2").arg(human_bytes(hole.size)).arg(*hole.left_by + 1)
-                                          : tr("hole %1").arg(human_bytes(hole.size));
+        const std::optional<std::size_t> completed = hole.completed_at();
+        const QString text = completed ? tr("hole %1, complete at event %2").arg(human_bytes(hole.size)).arg(*completed + 1)
+                                       : tr("hole %1").arg(human_bytes(hole.size));
         if (const QRectF shown = visible_part(r); QFontMetricsF(font).horizontalAdvance(text) + 6 <= shown.width()) {
             painter.setPen(kPeak.darker(150));
             painter.drawText(shown.adjusted(3, 0, -3, 0), Qt::AlignCenter, text);

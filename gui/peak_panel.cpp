@@ -91,17 +91,22 @@ void PeakPanel::rebuild() {
                              qstr(lifetime_end_text(trace, lifetimes, live.tensor)).toHtmlEscaped(),
                              qstr(answer.without_text(t)).toHtmlEscaped());
         }
-        html += tr("</table><p>Holes below the high-water mark then: %1, %2</p><ul>")
+        html += tr("</table><p>Live then by op: %1</p><p>Live then by layer: %2</p>")
+                    .arg(qstr(live_groups_text(answer.live_by_op)).toHtmlEscaped(),
+                         qstr(live_by_layer_text(answer)).toHtmlEscaped());
+        html += tr("<p>Holes below the high-water mark then: %1, %2</p><ul>")
                     .arg(qstr(counted(peak.holes.size(), "hole")), qstr(byte_count(peak.hole_bytes())));
-        for (const PeakHole& hole : peak.holes) {
-            const QString without = qstr(answer.hole_without_text(trace, static_cast<std::size_t>(&hole - peak.holes.data())));
-            html += tr("<li>chunk %1 [%2, %3): %4, %5%6</li>")
-                        .arg(hole.chunk)
-                        .arg(hole.offset)
-                        .arg(hole.offset + hole.size)
-                        .arg(human_bytes(hole.size),
-                             hole.left_by ? tr("left by event %1").arg(*hole.left_by + 1) : tr("never used yet"),
-                             without.isEmpty() ? QString() : "; " + without.toHtmlEscaped());
+        for (std::size_t h = 0; h < peak.holes.size(); ++h) {
+            const PeakHole& hole = peak.holes[h];
+            html += "<li>" + qstr(hole_title(hole)).toHtmlEscaped() + "<ul>";
+            for (const HoleBytes& run : hole.bytes) {
+                html += "<li>" + qstr(hole_bytes_text(trace, run)).toHtmlEscaped() + "</li>";
+            }
+            html += "<li>" + qstr(hole_stays_text(trace, hole)).toHtmlEscaped() + "</li>";
+            for (const std::string& what_if : hole_what_if_texts(trace, answer, h)) {
+                html += "<li>" + qstr(what_if).toHtmlEscaped() + "</li>";
+            }
+            html += QStringLiteral("</ul></li>");
         }
         html += QStringLiteral("</ul>");
     }

@@ -3,6 +3,7 @@
 // up: what was live plus the holes is the high-water mark, and the plan is never below the
 // in-place-aware bound. The command runs as typed (why has no header of its own: a command is
 // its file, cli/command_registry.hpp).
+#include "simulator/analysis/why_report.hpp"
 #include "simulator/cli/errors.hpp"
 #include "tests/command_line_runner.hpp"
 #include "tests/golden_files.hpp"
@@ -105,8 +106,117 @@ TEST(WhyCommand, EachHoleSaysWhatThePlanWouldBeWithoutTheTensorThatLeftIt) {
     const json& hole = buffer["holes"][0];
     EXPECT_EQ(hole["offset"], 0);
     EXPECT_EQ(hole["bytes"], 32);
-    EXPECT_EQ(hole["left_by_tensor"], "x");
-    EXPECT_EQ(hole["size_without_its_tensor"], 192);
+    ASSERT_EQ(hole["runs"].size(), 1u);
+    EXPECT_EQ(hole["runs"][0]["last_holder"], "x");
+    ASSERT_EQ(hole["makers"].size(), 1u);
+    EXPECT_EQ(hole["makers"][0]["tensor"], "x");
+    EXPECT_EQ(hole["makers"][0]["size_without_it"], 192);
+    EXPECT_EQ(hole["passed_over_by"]["tensor"], "b");  // 128 bytes: larger than the hole
+    EXPECT_EQ(hole["passed_over_by"]["bytes"], 128);
+}
+
+// A hole is told by its bytes, not by the last free that touched it. Alignment 32, f32:
+//   x  input [32]  128 bytes at [0, 128)
+//   k = CONT(x)     32 bytes, output, at the tail [128, 160); x has no consumer left: [0, 128) free
+//   p = CONT(k)     32 bytes: best fit, [0, 32)
+//   q = CONT(p)     32 bytes: best fit in [32, 128), so [32, 64); p is freed: [0, 32) free again
+//   s = CONT(q)     32 bytes: the smaller of [0, 32) and [64, 128), so [0, 32); q is freed and
+//                   joins [64, 128): the hole [32, 128)
+//   r = CONT(s)    256 bytes: no hole holds it, the tail [160, 416): the size, 416
+//
+//   0      32     64             128     160                      416
+//   |  s   | q's  |     x's      |   k   |            r           )   at r's placement
+//           \___ the hole: x's block; q's bytes were carved from it
+//
+// So the hole has two runs, [32, 64) q's (carved from x's block) and [64, 128) x's; x made all
+// 96 bytes of it, q 32. The next request that grew the buffer after q's free is r (256 bytes).
+// Without x in the buffer: k [0, 32), p [32, 64), q [64, 96), p freed, s in p's [32, 64), q
+// freed into the tail, r at [64, 320): 320 bytes. Without q: p is freed at q's step, so [0, 128)
+// is whole again, s takes [0, 32) and r still goes to the tail at 160: 416, nothing saved.
+TEST(WhyCommand, AHoleIsToldByItsBytesAndTheRequestThatPassedItBy) {
+    const auto path = test_support::scratch_path("why-carved-hole.json");
+    {
+        std::ofstream file(path);
+        file << R"({"format": "ggml-graph/1", "name": "carved",
+            "buffer_types": [{"name": "CPU", "alignment": 32}],
+            "tensors": [{"name": "x", "type": "f32", "ne": [32], "flags": ["input"]},
+                        {"name": "k", "type": "f32", "ne": [8], "op": "CONT", "src": ["x"], "flags": ["output"]},
+                        {"name": "p", "type": "f32", "ne": [8], "op": "CONT", "src": ["k"]},
+                        {"name": "q", "type": "f32", "ne": [8], "op": "CONT", "src": ["p"]},
+                        {"name": "s", "type": "f32", "ne": [8], "op": "CONT", "src": ["q"]},
+                        {"name": "r", "type": "f32", "ne": [64], "op": "CONT", "src": ["s"], "flags": ["output"]}],
+            "leafs": ["x"], "nodes": ["k", "p", "q", "s", "r"]})";
+    }
+    const json report = why_json(path.string());
+    const Outcome text = run({"why", path.string()});
+    std::filesystem::remove(path);
+    const json& buffer = report["buffers"][0];
+    EXPECT_EQ(buffer["size"], 416);
+    ASSERT_EQ(buffer["holes"].size(), 1u);
+    const json& hole = buffer["holes"][0];
+    EXPECT_EQ(hole["offset"], 32);
+    EXPECT_EQ(hole["bytes"], 96);
+    ASSERT_EQ(hole["runs"].size(), 2u);
+    EXPECT_EQ(hole["runs"][0]["offset"], 32);
+    EXPECT_EQ(hole["runs"][0]["bytes"], 32);
+    EXPECT_EQ(hole["runs"][0]["last_holder"], "q");
+    EXPECT_EQ(hole["runs"][1]["offset"], 64);
+    EXPECT_EQ(hole["runs"][1]["bytes"], 64);
+    EXPECT_EQ(hole["runs"][1]["last_holder"], "x");
+    EXPECT_EQ(hole["passed_over_by"]["tensor"], "r");
+    EXPECT_EQ(hole["passed_over_by"]["bytes"], 256);
+    ASSERT_EQ(hole["makers"].size(), 2u);
+    EXPECT_EQ(hole["makers"][0]["tensor"], "x");
+    EXPECT_EQ(hole["makers"][0]["bytes"], 96);
+    EXPECT_EQ(hole["makers"][0]["size_without_it"], 320);
+    EXPECT_EQ(hole["makers"][1]["tensor"], "q");
+    EXPECT_EQ(hole["makers"][1]["bytes"], 32);
+    EXPECT_EQ(hole["makers"][1]["size_without_it"], 416);
+    EXPECT_NE(text.out.find("[32, 64) 32 B: q's memory, given back at event "), std::string::npos) << text.out;
+    EXPECT_NE(text.out.find("; carved from x's block"), std::string::npos) << text.out;
+    EXPECT_NE(text.out.find("it stayed a hole: the next request that grew the buffer after it was complete, r (256 B, "),
+              std::string::npos)
+        << text.out;
+}
+
+// The peak by kind. The rope example's mark (above: kq, qr and k live) by op: kq is a REPEAT
+// of 16 x 16 f32 (1024 bytes), qr a SCALE of 4 x 4 (64), k a SUM_ROWS of one f32 (32, aligned).
+// Its names carry no layer number, which the split by layer says rather than inventing one.
+TEST(WhyCommand, SplitsThePeakByOpAndSaysWhenNamesCarryNoLayer) {
+    const json report = why_json(GALLOCSIM_SOURCE_DIR "/docs/examples/rope-through-view.json");
+    const json& by_op = report["buffers"][0]["live_by_op"];
+    ASSERT_EQ(by_op.size(), 3u);
+    EXPECT_EQ(by_op[0], (json{{"name", "REPEAT"}, {"bytes", 1024}, {"tensors", 1}}));
+    EXPECT_EQ(by_op[1], (json{{"name", "SCALE"}, {"bytes", 64}, {"tensors", 1}}));
+    EXPECT_EQ(by_op[2], (json{{"name", "SUM_ROWS"}, {"bytes", 32}, {"tensors", 1}}));
+    EXPECT_TRUE(report["buffers"][0]["live_by_layer"].empty());
+    const Outcome text = run({"why", GALLOCSIM_SOURCE_DIR "/docs/examples/rope-through-view.json"});
+    EXPECT_NE(text.out.find("no live tensor's name carries a layer number"), std::string::npos) << text.out;
+}
+
+// By layer, on Llama-3.1-8B at 4096 context and 512-token batches: its buffer is set when
+// layer 0's kq (the attention scores, 4096 keys x 512 queries x 32 heads, f32: 256 MiB) is
+// placed, beside layer 0's roped Q (128 x 32 heads x 512 tokens, f32: 8 MiB); everything else
+// live then is an input or the embeddings, whose names carry no layer.
+TEST(WhyCommand, SplitsTheEightBPeakByLayer) {
+    const json report = why_json(GALLOCSIM_SOURCE_DIR "/tests/data/captures/llama-3.1-8b-c4096-u512/graphs/445f3a36b2baa70c.json");
+    const json& by_layer = report["buffers"][0]["live_by_layer"];
+    ASSERT_EQ(by_layer.size(), 2u);
+    EXPECT_EQ(by_layer[0], (json{{"name", "layer 0"}, {"bytes", (256 + 8) << 20}, {"tensors", 2}}));
+    EXPECT_EQ(by_layer[1]["name"], "no layer");
+}
+
+// llama.cpp names a layer's tensors name-N; ggml's suffixes and our "#2" for a repeated name
+// come after it. A number elsewhere in a name is not a layer.
+TEST(WhyReport, ReadsTheLayerFromLlamaCppNames) {
+    EXPECT_EQ(layer_of_name("attn_norm-3"), 3);
+    EXPECT_EQ(layer_of_name("Qcur-12#3"), 12);
+    EXPECT_EQ(layer_of_name("kq-0 (view)"), 0);
+    EXPECT_EQ(layer_of_name("cache_k_l31 (view)"), std::nullopt);
+    EXPECT_EQ(layer_of_name("node_5"), std::nullopt);
+    EXPECT_EQ(layer_of_name("-3"), std::nullopt);
+    EXPECT_EQ(layer_of_name("x-"), std::nullopt);
+    EXPECT_EQ(layer_of_name("x-1234567"), std::nullopt);  // longer than any layer count: not one
 }
 
 // Where the bound is reached can be far from where the buffer's size was set. In a one-layer

@@ -178,6 +178,27 @@ private Q_SLOTS:
         QCOMPARE(text.count("without it: 32 B (saves 32 B)"), 2);
     }
 
+    // The Peak panel tells a hole by its bytes, as `why` does (tests/why_test.cpp draws this
+    // graph: x's 128-byte block, q's 32 bytes carved from it, r's 256 bytes passing it by).
+    void the_peak_panel_tells_a_hole_by_its_bytes() {
+        QVERIFY(controller().load_graph(parse_graph_file(R"({"format": "ggml-graph/1",
+            "buffer_types": [{"name": "CPU", "alignment": 32}],
+            "tensors": [{"name": "x", "type": "f32", "ne": [32], "flags": ["input"]},
+                        {"name": "k", "type": "f32", "ne": [8], "op": "CONT", "src": ["x"], "flags": ["output"]},
+                        {"name": "p", "type": "f32", "ne": [8], "op": "CONT", "src": ["k"]},
+                        {"name": "q", "type": "f32", "ne": [8], "op": "CONT", "src": ["p"]},
+                        {"name": "s", "type": "f32", "ne": [8], "op": "CONT", "src": ["q"]},
+                        {"name": "r", "type": "f32", "ne": [64], "op": "CONT", "src": ["s"], "flags": ["output"]}],
+            "leafs": ["x"], "nodes": ["k", "p", "q", "s", "r"]})", "carved.json"), "carved.json"));
+        window_->peak_panel().show();
+        const QString text = window_->peak_panel().text().toPlainText();
+        QVERIFY2(text.contains("chunk 0 [32, 128): 96 B (96 bytes)"), qPrintable(text));
+        QVERIFY2(text.contains("[32, 64) 32 B: q's memory"), qPrintable(text));
+        QVERIFY2(text.contains("[64, 128) 64 B: x's memory"), qPrintable(text));
+        QVERIFY2(text.contains("r (256 B, event"), qPrintable(text));
+        QVERIFY2(text.contains("without x: 320 B (saves 96 B)"), qPrintable(text));
+    }
+
     // The toolbar's version selector lists every profile, starts at the newest and re-plans.
     void the_ggml_version_selector_replans() {
         auto* selector = window_->findChild<QComboBox*>("ggml_version");

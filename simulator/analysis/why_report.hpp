@@ -3,9 +3,10 @@
 // Peak panel as HTML, and neither works any of it out again. Per buffer: where its high-water mark
 // was set and what was live then (the trace's BufferPeak), its buffer type's bound and best
 // offline planner (the comparison's arena), what each of the largest live tensors costs on its
-// own (ggml's plan made again with that tensor outside the buffer), and the same for the tensor
-// whose release left each hole below the mark (a hole is bytes a freed tensor gave back that
-// nothing live then fills: without that tensor in the buffer, the hole is never made).
+// own (ggml's plan made again with that tensor outside the buffer), and each hole below the mark
+// told by its bytes: whose memory they last were, the free that gave them back, the request that
+// went past the hole to the tail, and what each tensor that made it costs. The sentences are
+// here too; front ends only lay them out.
 
 #include "simulator/analysis/analysis_plans.hpp"
 #include "simulator/trace/peak.hpp"
@@ -21,6 +22,32 @@ namespace gallocsim {
 // costs one plan of the graph, and past the few largest the answer is nearly always "nothing".
 inline constexpr std::size_t kCostedTensors = 5;
 
+// How many of a hole's tensors get a what-if plan: a hole is nearly always one or two blocks.
+inline constexpr std::size_t kCostedHoleMakers = 3;
+
+// A tensor whose memory makes up part of a hole (the last holder of some of its bytes).
+struct HoleMaker {
+    TensorId tensor = kNoTensor;
+    std::size_t bytes = 0;  // of the hole's
+    // The buffer's size with the tensor outside it; none when not asked (past kCostedHoleMakers
+    // or kCostedTensors holes) or when that plan failed (`costed` tells which).
+    std::optional<std::size_t> size_without;
+    bool costed = false;
+};
+
+struct HoleAnswer {
+    const PeakHole* hole = nullptr;
+    std::vector<HoleMaker> makers;  // the most bytes first
+};
+
+// Live bytes at a high-water mark grouped one way (by op, by layer), as llama.cpp's memory
+// print and PyTorch's memory_viz split a peak.
+struct LiveGroup {
+    std::string name;  // "MUL_MAT", "leaf"; "layer 3", "no layer"
+    std::size_t bytes = 0;
+    std::size_t tensors = 0;
+};
+
 struct BufferAnswer {
     const BufferPeak* peak = nullptr;
     const BufferTypeSpec* type = nullptr;
@@ -28,10 +55,9 @@ struct BufferAnswer {
     // Per live tensor (peak->live's order, the largest first, at most kCostedTensors): the
     // buffer's size if that tensor lived outside it (buffer_sizes_without); none when that plan failed.
     std::vector<std::optional<std::size_t>> size_without;
-    // Per hole (peak->holes' order, at most kCostedTensors): the tensor whose release left it
-    // (kNoTensor: never used yet) and the buffer's size without that tensor in the buffer.
-    std::vector<TensorId> hole_left_by;
-    std::vector<std::optional<std::size_t>> hole_size_without;
+    std::vector<HoleAnswer> holes;  // peak->holes' order; the kCostedTensors largest have what-ifs
+    std::vector<LiveGroup> live_by_op;     // the most bytes first
+    std::vector<LiveGroup> live_by_layer;  // layers in order, then "no layer"; empty when no name carries one
 
     // In-place-aware, over the whole buffer type.
     std::size_t lower_bound() const { return arena != nullptr ? arena->lower_bound.bytes : 0; }
@@ -40,9 +66,25 @@ struct BufferAnswer {
     std::string best_planner() const { return arena != nullptr ? std::string(arena->best_alternative().planner->title) : ""; }
     // What live tensor `i` (peak->live's order) costs, in words, or empty when it was not asked.
     std::string without_text(std::size_t i) const;
-    // The same for hole `i`'s tensor: "without kq-3, whose release left it: 300.01 MiB (saves 8.00 MiB)".
-    std::string hole_without_text(const Trace& trace, std::size_t i) const;
 };
+
+// The layer a tensor's name gives, as llama.cpp names them ("attn_norm-3", "Qcur-3#2",
+// "cache_k_l3 (view)" has none: the number must follow a '-' at the end of the name proper).
+std::optional<int> layer_of_name(std::string_view name);
+// "MUL_MAT 256.00 MiB (1 tensor), leaf 20.01 MiB (6 tensors), ..."
+std::string live_groups_text(const std::vector<LiveGroup>& groups);
+// The line about the split by layer: the groups, or why there are none.
+std::string live_by_layer_text(const BufferAnswer& answer);
+
+// The words for hole `i` of an answer, each a line (the front ends indent and lay them out):
+//   "chunk 0 [29370368, 46147584): 16.00 MiB (16777216 bytes)"
+std::string hole_title(const PeakHole& hole);
+//   "[29370368, 37758976) 8.00 MiB: attn_norm-0's memory, given back at event 2395 (node step 21)"
+std::string hole_bytes_text(const Trace& trace, const HoleBytes& run);
+//   "it stayed a hole: the next request that grew the buffer, kq-0 (256.00 MiB, event 2445), is larger"
+std::string hole_stays_text(const Trace& trace, const PeakHole& hole);
+//   "without attn_norm-0: 300.01 MiB (saves 8.00 MiB)", one per costed maker
+std::vector<std::string> hole_what_if_texts(const Trace& trace, const BufferAnswer& answer, std::size_t i);
 
 // Each buffer's answer; `trace`, `peaks` and `comparison` come from ggml's plan of `file` under
 // `profile`. `file` is planned again once per costed tensor (a bare plan each: no trace; a tensor
@@ -52,8 +94,7 @@ std::vector<BufferAnswer> why_answers(const GraphFile& file, const AllocatorProf
                                       const Comparison& comparison, const std::vector<BufferPeak>& peaks,
                                       PlanRun plan_run = {});
 
-// The tensor whose release left a hole (the free event's first tensor); kNoTensor when no free
-// left it (bytes never used yet).
-TensorId hole_left_by_tensor(const Trace& trace, const PeakHole& hole);
+// The tensors whose memory makes up a hole, the most bytes first (ties: the lower address).
+std::vector<HoleMaker> hole_makers(const PeakHole& hole);
 
 } // namespace gallocsim

@@ -104,23 +104,20 @@ void print_text(const Trace& trace, const GraphLifetimes& lifetimes, const std::
             }
             out << "\n";
         }
+        out << "  live then by op: " << live_groups_text(a.live_by_op) << "\n";
+        out << "  live then by layer: " << live_by_layer_text(a) << "\n";
         out << "  holes below the high-water mark then: " << counted(peak.holes.size(), "hole") << ", "
             << byte_count(peak.hole_bytes()) << "\n";
-        for (const PeakHole& hole : peak.holes) {
-            out << "    chunk " << hole.chunk << " [" << hole.offset << ", " << hole.offset + hole.size << "): "
-                << byte_count(hole.size);
-            if (hole.left_by) {
-                const TraceEvent& freed = trace.events[*hole.left_by];
-                const TensorId left_by = hole_left_by_tensor(trace, hole);
-                out << ", left by event " << *hole.left_by + 1 << " ("
-                    << (left_by == kNoTensor ? std::string(kind_name(kind_of(freed))) : "freeing " + trace.tensor(left_by).name)
-                    << ")";
+        for (std::size_t i = 0; i < peak.holes.size(); ++i) {
+            const PeakHole& hole = peak.holes[i];
+            out << "    " << hole_title(hole) << "\n";
+            for (const HoleBytes& run : hole.bytes) {
+                out << "      " << hole_bytes_text(trace, run) << "\n";
             }
-            if (const std::string without = a.hole_without_text(trace, static_cast<std::size_t>(&hole - peak.holes.data()));
-                !without.empty()) {
-                out << "; " << without;
+            out << "      " << hole_stays_text(trace, hole) << "\n";
+            for (const std::string& what_if : hole_what_if_texts(trace, a, i)) {
+                out << "      " << what_if << "\n";
             }
-            out << "\n";
         }
         out << "  in-place-aware lower bound (" << a.type->name << "): " << byte_count(a.lower_bound())
             << "; best other planner on the same blocks, " << a.best_planner() << ": " << byte_count(a.best_alternative()) << "\n";
@@ -134,6 +131,38 @@ void print_text(const Trace& trace, const GraphLifetimes& lifetimes, const std::
             out << "  the plan meets the bound: only a different in-place decision or graph could need less\n";
         }
     }
+}
+
+json hole_json(const Trace& trace, const HoleAnswer& answer) {
+    const PeakHole& hole = *answer.hole;
+    const auto tensor_name = [&](TensorId id) { return id != kNoTensor ? json(trace.tensor(id).name) : json(); };
+    json runs = json::array();
+    for (const HoleBytes& run : hole.bytes) {
+        runs.push_back({{"offset", run.offset},
+                        {"bytes", run.size},
+                        {"last_holder", tensor_name(run.last_holder)},
+                        {"freed_at_event", run.freed_at ? json(*run.freed_at + 1) : json()}});
+    }
+    json makers = json::array();
+    for (const HoleMaker& maker : answer.makers) {
+        makers.push_back({{"tensor", trace.tensor(maker.tensor).name},
+                          {"bytes", maker.bytes},
+                          {"size_without_it", maker.size_without ? json(*maker.size_without) : json()}});
+    }
+    json passed = nullptr;
+    if (hole.passed_over_by) {
+        const TailRequest& request = *hole.passed_over_by;
+        passed = {{"event", request.event + 1}, {"tensor", trace.tensor(request.tensor).name}, {"bytes", request.bytes}};
+    }
+    const std::optional<std::size_t> completed = hole.completed_at();
+    return {{"chunk", hole.chunk},
+            {"offset", hole.offset},
+            {"bytes", hole.size},
+            {"runs", std::move(runs)},
+            {"completed_at_event", completed ? json(*completed + 1) : json()},
+            {"passed_over_by", std::move(passed)},
+            {"makers", std::move(makers)},
+            {"text", hole_stays_text(trace, hole)}};
 }
 
 json to_json(const Trace& trace, const GraphLifetimes& lifetimes, const std::vector<BufferAnswer>& answers) {
@@ -182,17 +211,18 @@ json to_json(const Trace& trace, const GraphLifetimes& lifetimes, const std::vec
                                       {"kept_by", lifetime_end_text(trace, lifetimes, t.tensor)},
                                       {"split", splits.split_of(tensor) ? json(*splits.split_of(tensor)) : json()}});
         }
+        const auto groups_json = [](const std::vector<LiveGroup>& groups) {
+            json list = json::array();
+            for (const LiveGroup& group : groups) {
+                list.push_back({{"name", group.name}, {"bytes", group.bytes}, {"tensors", group.tensors}});
+            }
+            return list;
+        };
+        buffer["live_by_op"] = groups_json(a.live_by_op);
+        buffer["live_by_layer"] = groups_json(a.live_by_layer);
         buffer["holes"] = json::array();
-        for (const PeakHole& hole : peak.holes) {
-            const auto i = static_cast<std::size_t>(&hole - peak.holes.data());
-            const TensorId left_by = hole_left_by_tensor(trace, hole);
-            const bool costed = i < a.hole_size_without.size() && a.hole_size_without[i];
-            buffer["holes"].push_back({{"chunk", hole.chunk},
-                                       {"offset", hole.offset},
-                                       {"bytes", hole.size},
-                                       {"left_by_event", hole.left_by ? json(*hole.left_by + 1) : json()},
-                                       {"left_by_tensor", left_by != kNoTensor ? json(trace.tensor(left_by).name) : json()},
-                                       {"size_without_its_tensor", costed ? json(*a.hole_size_without[i]) : json()}});
+        for (const HoleAnswer& answer : a.holes) {
+            buffer["holes"].push_back(hole_json(trace, answer));
         }
         buffers.push_back(std::move(buffer));
     }

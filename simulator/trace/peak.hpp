@@ -1,9 +1,10 @@
 #pragma once
 // Where each buffer's size was set, read off a trace: the event at which the buffer's
 // high-water mark (its chunks together) first reached the size the plan ends with, the
-// tensors that held memory there, and the holes below the high-water mark then, each with
-// the free that left it. This is the answer to "why is my compute buffer this big?": the
-// buffer is as large as what was live at that event plus the holes between.
+// tensors that held memory there, and the holes below the high-water mark then: each hole's
+// bytes by the tensor that last held them and the free that gave them back, and the request
+// that went past it to the tail. This is the answer to "why is my compute buffer this big?":
+// the buffer is as large as what was live at that event plus the holes between.
 
 #include "simulator/trace/trace.hpp"
 
@@ -19,11 +20,42 @@ struct PeakTensor {
     BufferAddress address;
 };
 
+// A run of a hole's bytes with one history. A hole is seldom one tensor's: frees merge with
+// free neighbours, and a block handed to several smaller tensors comes back in pieces.
+struct HoleBytes {
+    std::size_t offset = 0;
+    std::size_t size = 0;
+    // The tensor whose memory they were last (a parent's, for bytes an in-place child gave back
+    // past its own end); kNoTensor with no free: no tensor had them yet.
+    TensorId last_holder = kNoTensor;
+    std::optional<std::size_t> freed_at;  // the event (index) that gave them back
+    // Where the last holder's block came from, so that a big block lent out in small pieces is
+    // still told as the big tensor's: the tensor it took over in place (the first of a chain;
+    // kNoTensor: none), and the tensor whose free gave back all of these bytes before the block
+    // was taken, with that free (kNoTensor: the bytes came from more than one, or none).
+    TensorId in_place_of = kNoTensor;
+    TensorId carved_from = kNoTensor;
+    std::optional<std::size_t> carved_from_freed_at;
+};
+
+// The request that could have used a hole and did not: the first allocation after the hole
+// was complete that grew its buffer (a tail or a new chunk). Best fit takes a hole that can
+// hold a request, so this request is what the hole was too small for.
+struct TailRequest {
+    std::size_t event = 0;  // index
+    TensorId tensor = kNoTensor;
+    std::size_t bytes = 0;  // aligned
+};
+
 struct PeakHole {
     int chunk = 0;
     std::size_t offset = 0;
     std::size_t size = 0;
-    std::optional<std::size_t> left_by;  // the event (index) whose free left it; none: never used yet
+    std::vector<HoleBytes> bytes;  // in address order, covering [offset, offset + size) exactly
+    std::optional<TailRequest> passed_over_by;  // none: nothing grew the buffer after it was complete
+
+    // The event that completed it (the last free of its bytes); none when no tensor had any of them.
+    std::optional<std::size_t> completed_at() const;
 };
 
 struct BufferPeak {

@@ -38,17 +38,17 @@ TEST(CompareCommand, PrintsEachPlannerAgainstTheBounds) {
     const Result r = run(compare, CompareOptions{input("seed"), 1.0});
     EXPECT_EQ(r.code, 0);
     EXPECT_EQ(r.out,
-              "seed-mul: 1 nodes, 2 leafs\n"
+              "seed-mul: 1 node, 2 leafs; planned by llama.cpp-0c1e570 (the newest state); buffer type CPU: alignment 32, no max size\n"
               "\n"
               "buffer type CPU (alignment 32): 3 tensors with memory of their own, 2 blocks once ggml's in-place chains are joined\n"
-              "  planner                              bytes / lower bound  / no reuse\n"
-              "  ggml (gallocr)                          64         1.000       0.667\n"
-              "  greedy by size                          64         1.000       0.667\n"
-              "  first fit, execution order              64         1.000       0.667\n"
-              "  exact (branch and bound)                64         1.000       0.667  optimal\n"
-              "  lower bound                             64         1.000       0.667  in-place-aware: peak of live blocks, at node step 0 (start)\n"
-              "  bound without in-place                  96         1.500       1.000  every tensor its own block, at node step 1 (mul)\n"
-              "  no reuse                                96         1.500       1.000\n"
+              "  planner                              bytes             / lower bound  / no reuse\n"
+              "  ggml (gallocr)                          64        64 B         1.000       0.667\n"
+              "  greedy by size                          64        64 B         1.000       0.667\n"
+              "  first fit, execution order              64        64 B         1.000       0.667\n"
+              "  exact (branch and bound)                64        64 B         1.000       0.667  optimal\n"
+              "  lower bound                             64        64 B         1.000       0.667  in-place-aware: peak of live blocks, at node step 0 (start)\n"
+              "  bound without in-place                  96        96 B         1.500       1.000  every tensor its own block, at node step 1 (mul)\n"
+              "  no reuse                                96        96 B         1.500       1.000\n"
               "\n"
               "The alternatives place the blocks ggml places once its in-place decisions are made (a chain of\n"
               "tensors that share memory is one block) in one arena without chunks. No plan that makes those\n"
@@ -74,7 +74,8 @@ std::optional<TableRow> table_row(const std::string& out, const std::string& pla
         std::istringstream fields(line.substr(2 + planner.size()));
         TableRow row;
         double to_no_reuse = 0;
-        fields >> row.bytes >> row.to_bound >> to_no_reuse >> std::ws;
+        std::string amount, unit;  // the bytes again in binary units: "9.56 KiB"
+        fields >> row.bytes >> amount >> unit >> row.to_bound >> to_no_reuse >> std::ws;
         std::getline(fields, row.note);
         return row;
     }
@@ -99,7 +100,8 @@ TEST(CompareCommand, ReportsChunksAndTakesExampleOptions) {
     apply_buffer_overrides(file, chunks_of_4096);
     EXPECT_EQ(file.name, "llama-l1-e64-h4-f160-v256-t4");
     EXPECT_TRUE(r.out.starts_with(file.name + ": " + std::to_string(file.graph.nodes.size()) + " nodes, " +
-                                  std::to_string(file.graph.leafs.size()) + " leafs\n"))
+                                  std::to_string(file.graph.leafs.size()) + " leafs; planned by llama.cpp-0c1e570 (the newest "
+                                  "state); buffer type CPU: alignment 32, max size 4.00 KiB\n"))
         << r.out;
 
     // ggml's row: all its chunks together, and how many there are.
@@ -208,9 +210,9 @@ TEST(MiniMallocCommands, ExportThenImport) {
     // offsets, one buffer after another, are valid and meet both.
     const Result r = run(import_minimalloc, ImportMiniMallocOptions{csv.string(), 1.0});
     EXPECT_EQ(r.code, 0) << r.out;
-    EXPECT_NE(r.out.find("  offsets in the file                     96         1.000       1.000  valid\n"), std::string::npos)
+    EXPECT_NE(r.out.find("  offsets in the file                     96        96 B         1.000       1.000  valid\n"), std::string::npos)
         << r.out;
-    EXPECT_NE(r.out.find("  exact (branch and bound)                96         1.000       1.000  optimal"), std::string::npos)
+    EXPECT_NE(r.out.find("  exact (branch and bound)                96        96 B         1.000       1.000  optimal"), std::string::npos)
         << r.out;
     std::filesystem::remove(csv);
 }

@@ -54,6 +54,7 @@ TEST(GraphInputFlags, ExampleFlagsReachPlanTraceWalkAndStats) {
     const Result plan_result = run(plan, PlanOptions{.graph = mlp});
     EXPECT_EQ(plan_result.code, 0);
     EXPECT_EQ(plan_result.out,
+              "mlp-l1-e64-f256-t2: planned by llama.cpp-0c1e570 (the newest state); buffer type CPU: alignment 32, no max size\n"
               "tensor  kind  buffer  chunk        offset        size\n"
               "input   leaf       0      0             0         512\n"
               "fc0     node       0      0           512         512\n"
@@ -61,9 +62,10 @@ TEST(GraphInputFlags, ExampleFlagsReachPlanTraceWalkAndStats) {
               "probs   node       0      0           512         512\n"
               "\n"
               "buffer 0 (CPU, alignment 32): 1024 bytes (1.00 KiB)\n");
-    EXPECT_EQ(first_line(run(trace, TraceOptions{.graph = mlp}).out), "mlp-l1-e64-f256-t2: 27 events, 3 node steps");
-    EXPECT_EQ(first_line(run(stats, StatsOptions{.graph = mlp, .summary_only = true}).out), "mlp-l1-e64-f256-t2: 27 events, 3 node steps");
-    EXPECT_EQ(first_line(run_walk({.graph = mlp}).out), "Walking mlp-l1-e64-f256-t2: 27 events, 3 node steps. Type h for help.");
+    EXPECT_EQ(first_line(run(trace, TraceOptions{.graph = mlp}).out), "mlp-l1-e64-f256-t2: 27 events, 3 node steps; planned by llama.cpp-0c1e570 (the newest state); buffer type CPU: alignment 32, no max size");
+    EXPECT_EQ(first_line(run(stats, StatsOptions{.graph = mlp, .summary_only = true}).out),
+              "mlp-l1-e64-f256-t2: 27 events, 3 node steps; planned by llama.cpp-0c1e570 (the newest state); buffer type CPU: alignment 32, no max size");
+    EXPECT_EQ(first_line(run_walk({.graph = mlp}).out), "Walking mlp-l1-e64-f256-t2: 27 events, 3 node steps; planned by llama.cpp-0c1e570 (the newest state); buffer type CPU: alignment 32, no max size. Type h for help.");
 }
 
 TEST(GraphInputFlags, BufferFlagsOverrideTheBufferTypes) {
@@ -79,14 +81,14 @@ TEST(GraphInputFlags, BufferFlagsOverrideTheBufferTypes) {
     const test_support::ExplainedSteps aligned_steps(std::move(seed_aligned_to_64));
     const std::size_t b_placed = aligned_steps.step_of(EventKind::leaf_allocated, "b");
     EXPECT_EQ(run(trace, TraceOptions{.graph = seed, .from = b_placed, .to = b_placed}).out,
-              "seed-mul: 17 events, 1 node step\n" + step_column(b_placed) + "  leaf-allocated     " +
+              "seed-mul: 17 events, 1 node step; planned by llama.cpp-0c1e570 (the newest state); buffer type CPU: alignment 64, no max size\n" + step_column(b_placed) + "  leaf-allocated     " +
                   aligned_steps[b_placed] + "\n");
 
     // max_size 32: b does not fit next to a, so it opens a second chunk (one more step).
     GraphInput chunked{.input = "seed"};
     chunked.buffers.max_size = 32;
     const Result stats_result = run(stats, StatsOptions{.graph = chunked, .summary_only = true});
-    EXPECT_EQ(first_line(stats_result.out), "seed-mul: 18 events, 1 node step");
+    EXPECT_EQ(first_line(stats_result.out), "seed-mul: 18 events, 1 node step; planned by llama.cpp-0c1e570 (the newest state); buffer type CPU: alignment 32, max size 32 B");
     EXPECT_NE(stats_result.out.find("allocations: 2 (0 best fit, 0 from a tail, 2 in a new chunk)"), std::string::npos)
         << stats_result.out;
 }
@@ -114,7 +116,7 @@ TEST(WalkCommands, RunInOrderAfterAPromptWithoutReadingInput) {
     EXPECT_EQ(result.code, 0);
     const test_support::ExplainedSteps step(make_example("seed"));
     EXPECT_EQ(result.out,
-              "Walking seed-mul: 17 events, 1 node step. Type h for help.\n"
+              "Walking seed-mul: 17 events, 1 node step; planned by llama.cpp-0c1e570 (the newest state); buffer type CPU: alignment 32, no max size. Type h for help.\n"
               "At the start, before event 1 of 17.\n"
               "Next, event 1: " + step[1] + "\n"
               "> j 4\n"
@@ -164,7 +166,7 @@ TEST(WalkCommands, StateCountsConsumersInWords) {
     EXPECT_EQ(state,
               "> s\n"
               "After event " + std::to_string(ab_starts) + ": 96 bytes live, high-water mark 96 bytes, 0 bytes free "
-              "below it (largest block 0), fragmentation 0.00.\n"
+              "below it, 0.0 % of it in holes (largest hole 0, fragmentation 0.00).\n"
               "Buffer 0 (CPU), chunk 0: high-water mark 96, free blocks: [96, unbounded)\n"
               "Live tensors (3):\n"
               "  a2: chunk 0, offset 32, 4 bytes, 1 consumer and 0 views left\n"

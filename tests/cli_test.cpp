@@ -53,7 +53,8 @@ TEST(TraceCommand, NumbersEveryEventFromOneWithItsExplanation) {
     EXPECT_EQ(result.err, "");
     const auto text = lines(result.out);
     ASSERT_EQ(text.size(), 18u);
-    EXPECT_EQ(text[0], "seed-mul: 17 events, 1 node step");
+    EXPECT_EQ(text[0], "seed-mul: 17 events, 1 node step; planned by llama.cpp-0c1e570 (the newest state); buffer type CPU: "
+                       "alignment 32, no max size");
     // The step, right-aligned in 6 columns, the event kind in 19, then the explanation: the
     // first event, mul's in-place reuse (line n is step n) and the last.
     const auto& steps = seed_steps();
@@ -70,7 +71,7 @@ TEST(TraceCommand, ShowsARangeOfSteps) {
     const std::size_t freed = steps.step_of(EventKind::tensor_freed, "b");
     const Result result = run_trace({.graph = {.input = "seed"}, .from = released, .to = freed});
     EXPECT_EQ(result.code, 0);
-    EXPECT_EQ(result.out, "seed-mul: 17 events, 1 node step\n" +
+    EXPECT_EQ(result.out, "seed-mul: 17 events, 1 node step; planned by llama.cpp-0c1e570 (the newest state); buffer type CPU: alignment 32, no max size\n" +
                               step_column(released) + "  parent-released    " + steps[released] + "\n" +
                               step_column(freed) + "  tensor-freed       " + steps[freed] + "\n");
 }
@@ -149,7 +150,8 @@ TEST(WalkCommand, StepsJumpsAndShowsTheState) {
     const Result result = run_walk({.graph = {.input = "seed"}}, "n\nj " + n(freed) + "\ns\nb b\nbb a\np\nq\nn\n");
     EXPECT_EQ(result.code, 0);
     EXPECT_EQ(result.out,
-              "Walking seed-mul: 17 events, 1 node step. Type h for help.\n"
+              "Walking seed-mul: 17 events, 1 node step; planned by llama.cpp-0c1e570 (the newest state); buffer type "
+              "CPU: alignment 32, no max size. Type h for help.\n"
               "At the start, before event 1 of 17.\n"
               "Next, event 1: " + step[1] + "\n"
               // n
@@ -159,8 +161,8 @@ TEST(WalkCommand, StepsJumpsAndShowsTheState) {
               "Event " + n(freed) + " of 17 (node step 1 of 1, mul): " + step[freed] + "\n"
               "Next, event " + n(freed + 1) + ": " + step[freed + 1] + "\n"
               // s: a took slot [0, 32) and b [32, 64); b is freed and mul holds a's slot
-              "After event " + n(freed) + ": 32 bytes live, high-water mark 64 bytes, 32 bytes free below it "
-              "(largest block 32), fragmentation 0.00.\n"
+              "After event " + n(freed) + ": 32 bytes live, high-water mark 64 bytes, 32 bytes free below it, "
+              "50.0 % of it in holes (largest hole 32, fragmentation 0.00).\n"
               "Buffer 0 (CPU), chunk 0: high-water mark 64, free blocks: [32, unbounded)\n"
               "Live tensors (1):\n"
               "  mul: chunk 0, offset 0, 4 bytes, 0 consumers and 0 views left, in place of a\n"
@@ -195,34 +197,38 @@ TEST(WalkCommand, ExplainsWhatItCannotDo) {
 
 // The seed's trace (tutorial): a and b allocated at events 3 and 4 before any node runs (node
 // step 0); mul runs at node step 1 in a's bytes, and b is freed at event 12, leaving 32 bytes
-// live below a high-water mark of 64.
+// live below a high-water mark of 64: b's 32 bytes are a hole, half of the mark, and being one
+// hole they are not scattered (fragmentation 1 - 32/32 = 0). The size is set when b is placed,
+// with no hole.
 TEST(StatsCommand, PerStepAndWholePlanFigures) {
     std::ostringstream out, err;
     ASSERT_EQ(cli::stats({.graph = {.input = "seed"}}, out, err), 0);
     const auto text = lines(out.str());
-    ASSERT_EQ(text.size(), 25u);
-    EXPECT_EQ(text[0], "seed-mul: 17 events, 1 node step");
-    EXPECT_EQ(text[1], " event  kind                node step          live    high-water          free  largest free   frag");
+    ASSERT_EQ(text.size(), 26u);
+    EXPECT_EQ(text[0], "seed-mul: 17 events, 1 node step; planned by llama.cpp-0c1e570 (the newest state); buffer type CPU: "
+                       "alignment 32, no max size");
+    EXPECT_EQ(text[1], " event  kind                node step          live    high-water          free   holes  largest free   frag");
     // Event e's row is line e + 1, after the title and the column heads.
     const auto& steps = seed_steps();
     const std::size_t a_placed = steps.step_of(EventKind::leaf_allocated, "a");
     const std::size_t b_placed = steps.step_of(EventKind::leaf_allocated, "b");
     const std::size_t b_freed = steps.step_of(EventKind::tensor_freed, "b");
     EXPECT_EQ(text[a_placed + 1], step_column(a_placed) +
-                                      "  leaf-allocated              0            32            32             0             0   0.00");
+                                      "  leaf-allocated              0            32            32             0   0.0 %             0   0.00");
     EXPECT_EQ(text[b_freed + 1], step_column(b_freed) +
-                                     "  tensor-freed                1            32            64            32            32   0.00");
+                                     "  tensor-freed                1            32            64            32  50.0 %            32   0.00");
     EXPECT_EQ(text[19], "Whole plan (17 events, 1 node step):");
-    EXPECT_EQ(text[20], "  peak live bytes: 64 at event " + std::to_string(b_placed) + " (node step 0, leaf-allocated b)");
+    EXPECT_EQ(text[20], "  peak live bytes: 64 bytes at event " + std::to_string(b_placed) + " (node step 0, leaf-allocated b)");
     EXPECT_EQ(text[21], "  high-water mark: 64 bytes, 1.00 times the peak live bytes");
-    EXPECT_EQ(text[24], "  allocations: 2 (0 best fit, 1 from a tail, 1 in a new chunk); in-place reuses: 1 (0 "
+    EXPECT_EQ(text[22], "  in holes when each buffer's size was set: 0 bytes, 0.0 % of the high-water mark (gallocsim why tells each hole)");
+    EXPECT_EQ(text[25], "  allocations: 2 (0 best fit, 1 from a tail, 1 in a new chunk); in-place reuses: 1 (0 "
                         "candidates rejected); frees: 1 (+0 extra-space frees); outputs kept: 0");
 }
 
 TEST(StatsCommand, SummaryOnly) {
     std::ostringstream out, err;
     ASSERT_EQ(cli::stats({.graph = {.input = "seed"}, .summary_only = true}, out, err), 0);
-    EXPECT_EQ(lines(out.str()).size(), 7u);
+    EXPECT_EQ(lines(out.str()).size(), 8u);
     EXPECT_EQ(cli::stats({.graph = {.input = "nope.json"}}, out, err), 2);
 }
 

@@ -291,13 +291,15 @@ TEST(CommandLine, LongNamesAreShortenedAndNamelessGraphsNamedByTheirFile) {
     const Outcome r = run({"plan", path.string()});
     ASSERT_EQ(r.code, kDone) << r.err;
     std::istringstream lines(r.out);
-    std::string header, first, second;
+    std::string planned_by, header, first, second;
+    std::getline(lines, planned_by);
     std::getline(lines, header);
     std::getline(lines, first);
     std::getline(lines, second);
     EXPECT_THAT(first, StartsWith(std::string(47, 'n') + "\xe2\x80\xa6  leaf"));
     EXPECT_THAT(second, StartsWith("b" + std::string(47, ' ') + "  leaf"));
-    EXPECT_THAT(run({"why", path.string()}).out, StartsWith("nameless: 1 buffer\n"));
+    EXPECT_THAT(planned_by, StartsWith("nameless: planned by "));
+    EXPECT_THAT(run({"why", path.string()}).out, StartsWith("nameless: 1 buffer; planned by "));
     EXPECT_NE(run({"plan", path.string(), "--json"}).out.find(long_name), std::string::npos);  // whole in JSON
 }
 
@@ -335,7 +337,7 @@ TEST(CommandLine, AFileNameThatIsNotUtf8ReachesJsonReportsAsAReplacement) {
 TEST(CommandLine, PresetsShapeAnExampleLikeARealModel) {
     const Outcome r = run({"why", "llama", "--preset", "llama-3.1-8b", "--tokens", "8"});
     ASSERT_EQ(r.code, kDone) << r.err;
-    EXPECT_THAT(r.out, StartsWith("llama-l32-e4096-h32-f14336-v128256-t8: 1 buffer\n"));
+    EXPECT_THAT(r.out, StartsWith("llama-l32-e4096-h32-f14336-v128256-t8: 1 buffer; planned by "));
     EXPECT_THAT(run({"plan", "llama", "--preset", "llama-3.1-8b", "--layers", "2", "--json"}).err, ::testing::IsEmpty());
     const Outcome two = run({"trace", "llama", "--preset", "llama-3.1-8b", "--layers", "2", "--to", "1"});
     EXPECT_THAT(two.out, StartsWith("llama-l2-e4096-h32-f14336-v128256-t1: "));
@@ -434,7 +436,7 @@ TEST(CommandLine, PlanColumnsStayAlignedWithMultibyteNames) {
       "leafs": ["é"], "nodes": ["日本", "x"]})";
     const Outcome table = run({"plan", "-"}, file);
     ASSERT_EQ(table.code, kDone) << table.err;
-    EXPECT_THAT(table.out, StartsWith("tensor  kind"));  // "tensor" is 6 columns, wider than any name
+    EXPECT_THAT(table.out, HasSubstr("\ntensor  kind"));  // "tensor" is 6 columns, wider than any name
     EXPECT_THAT(table.out, HasSubstr("é       leaf"));   // 1 column + 5 of padding + 2
     EXPECT_THAT(table.out, HasSubstr("日本    node"));  // 4 columns + 2 of padding + 2
     EXPECT_THAT(table.out, HasSubstr("\nx       node"));

@@ -129,6 +129,17 @@ GraphLifetimes plan_lifetimes(const GraphFile& file, const Trace& trace, const T
     return lifetimes;
 }
 
+namespace {
+
+// Whether a node of the graph reads the tensor, as a source or through a view of it.
+bool read_by_a_node(const Trace& trace, TensorId tensor) {
+    return std::ranges::any_of(trace.tensors, [&](const TraceTensor& t) {
+        return t.role == TensorRole::node && (t.view_src == tensor || std::ranges::find(t.src, tensor) != t.src.end());
+    });
+}
+
+} // namespace
+
 std::string lifetime_end_text(const Trace& trace, const GraphLifetimes& lifetimes, TensorId tensor) {
     const TensorLifetime* lifetime = lifetimes.find(tensor);
     if (lifetime == nullptr) {
@@ -142,7 +153,9 @@ std::string lifetime_end_text(const Trace& trace, const GraphLifetimes& lifetime
     }
     case LifetimeEnd::last_view: return "until its last view is done (" + step + ")";
     case LifetimeEnd::output: return "a graph output: never freed";
-    case LifetimeEnd::never_released: return "never released (nothing reads it after)";
+    case LifetimeEnd::never_released:
+        return read_by_a_node(trace, tensor) ? "never released (nothing reads it after)"
+                                             : "nothing reads it: it could be left out of the graph (it holds its bytes to the end)";
     }
     return "";
 }

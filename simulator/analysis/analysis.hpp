@@ -95,7 +95,8 @@ GraphLifetimes plan_lifetimes(const GraphFile& file, const Trace& trace, const T
 
 // What holds a tensor's memory to the end of its lifetime, in words, as every report says it:
 // "until its last consumer mul (node step 1)", "until its last view is done (node step 3)",
-// "a graph output: never freed", "never released (nothing reads it after)". Empty for a tensor
+// "a graph output: never freed", "never released (nothing reads it after)", "nothing reads it: it could
+// be left out of the graph (...)" for a tensor no node reads. Empty for a tensor
 // without a lifetime (a view, external data).
 std::string lifetime_end_text(const Trace& trace, const GraphLifetimes& lifetimes, TensorId tensor);
 

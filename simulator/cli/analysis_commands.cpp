@@ -4,6 +4,8 @@
 #include "simulator/cli/errors.hpp"
 #include "simulator/model/policy_file.hpp"
 
+#include "simulator/analysis/planned_by.hpp"
+#include "simulator/model/amount_text.hpp"
 #include "simulator/analysis/analysis_plans.hpp"
 #include "simulator/analysis/planner_table.hpp"
 #include "simulator/analysis/minimalloc.hpp"
@@ -81,13 +83,13 @@ ExactLimits limits_for(double seconds) {
 class SizeTable {
 public:
     SizeTable(std::ostream& out, std::size_t bound, std::size_t no_reuse) : out_(out), bound_(bound), no_reuse_(no_reuse) {
-        out_ << "  " << std::left << std::setw(28) << "planner" << std::right << std::setw(14) << "bytes" << std::setw(14)
-             << "/ lower bound" << std::setw(12) << "/ no reuse" << "\n";
+        out_ << "  " << std::left << std::setw(28) << "planner" << std::right << std::setw(14) << "bytes" << std::setw(12)
+             << "" << std::setw(14) << "/ lower bound" << std::setw(12) << "/ no reuse" << "\n";
     }
     void row(const std::string& name, std::size_t bytes, const std::string& note = {}) {
-        out_ << "  " << std::left << std::setw(28) << name << std::right << std::setw(14) << bytes << std::setw(14)
-             << ratio(bytes, bound_) << std::setw(12) << ratio(bytes, no_reuse_) << (note.empty() ? "" : "  " + note)
-             << "\n";
+        out_ << "  " << std::left << std::setw(28) << name << std::right << std::setw(14) << bytes << std::setw(12)
+             << binary_size(bytes) << std::setw(14) << ratio(bytes, bound_) << std::setw(12) << ratio(bytes, no_reuse_)
+             << (note.empty() ? "" : "  " + note) << "\n";
     }
 
 private:
@@ -183,8 +185,9 @@ int compare(const CompareOptions& options, std::ostream& out, std::ostream& err)
             out << json_report(comparison_json(file, file.name.empty() ? options.graph.input : file.name, comparison)) << "\n";
             return code;
         }
-        out << (file.name.empty() ? options.graph.input : file.name) << ": " << file.graph.nodes.size() << " nodes, "
-            << file.graph.leafs.size() << " leafs\n";
+        out << (file.name.empty() ? options.graph.input : file.name) << ": " << counted(file.graph.nodes.size(), "node") << ", "
+            << counted(file.graph.leafs.size(), "leaf") << "; "
+            << planned_by_text(chosen_profile(options.graph.ggml_version), file.buffer_types) << "\n";
         if (!comparison.ggml_error.empty()) {
             out << "ggml's plan failed: " << comparison.ggml_error << "\n";
         }

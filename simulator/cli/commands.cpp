@@ -1,4 +1,5 @@
 #include "simulator/cli/commands.hpp"
+#include "simulator/analysis/planned_by.hpp"
 #include "simulator/model/visible_text.hpp"
 
 #include "simulator/cli/errors.hpp"
@@ -211,12 +212,14 @@ int plan(const PlanOptions& options, std::ostream& out, std::ostream& err) {
         if (!options.reserve_with.empty()) {
             return plan_after_reserve(file, options, out, err);
         }
-        PlanRun run = run_plan(file, nullptr, chosen_profile(options.graph.ggml_version));
+        const AllocatorProfile& profile = chosen_profile(options.graph.ggml_version);
+        PlanRun run = run_plan(file, nullptr, profile);
         // One verdict: a plan that failed prints no table of places it did not make (JSON still
         // says `reserve` or `alloc_graph` false, with what was placed, for tools).
         if (options.json) {
             out << plan_json(run.plan, std::move(warnings)) << "\n";
         } else if (run.error.empty()) {
+            out << (file.name.empty() ? options.graph.input : file.name) << ": " << planned_by_text(profile, file.buffer_types) << "\n";
             print_plan_table(file, run, name_columns(options.full_names), out);
         }
         if (!run.error.empty()) {

@@ -3,6 +3,7 @@
 // and for the whole plan).
 #include "simulator/cli/step_commands.hpp"
 #include "reference/dynamic_allocator.hpp"
+#include "simulator/analysis/planned_by.hpp"
 
 #include "simulator/cli/errors.hpp"
 #include "simulator/cli/graph_input.hpp"
@@ -39,12 +40,14 @@ constexpr std::size_t kUnbounded = kMaxChunkSize;
 struct LoadedTrace {
     Trace trace;
     nlohmann::ordered_json warnings;
+    std::string planned_by;  // the first line's words on what planned it (analysis/planned_by)
 };
 
 LoadedTrace load_trace(const GraphInput& input, std::ostream& err) {
     GraphFile file = load_graph_input(input);
     auto warnings = note_early_reads(file, input.input, err);
-    return {record_trace(file, chosen_profile(input.ggml_version)), std::move(warnings)};
+    const AllocatorProfile& profile = chosen_profile(input.ggml_version);
+    return {record_trace(file, profile), std::move(warnings), planned_by_text(profile, file.buffer_types)};
 }
 
 // "node step 3 of 9, mul" in the node loop, else the stage.
@@ -54,6 +57,12 @@ std::string context(const Trace& trace, const TraceEvent& event) {
     }
     const TraceTensor& node = trace.tensor(event.node);
     return "node step " + std::to_string(node.position + 1) + " of " + std::to_string(trace.node_count) + ", " + node.name;
+}
+
+std::string percent1(double share) {
+    std::ostringstream s;
+    s << std::fixed << std::setprecision(1) << 100.0 * share << " %";
+    return s.str();
 }
 
 std::string fixed2(double value) {
@@ -146,8 +155,8 @@ public:
         const MemoryStats stats = memory_stats(state);
         out_ << (state.position == 0 ? std::string("At the start") : "After event " + std::to_string(state.position))
              << ": " << byte_count(stats.live_bytes) << " live, high-water mark " << byte_count(stats.high_water) << ", "
-             << byte_count(stats.free_bytes) << " free below it (largest block " << stats.largest_free
-             << "), fragmentation " << fixed2(stats.fragmentation) << ".\n";
+             << byte_count(stats.free_bytes) << " free below it, " << percent1(stats.hole_share()) << " of it in holes (largest hole "
+             << stats.largest_free << ", fragmentation " << fixed2(stats.fragmentation) << ").\n";
         for (const int id : trace.allocator_buffer_ids()) {
             const TraceBuffer& buffer = trace.buffer(id);
             const AllocatorState& allocator = state.allocator_of(trace, id);
@@ -296,14 +305,31 @@ std::string event_position(const Trace& trace, std::size_t event) {
            std::string(kind_name(kind_of(e))) + (touched.empty() ? "" : " " + trace.tensor(touched.front()).name) + ")";
 }
 
+// The holes below each buffer's high-water mark at the event that set its size (trace/peak),
+// all buffers together: what the plan wastes, as `why` tells hole by hole.
+struct HolesAtSize {
+    std::size_t bytes = 0;
+    std::size_t size = 0;  // the buffers' sizes together
+    double share() const { return size == 0 ? 0.0 : static_cast<double>(bytes) / static_cast<double>(size); }
+};
+
+HolesAtSize holes_at_size(const Trace& trace) {
+    HolesAtSize holes;
+    for (const BufferPeak& peak : buffer_peaks(trace)) {
+        holes.bytes += peak.hole_bytes();
+        holes.size += peak.size;
+    }
+    return holes;
+}
+
 void print_summary(const Trace& trace, const SimState& final_state, const PlanSummary& summary, std::ostream& out) {
     const MemoryStats final_stats = memory_stats(final_state);
     out << "Whole plan (" << counted(trace.size(), "event") << ", " << counted(trace.node_count, "node step") << "):\n";
-    out << "  peak live bytes: " << summary.peak_live;
+    out << "  peak live bytes: " << byte_count(summary.peak_live);
     if (summary.peak_live_event > 0) {
         out << " at " << event_position(trace, summary.peak_live_event);
     }
-    out << "\n  high-water mark: " << final_stats.high_water << " bytes";
+    out << "\n  high-water mark: " << byte_count(final_stats.high_water);
     std::vector<std::string> per_buffer;
     for (const int id : trace.allocator_buffer_ids()) {
         per_buffer.push_back("buffer " + std::to_string(id) + ": " +
@@ -320,10 +346,14 @@ void print_summary(const Trace& trace, const SimState& final_state, const PlanSu
         out << ", " << fixed2(static_cast<double>(final_stats.high_water) / static_cast<double>(summary.peak_live))
             << " times the peak live bytes";
     }
-    out << "\n  at the end: " << final_stats.live_bytes << " bytes live, " << final_stats.free_bytes
-        << " free below the high-water mark (largest block " << final_stats.largest_free << "), fragmentation "
-        << fixed2(final_stats.fragmentation) << "\n";
-    out << "  worst fragmentation: " << fixed2(summary.worst_fragmentation);
+    const HolesAtSize holes = holes_at_size(trace);
+    out << "\n  in holes when each buffer's size was set: " << byte_count(holes.bytes) << ", " << percent1(holes.share())
+        << " of the high-water mark (gallocsim why tells each hole)";
+    out << "\n  at the end: " << byte_count(final_stats.live_bytes) << " live, " << byte_count(final_stats.free_bytes)
+        << " free below the high-water mark, " << percent1(final_stats.hole_share()) << " of it (largest hole "
+        << final_stats.largest_free << ", fragmentation " << fixed2(final_stats.fragmentation) << ")\n";
+    out << "  worst fragmentation (1 - largest hole / free bytes: how scattered the holes are, not how many bytes): "
+        << fixed2(summary.worst_fragmentation);
     if (summary.worst_fragmentation_event > 0) {
         out << " at " << event_position(trace, summary.worst_fragmentation_event);
     }
@@ -353,6 +383,7 @@ nlohmann::json memory_json(const MemoryStats& m) {
             {"high_water", m.high_water},
             {"free", m.free_bytes},
             {"largest_free", m.largest_free},
+            {"hole_share", m.hole_share()},
             {"fragmentation", m.fragmentation}};
 }
 
@@ -385,6 +416,7 @@ nlohmann::json stats_json(const Trace& trace, const SimState& final_state, const
                 {"high_water", memory_stats(final_state).high_water},
                 {"high_water_per_buffer", per_buffer},
                 {"at_end", memory_json(memory_stats(final_state))},
+                {"holes_at_size", {{"bytes", holes_at_size(trace).bytes}, {"share", holes_at_size(trace).share()}}},
                 {"worst_fragmentation", worst},
                 {"allocations",
                  {{"total", summary.allocations()},
@@ -426,7 +458,7 @@ int trace(const TraceOptions& options, std::ostream& out, std::ostream& err) {
             out << "{\"trace\": " << trace_header_json(recorded) << ",\n\"events\": [";
         } else {
             out << recorded.graph_name << ": " << counted(recorded.size(), "event") << ", "
-                << counted(recorded.node_count, "node step") << "\n";
+                << counted(recorded.node_count, "node step") << "; " << loaded.planned_by << "\n";
         }
         Progress progress(err, "explaining " + options.graph.input, last);
         SimState state = initial_state(recorded);
@@ -456,12 +488,13 @@ int trace(const TraceOptions& options, std::ostream& out, std::ostream& err) {
 
 int walk(const WalkOptions& options, LineReader& lines, std::ostream& out, std::ostream& err) {
     return run_guarded(err, [&] {
-        Trace recorded = load_trace(options.graph, err).trace;
+        LoadedTrace loaded = load_trace(options.graph, err);
+        Trace recorded = std::move(loaded.trace);
         if (!recorded.error.empty()) {
             err << options.graph.input << ": " << recorded.error << " (the walk shows the events up to the failure)\n";
         }
         out << "Walking " << recorded.graph_name << ": " << counted(recorded.size(), "event") << ", "
-            << counted(recorded.node_count, "node step") << ". Type h for help.\n";
+            << counted(recorded.node_count, "node step") << "; " << loaded.planned_by << ". Type h for help.\n";
         Walk session(Cursor(std::move(recorded), options.checkpoint_interval), out);
         session.show_position();
         // A command that cannot be done is answered and the walk goes on; a script that had
@@ -527,15 +560,16 @@ int stats(const StatsOptions& options, std::ostream& out, std::ostream& err) {
             out << report.dump(2, ' ', /*ensure_ascii=*/true) << "\n";
         } else {
             out << recorded.graph_name << ": " << counted(recorded.size(), "event") << ", "
-                << counted(recorded.node_count, "node step") << "\n";
+                << counted(recorded.node_count, "node step") << "; " << loaded.planned_by << "\n";
             if (!options.summary_only) {
                 out << " event  kind                node step" << std::setw(14) << "live" << std::setw(14) << "high-water"
-                    << std::setw(14) << "free" << std::setw(14) << "largest free" << std::setw(7) << "frag" << "\n";
+                    << std::setw(14) << "free" << std::setw(8) << "holes" << std::setw(14) << "largest free" << std::setw(7)
+                    << "frag" << "\n";
                 for (const StatsRow& row : rows) {
                     out << std::setw(6) << row.event << "  " << std::left << std::setw(19) << kind_name(row.kind)
                         << std::right << std::setw(10) << row.node_step << std::setw(14) << row.memory.live_bytes
                         << std::setw(14) << row.memory.high_water << std::setw(14) << row.memory.free_bytes
-                        << std::setw(14) << row.memory.largest_free << std::setw(7) << fixed2(row.memory.fragmentation)
+                        << std::setw(8) << percent1(row.memory.hole_share()) << std::setw(14) << row.memory.largest_free << std::setw(7) << fixed2(row.memory.fragmentation)
                         << "\n";
                 }
             }
@@ -582,7 +616,11 @@ Subcommand add_walk_command(CLI::App& app, const Console& io) {
 
 Subcommand add_stats_command(CLI::App& app, const Console& io) {
     auto options = std::make_shared<StatsOptions>();
-    auto* command = app.add_subcommand("stats", "memory statistics after each event and for the whole plan");
+    auto* command = app.add_subcommand(
+        "stats", "memory statistics after each event and for the whole plan. live: bytes tensors hold; high-water: the "
+                 "bytes the plan needs so far; free: bytes below the high-water mark no tensor holds (holes); holes: free "
+                 "as a share of the high-water mark, the bytes a plan wastes; frag (fragmentation): 1 - largest hole / "
+                 "free, how scattered the holes are (one big hole reads 0.00 however large it is)");
     add_graph_input(command, options->graph);
     command->add_flag("--summary", options->summary_only, "only the whole-plan figures");
     command->add_flag("--json", options->json, "one JSON object (docs/json-reports.md)");

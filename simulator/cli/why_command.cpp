@@ -7,6 +7,7 @@
 #include "simulator/model/visible_text.hpp"
 
 #include "simulator/analysis/analysis_plans.hpp"
+#include "simulator/analysis/planned_by.hpp"
 #include "simulator/analysis/why_report.hpp"
 #include "simulator/cli/errors.hpp"
 #include "simulator/trace/explain.hpp"
@@ -63,13 +64,13 @@ std::string split_label(const TraceTensor& tensor, const SchedulerSplits& splits
 }
 
 void print_text(const Trace& trace, const GraphLifetimes& lifetimes, const std::vector<BufferAnswer>& answers,
-                std::size_t name_limit, std::ostream& out) {
+                const std::string& planned_by, std::size_t name_limit, std::ostream& out) {
     const SchedulerSplits splits = scheduler_splits(trace);
     out << trace.graph_name << ": " << counted(answers.size(), "buffer");
     if (!splits.empty()) {
         out << ", " << splits_summary(trace, splits);
     }
-    out << "\n";
+    out << "; " << planned_by << "\n";
     for (const BufferAnswer& a : answers) {
         const BufferPeak& peak = *a.peak;
         out << "\nbuffer " << peak.buffer_id << " (" << a.type->name << ", alignment " << a.type->alignment
@@ -254,7 +255,7 @@ int why(const WhyOptions& options, std::ostream& out, std::ostream& err) {
             report["warnings"] = std::move(warnings);
             out << report.dump(2, ' ', /*ensure_ascii=*/true) << "\n";
         } else {
-            print_text(trace, ggml.lifetimes, answers, name_columns(options.full_names), out);
+            print_text(trace, ggml.lifetimes, answers, planned_by_text(profile, file.buffer_types), name_columns(options.full_names), out);
         }
         if (!trace.error.empty()) {
             err << options.graph.input << ": " << trace.error << "\n";

@@ -75,8 +75,12 @@ struct MemoryStats {
     std::size_t high_water = 0;    // bytes the plan needs so far (sum over chunks)
     std::size_t free_bytes = 0;    // free bytes below the high-water mark
     std::size_t largest_free = 0;  // the largest free block below the high-water mark
-    double fragmentation = 0.0;    // 1 - largest_free / free_bytes; 0 when nothing is free
+    // How scattered the free bytes are, not how many: 1 - largest_free / free_bytes (0: the free
+    // bytes are one hole, or none; near 1: many small holes). One big hole reads 0.
+    double fragmentation = 0.0;
     bool operator==(const MemoryStats&) const = default;
+    // How many bytes the holes waste: free bytes below the high-water mark as a share of it.
+    double hole_share() const { return high_water == 0 ? 0.0 : static_cast<double>(free_bytes) / static_cast<double>(high_water); }
 };
 
 MemoryStats memory_stats(const AllocatorState& allocator);

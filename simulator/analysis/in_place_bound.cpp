@@ -67,7 +67,7 @@ std::vector<ArenaProblem> in_place_arena_problems(const GraphFile& file, const G
         chain.name += "+" + block.name;
         chain.first = std::min(chain.first, block.first);
         chain.last = std::max(chain.last, block.last);
-        chain.size = std::min(chain.size, block.size);
+        chain.size = std::min(block_bytes(chain), block_bytes(block));
     }
     return problems;
 }

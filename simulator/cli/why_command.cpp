@@ -150,7 +150,7 @@ json to_json(const Trace& trace, const GraphLifetimes& lifetimes, const std::vec
             const TensorId node = trace.tensors.node_at_step(step);
             json live = json::array();
             for (const LiveBlock& block : a.arena->live_at_bound) {
-                live.push_back({{"blocks", block.name}, {"bytes", block.size}});
+                live.push_back({{"blocks", block.name}, {"bytes", block_bytes(block)}});
             }
             buffer["lower_bound_at"] = {
                 {"node_step", step},

@@ -400,7 +400,7 @@ int render(const RenderOptions& options, std::ostream& out, std::ostream& err) {
         PlanPicture picture;
         if (options.planner == "ggml") {
             if (!ggml.run.error.empty()) {
-                err << options.graph.input << ": ggml's plan failed: " << ggml.run.error << "\n";
+                err << input_name(options.graph) << ": ggml's plan failed: " << ggml.run.error << "\n";
                 return 1;
             }
             picture = ggml_plan_picture(file, ggml);
@@ -464,7 +464,7 @@ int export_minimalloc(const ExportMiniMallocOptions& options, std::ostream& out,
             for (std::size_t t : used) {
                 names += (names.empty() ? "" : ", ") + file.buffer_types[t].name;
             }
-            throw GraphFileError(options.graph.input + ": tensors live in " + std::to_string(used.size()) +
+            throw GraphFileError(input_name(options.graph) + ": tensors live in " + std::to_string(used.size()) +
                                  " buffer types (" + names + "); choose one with --buffer-type");
         }
         const ArenaProblem& problem = problems.at(type);
@@ -473,7 +473,7 @@ int export_minimalloc(const ExportMiniMallocOptions& options, std::ostream& out,
         }
         // ggml's offsets, with the type's chunks laid end to end as one arena.
         if (!ggml.run.error.empty()) {
-            err << options.graph.input << ": ggml's plan failed: " << ggml.run.error << " (use --no-offsets)\n";
+            err << input_name(options.graph) << ": ggml's plan failed: " << ggml.run.error << " (use --no-offsets)\n";
             return 1;
         }
         const auto id = static_cast<std::size_t>(std::ranges::find(file.buffers, static_cast<int>(type)) - file.buffers.begin());
@@ -483,7 +483,7 @@ int export_minimalloc(const ExportMiniMallocOptions& options, std::ostream& out,
             const std::string& tensor = problem.tensor_of(block);
             const auto it = std::ranges::find(ggml.run.plan.tensors, tensor, &std::pair<std::string, Placement>::first);
             if (it == ggml.run.plan.tensors.end() || it->second.buffer_id != static_cast<int>(id)) {
-                err << options.graph.input << ": ggml placed '" << tensor << "' outside buffer " << id << " ("
+                err << input_name(options.graph) << ": ggml placed '" << tensor << "' outside buffer " << id << " ("
                     << problem.name << "); use --no-offsets\n";
                 return 1;
             }

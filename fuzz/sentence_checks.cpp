@@ -214,6 +214,11 @@ private:
                                          text_of(*final_place));
         if (std::regex_search(*text_, m, kSameAddress)) {
             const auto other = trace_.find(m[1].str());
+            if (other && !final_place_of(*other) && !trace_.error.empty()) {
+                // alloc_graph failed before it reached the other tensor (a zero-element chain in a
+                // buffer of 0 bytes, say): the plan's place the sentence names is all there is.
+                return;
+            }
             const bool same = other && final_place_of(*other) == final_place;
             fact(same, "says " + name(e.tensor) + " is at the same address as " + m[1].str() + ", but " + m[1].str() + " is at " +
                            (other && final_place_of(*other) ? text_of(*final_place_of(*other)) : "no place"));
@@ -221,6 +226,19 @@ private:
             const auto other = trace_.find(m[1].str());
             fact(other && final_place_of(*other) != final_place,
                  "says " + m[1].str() + " lies elsewhere than " + name(e.tensor) + ", but both are at " + text_of(*final_place));
+            // "(a was placed again after, elsewhere)": x = ADD(x, a) takes a's block, and a, met
+            // next as x's source, is placed again; the sentence must not invent that second place.
+            fact(other && placed_again_before(*other), "says " + m[1].str() + " was placed again, but no event placed it again");
+        }
+    }
+
+    // "x reads itself": only a node that names itself as a source (ggml_cast's CPY) may be said to.
+    void on(const Recorded<event::ConsumerCounted>& e) {
+        check_placed_again_reported(kNoTensor);
+        if (text_->starts_with(name(e.consumer) + " reads itself")) {
+            const auto& sources = trace_.tensor(e.consumer).src;
+            fact(e.tensor == e.consumer && std::ranges::find(sources, e.consumer) != sources.end(),
+                 "says " + name(e.consumer) + " reads itself, but " + name(e.consumer) + " does not name itself as a source");
         }
     }
 
@@ -381,6 +399,16 @@ private:
     }
 
     std::string name(TensorId id) const { return id == kNoTensor ? "(none)" : trace_.tensor(id).name; }
+
+    bool placed_again_before(TensorId tensor) const {
+        for (std::size_t i = 0; i < index_; ++i) {
+            const auto* again = std::get_if<Recorded<event::TensorPlacedAgain>>(&trace_.events[i].data);
+            if (again != nullptr && again->tensor == tensor) {
+                return true;
+            }
+        }
+        return false;
+    }
 
     const Trace& trace_;
     std::span<const std::optional<Placement>> final_places_;

@@ -111,6 +111,47 @@ TEST(Sentences, AGraphThatReadsANodeBeforeItRunsIsToldTrue) {
     EXPECT_GT(report.facts, 20u);
 }
 
+// Issue 36, item 8: x = ADD(x, a), x naming itself first as ggml_cast's CPY names its own
+// destination (alignment 32, 8 f32 = 32 bytes each). By hand, from the reference's rule (a node
+// is not its own parent, docs/divergences.md): a leaf at 0; x, the last reader of a, takes a's
+// block at 0 in place; a, met next as x's source with no memory left, is placed again at 32.
+//   0        32       64
+//   | a, x   | a again |
+// The counting sentence says x reads itself, and x's place is told as the memory it took over
+// from a, which was placed again elsewhere: never "the same address as a", where a no longer
+// is. The checks for both facts (sentence_checks.cpp) hold here.
+TEST(Sentences, ANodeReadingItselfIsToldTrue) {
+    const GraphFile file = parse_graph_file(R"({"format": "ggml-graph/1", "buffer_types": [{"name": "CPU", "alignment": 32}],
+        "tensors": [{"name": "a", "ne": [8]}, {"name": "x", "ne": [8], "op": "ADD", "src": ["x", "a"], "flags": ["output"]}],
+        "leafs": ["a"], "nodes": ["x"]})", "self.json");
+    const SentenceReport report = check_sentences(file, newest_profile());
+    EXPECT_TRUE(report.contradictions.empty()) << first_few(report.contradictions);
+    EXPECT_GT(report.facts, 10u);
+    const PlanRun run = run_plan(file);
+    ASSERT_TRUE(run.error.empty()) << run.error;
+    const auto place_of = [&](const std::string& name) {
+        return std::ranges::find(run.plan.tensors, name, &std::pair<std::string, Placement>::first)->second.offset;
+    };
+    EXPECT_EQ(place_of("x"), 0u);
+    EXPECT_EQ(place_of("a"), 32u);
+}
+
+// Found by NoneContradictsThePlanOfAGraphReadInAnyOrder: zero-element tensors only, so the one
+// chunk has 0 bytes and no address. t8 runs first and reads t7, which gets memory early; then
+// t5, t6, t7 run, each in place of the one before, so t7 is told "the same address as t6". But
+// alloc_graph fails at c, met a second time in the zero-size buffer (docs/divergences.md),
+// before it reaches t6: t6 has no final place, and the check may not call the sentence false
+// for naming the plan's place of a tensor the failed alloc_graph never got to.
+TEST(Sentences, AFailedAllocGraphLeavesTheSameAddressUnchecked) {
+    const GraphFile file = parse_graph_file(R"({"format": "ggml-graph/1", "buffer_types": [{"name": "CPU", "alignment": 4}],
+        "tensors": [{"name": "c", "ne": [1, 0]}, {"name": "t5", "ne": [1, 0], "op": "SQR", "src": ["c"]},
+            {"name": "t6", "ne": [1, 0], "op": "SQR", "src": ["t5"]}, {"name": "t7", "ne": [1, 0], "op": "SQR", "src": ["t6"]},
+            {"name": "t8", "ne": [1, 0], "op": "SQR", "src": ["t7"]}],
+        "leafs": ["c"], "nodes": ["t8", "t5", "t6", "t7"]})", "zero-chain.json");
+    const SentenceReport report = check_sentences(file, newest_profile());
+    EXPECT_TRUE(report.contradictions.empty()) << first_few(report.contradictions);
+}
+
 // Moves nodes earlier than what they read, and lets some read themselves; keeps what the graph
 // reader demands (a view after its root) so that the graph is one ggml plans.
 GraphFile with_early_reads(GraphFile file) {

@@ -256,6 +256,29 @@ TEST(MiniMallocCommands, ImportReportsOverlapsInTheFilesOffsets) {
     std::filesystem::remove(csv);
 }
 
+// Issue 36: with an alignment column, import-minimalloc showed every planner at 228 bytes,
+// 0.891 of a "lower bound" of 256 that padded each size to its alignment. Alignment constrains
+// offsets (MiniMalloc's validator: offset % alignment == 0, height = offset + size). By hand:
+// a at 0 ends at 100, b at the next multiple of 32, 128, ends at 228, and nothing fits in
+// less; the bound is 100 rounded up to 32 for the lower block plus 100 for the higher, 228;
+// no reuse is the same stack, 228. So every row is 228, 1.000 of both.
+TEST(MiniMallocCommands, ImportWithAlignmentShowsNoPlannerBelowTheBound) {
+    const auto csv = test_support::scratch_path("gallocsim-aligned.csv");
+    std::ofstream(csv) << "id,lower,upper,size,alignment,offset\na,0,5,100,32,0\nb,0,5,100,32,0\n";
+    const Result r = run(import_minimalloc, ImportMiniMallocOptions{csv.string(), 1.0});
+    for (const char* row : {"  greedy by size                         228         1.000       1.000\n",
+                            "  first fit, execution order             228         1.000       1.000\n",
+                            "  exact (branch and bound)               228         1.000       1.000  optimal",
+                            "  lower bound                            228         1.000       1.000  peak of live bytes stacked at "
+                            "aligned offsets, at time 0\n",
+                            "  no reuse                               228         1.000       1.000\n"}) {
+        EXPECT_NE(r.out.find(row), std::string::npos) << row << "\n" << r.out;
+    }
+    // The file's offsets put both at 0: an overlap (the exit status says the file is wrong).
+    EXPECT_EQ(r.code, 1);
+    std::filesystem::remove(csv);
+}
+
 TEST(MiniMallocCommands, ExportAsksWhichBufferTypeWhenThereAreSeveral) {
     ExportMiniMallocOptions options{input("llama"), "-", "", false};
     options.graph.model.buffers = BufferSetup::split;

@@ -323,5 +323,28 @@ TEST(PlanCommand, AFailedPlanPrintsNoTable) {
                                          "buffer) (upstream aborts here)\n");
 }
 
+// Issue 36, item 8, the other side: a zero-element tensor in a buffer that holds bytes plans as
+// ggml plans it, exit 0. Worked by hand from ggml-alloc.c: a's alloc size is ggml_nbytes = 0,
+// and a request of 0 bytes takes the first free block, the tail of chunk 0 at offset 0, without
+// moving it; b (4 f32 = 16 bytes, 32 aligned) then also goes at 0; c reads b twice, so it is not
+// b's last reader and gets fresh bytes at the tail, 32; the buffer is 64 bytes. alloc_graph then
+// gives a base + 0 inside a 64-byte buffer, which ggml_backend_tensor_alloc accepts (the abort
+// is only for a buffer of 0 bytes, which has no base: AFailedPlanPrintsNoTable above).
+TEST(PlanCommand, AZeroElementTensorBesideBytesPlansAsGgmlDoes) {
+    const auto path = std::filesystem::path(::testing::TempDir()) / "zero-beside-bytes.json";
+    std::ofstream(path) << R"({"format": "ggml-graph/1", "buffer_types": [{"name": "CPU", "alignment": 32}],
+        "tensors": [{"name": "a", "ne": [0], "flags": ["input"]}, {"name": "b", "ne": [4], "flags": ["input"]},
+                    {"name": "c", "ne": [4], "op": "ADD", "src": ["b", "b"], "flags": ["output"]}],
+        "leafs": ["a", "b"], "nodes": ["c"]})";
+    std::ostringstream out, err;
+    ASSERT_EQ(cli::plan({.graph = {.input = path.string()}, .json = true}, out, err), 0) << err.str();
+    const auto plan = nlohmann::json::parse(out.str());
+    EXPECT_EQ(plan["alloc_graph"], true);
+    EXPECT_EQ(plan["buffer_sizes"], nlohmann::json::parse("[64]"));
+    EXPECT_EQ(plan["tensors"]["a"]["offset"], 0);
+    EXPECT_EQ(plan["tensors"]["b"]["offset"], 0);
+    EXPECT_EQ(plan["tensors"]["c"]["offset"], 32);
+}
+
 } // namespace
 } // namespace gallocsim

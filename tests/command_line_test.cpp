@@ -156,6 +156,28 @@ TEST(CommandLine, ADeviceIsNoGraphFile) {
     EXPECT_NE(conform.out.find("FAIL /dev/zero: not a regular file"), std::string::npos) << conform.out;
 }
 
+// Issue 36, item 8: graph-format.md asks for at least one buffer type, and a graph with none
+// has nowhere to put a tensor. Every command that reads a graph refuses `buffer_types: []` as
+// bad input (exit 2), names the file and the JSON path and writes nothing on standard output;
+// the same from standard input, named as such. (The expected text is the format's rule in the
+// reader's words, "$.buffer_types: must list at least one buffer type".)
+TEST(CommandLine, NoBufferTypesIsBadInputNamingTheFileAndThePlace) {
+    const std::string graph = R"({"format": "ggml-graph/1", "buffer_types": [],
+        "tensors": [{"name": "a", "ne": [4], "flags": ["input"]}], "leafs": ["a"], "nodes": []})";
+    const std::filesystem::path path = std::filesystem::temp_directory_path() / "gallocsim-no-buffer-types.json";
+    std::ofstream(path) << graph;
+    for (const char* command : {"plan", "trace", "stats", "why", "compare", "export-minimalloc", "walk"}) {
+        const Outcome from_file = run({command, path.string()});
+        EXPECT_EQ(from_file.code, kBadInput) << command;
+        EXPECT_EQ(from_file.out, "") << command;
+        EXPECT_EQ(from_file.err, path.string() + ": $.buffer_types: must list at least one buffer type\n") << command;
+        const Outcome from_stdin = run({command, "-"}, graph);
+        EXPECT_EQ(from_stdin.code, kBadInput) << command;
+        EXPECT_EQ(from_stdin.err, "standard input: $.buffer_types: must list at least one buffer type\n") << command;
+    }
+    std::filesystem::remove(path);
+}
+
 // Running out of memory is the machine's limit, not a bug: exit 1 and one sentence
 // (cli/errors.hpp, report_out_of_memory), where std::bad_alloc once reached main() as
 // "internal error: std::bad_alloc" and exit 3. First the path a command's body takes...

@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 namespace gallocsim {
 namespace {
 
@@ -59,6 +61,46 @@ TEST(MiniMalloc, ReadmeExampleFitsItsCapacity) {
 }
 
 // Other spellings MiniMalloc reads: buffer for id, start for lower, and an inclusive end.
+// Issue 36's two rows: a and b, 100 bytes each, both live over [0, 5), each offset a multiple
+// of 32 (MiniMalloc's alignment constrains where a buffer starts; its validator measures a
+// buffer's height as offset + size, with no padding). Worked by hand: the two cannot share a
+// byte, so one sits at 0 and ends at 100; the other starts at the first multiple of 32 not
+// below 100, 128, and ends at 228. No placement does better, so every planner should find 228.
+// The bound must not say more: with both offsets multiples of 32, the lower block takes 100
+// rounded up to 32 = 128 before the next may start, the higher one its 100 bytes: 228 (sum
+// of rounded sizes 256, less the highest block's rounding 28). No reuse lays them one after
+// the other at aligned starts: 0 and 128, also 228.
+TEST(MiniMalloc, AlignmentConstrainsOffsetsAndTheBoundAgreesWithThePlanners) {
+    const MiniMallocProblem input = parse_minimalloc_csv("id,lower,upper,size,alignment\na,0,5,100,32\nb,0,5,100,32\n", "two.csv");
+    const ArenaProblem& problem = input.problem;
+    EXPECT_EQ(lower_bound(problem.blocks).bytes, 228u);
+    EXPECT_EQ(no_reuse_size(problem.blocks), 228u);
+    const std::vector<PlannerOutcome> outcomes = run_every_planner(problem, {});
+    ASSERT_EQ(outcomes.size(), planners().size());
+    for (std::size_t p = 0; p < outcomes.size(); ++p) {
+        EXPECT_EQ(outcomes[p].plan.size, 228u) << planners()[p].key;
+        std::vector<std::size_t> offsets = outcomes[p].plan.offsets;
+        std::ranges::sort(offsets);
+        EXPECT_EQ(offsets, (std::vector<std::size_t>{0, 128})) << planners()[p].key;
+        EXPECT_TRUE(check_plan(arena_plan_to_check(problem, outcomes[p].plan)).empty()) << planners()[p].key;
+    }
+    EXPECT_TRUE(outcomes.back().proved_optimal);  // the exact search: its plan meets the bound
+}
+
+// The bound pads only by what every offset must respect: with alignments 4 and 6 every offset
+// is a multiple of 2 (their gcd), so x (3 bytes, alignment 4) and y (5 bytes, alignment 6)
+// stacked need at least 3 rounded to 2 = 4, then 5: 9 (or 6 + 3 = 9 the other way). The true
+// optimum is higher (x at 0, y at 6, ending at 11; or y at 0, x at 8, ending at 11), and the
+// planners find it; the bound stays below.
+TEST(MiniMalloc, MixedAlignmentsPadByWhatEveryOffsetShares) {
+    const ArenaProblem problem{"p", {{"x", 0, 0, 3, 4}, {"y", 0, 0, 5, 6}}};
+    EXPECT_EQ(lower_bound(problem.blocks).bytes, 9u);
+    for (const PlannerOutcome& outcome : run_every_planner(problem, {})) {
+        EXPECT_EQ(outcome.plan.size, 11u);
+        EXPECT_TRUE(check_plan(arena_plan_to_check(problem, outcome.plan)).empty());
+    }
+}
+
 TEST(MiniMalloc, ReadsMiniMallocsOtherColumnNames) {
     const MiniMallocProblem read = parse_minimalloc_csv("buffer,start,end,size,alignment\r\nb1,0,2,4,8\r\n\r\n", "x.csv");
     ASSERT_EQ(read.problem.blocks.size(), 1u);

@@ -321,5 +321,22 @@ TEST(WhyCommand, GraphWithoutSchedulerInputsHasNoSplits) {
     EXPECT_EQ(report["buffers"][0]["live"][0]["split"], nullptr);
 }
 
+// Issue 36, item 8: two zero-element tensors (a leaf and SCALE of it) in one buffer type. Every
+// tensor needs 0 bytes, so reserve plans a buffer of 0 bytes whose high-water mark never rises;
+// the tensors were planned there, so "nothing was planned in it" was false. Then alloc_graph
+// meets a twice in a zero-size buffer, which has no address: where upstream aborts, the plan
+// fails (exit 1) and the error follows the report (docs/divergences.md).
+TEST(WhyCommand, ABufferOfOnlyZeroByteTensorsIsNotCalledEmpty) {
+    const std::string graph = R"({"format": "ggml-graph/1", "buffer_types": [{"name": "CPU", "alignment": 32}],
+        "tensors": [{"name": "a", "ne": [0]}, {"name": "c", "ne": [0], "op": "SCALE", "src": ["a"], "flags": ["output"]}],
+        "leafs": ["a"], "nodes": ["c"]})";
+    const Outcome why = run({"why", "-"}, graph);
+    EXPECT_EQ(why.code, kFailed);
+    EXPECT_NE(why.out.find("buffer 0 (CPU, alignment 32): 0 bytes\n  no tensor in it ever took a byte\n"), std::string::npos)
+        << why.out;
+    EXPECT_EQ(why.err, "standard input: tensor a already has memory (a buffer but no address: it sits in a zero-size buffer) "
+                       "(upstream aborts here)\n");
+}
+
 } // namespace
 } // namespace gallocsim::cli

@@ -3,14 +3,51 @@
 #include "reference/dynamic_allocator.hpp"
 
 #include <algorithm>
+#include <numeric>
+#include <set>
 
 namespace gallocsim {
 
 namespace {
 
-std::size_t aligned(const LiveBlock& block) {
-    return align_up(block.size, std::max<std::size_t>(block.alignment, 1));
+// The alignment every block's offset is a multiple of, whatever each one's own: their gcd.
+std::size_t common_alignment(std::span<const LiveBlock> blocks) {
+    std::size_t g = 0;
+    for (const LiveBlock& block : blocks) {
+        g = std::gcd(g, std::max<std::size_t>(block.alignment, 1));
+    }
+    return std::max<std::size_t>(g, 1);
 }
+
+// What lower_bound counts of the blocks live at one step: the sum of their bytes rounded up to
+// the common alignment, less the largest rounding (the highest block's, which needs none).
+class LiveStack {
+public:
+    explicit LiveStack(std::size_t alignment) : alignment_(alignment) {}
+
+    void add(const LiveBlock& block) {
+        if (block_bytes(block) == 0) {
+            return;  // an empty block touches no byte
+        }
+        rounded_ += align_up(block_bytes(block), alignment_);
+        roundings_.insert(rounding(block));
+    }
+    void remove(const LiveBlock& block) {
+        if (block_bytes(block) == 0) {
+            return;
+        }
+        rounded_ -= align_up(block_bytes(block), alignment_);
+        roundings_.erase(roundings_.find(rounding(block)));
+    }
+    std::size_t span() const { return roundings_.empty() ? 0 : rounded_ - *roundings_.rbegin(); }
+
+private:
+    std::size_t rounding(const LiveBlock& block) const { return align_up(block_bytes(block), alignment_) - block_bytes(block); }
+
+    std::size_t alignment_;
+    std::size_t rounded_ = 0;
+    std::multiset<std::size_t> roundings_;
+};
 
 // Why a span's tensor lost its memory (or kept it): the event that ended the span says.
 LifetimeEnd end_of(const Trace& trace, const MemorySpan& span) {
@@ -45,29 +82,44 @@ std::size_t alloc_size_of(const Trace& trace, const MemorySpan& span) {
 
 } // namespace
 
+std::size_t arena_height(std::span<const LiveBlock> blocks, std::span<const std::size_t> offsets) {
+    std::size_t height = 0;
+    for (std::size_t i = 0; i < blocks.size(); ++i) {
+        if (block_bytes(blocks[i]) > 0) {
+            height = std::max(height, offsets[i] + block_bytes(blocks[i]));
+        }
+    }
+    return height;
+}
+
 PeakUsage lower_bound(std::span<const LiveBlock> blocks) {
-    // Sweep: a block adds its bytes at `first` and removes them after `last`.
+    // Sweep: a block joins the stack at `first` and leaves it after `last`.
     struct Change {
         long long step;
         bool adds;
-        std::size_t bytes;
+        const LiveBlock* block;
     };
     std::vector<Change> changes;
     changes.reserve(blocks.size() * 2);
     for (const LiveBlock& block : blocks) {
-        changes.push_back({block.first, true, aligned(block)});
-        changes.push_back({static_cast<long long>(block.last) + 1, false, aligned(block)});
+        changes.push_back({block.first, true, &block});
+        changes.push_back({static_cast<long long>(block.last) + 1, false, &block});
     }
     // At one step, removals come first: a block that ended before does not meet one that starts.
-    std::ranges::sort(changes, [](const Change& a, const Change& b) {
+    std::ranges::stable_sort(changes, [](const Change& a, const Change& b) {
         return a.step != b.step ? a.step < b.step : (!a.adds && b.adds);
     });
+    // A stack only grows as blocks join it, so reading it after every change finds each step's.
     PeakUsage peak;
-    std::size_t live = 0;
+    LiveStack live(common_alignment(blocks));
     for (const Change& change : changes) {
-        live = change.adds ? live + change.bytes : live - change.bytes;
-        if (live > peak.bytes) {
-            peak = {live, static_cast<int>(change.step)};
+        if (change.adds) {
+            live.add(*change.block);
+        } else {
+            live.remove(*change.block);
+        }
+        if (live.span() > peak.bytes) {
+            peak = {live.span(), static_cast<int>(change.step)};
         }
     }
     return peak;
@@ -76,7 +128,7 @@ PeakUsage lower_bound(std::span<const LiveBlock> blocks) {
 std::size_t no_reuse_size(std::span<const LiveBlock> blocks) {
     std::size_t total = 0;
     for (const LiveBlock& block : blocks) {
-        total = align_up(total, std::max<std::size_t>(block.alignment, 1)) + block.size;
+        total = align_up(total, std::max<std::size_t>(block.alignment, 1)) + block_bytes(block);
     }
     return total;
 }
@@ -85,7 +137,7 @@ std::vector<std::size_t> live_bytes_per_step(std::span<const LiveBlock> blocks, 
     std::vector<std::size_t> live(static_cast<std::size_t>(std::max(step_count, 0)), 0);
     for (const LiveBlock& block : blocks) {
         for (int step = std::max(block.first, 0); step <= block.last && step < step_count; ++step) {
-            live[static_cast<std::size_t>(step)] += aligned(block);
+            live[static_cast<std::size_t>(step)] += block_bytes(block);
         }
     }
     return live;
@@ -173,12 +225,14 @@ std::vector<ArenaProblem> arena_problems(const GraphFile& file, const GraphLifet
         problems[type].name = file.buffer_types[type].name;
     }
     for (const TensorLifetime& lifetime : lifetimes.tensors) {
-        const BufferTypeSpec& spec = file.buffer_types[static_cast<std::size_t>(lifetime.arena)];
-        problems[static_cast<std::size_t>(lifetime.arena)].blocks.push_back(
-            {file.context.tensors()[static_cast<std::size_t>(lifetime.tensor)].name, lifetime.first, lifetime.last,
-             lifetime.aligned_size, spec.alignment});
+        problems[static_cast<std::size_t>(lifetime.arena)].blocks.push_back(block_of(file, lifetime));
     }
     return problems;
+}
+
+LiveBlock block_of(const GraphFile& file, const TensorLifetime& lifetime) {
+    return {file.context.tensors()[static_cast<std::size_t>(lifetime.tensor)].name, lifetime.first, lifetime.last,
+            lifetime.aligned_size, file.buffer_types[static_cast<std::size_t>(lifetime.arena)].alignment};
 }
 
 } // namespace gallocsim

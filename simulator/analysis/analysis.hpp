@@ -48,17 +48,33 @@ struct ArenaProblem {
     const std::string& tensor_of(std::size_t block) const { return placed_as.empty() ? blocks[block].name : placed_as[block]; }
 };
 
+// The bytes a block holds from its offset: its size, no more. An alignment says where a block
+// may start (offset % alignment == 0), not how many bytes it takes, as in MiniMalloc (its
+// validator checks the offset's alignment and measures a buffer's height as offset + size).
+// A graph's blocks need no padding here: they carry ggml's alloc size already rounded up to
+// their buffer type's alignment (block_of), as ggml's allocator rounds it. The planners, the
+// checker's view of their plans and the bounds all read a block's bytes here, so no bound
+// can pad a block that the planners do not.
+inline std::size_t block_bytes(const LiveBlock& block) { return block.size; }
+
+// The arena a placement of `blocks` at `offsets` needs: the highest end of a non-empty block.
+std::size_t arena_height(std::span<const LiveBlock> blocks, std::span<const std::size_t> offsets);
+
 struct PeakUsage {
     std::size_t bytes = 0;
     int step = 0;  // the first step where the peak is reached
 };
 
-// Peak over steps of the bytes of the blocks live at that step (each rounded up to its
-// alignment): no placement of these blocks can need less.
+// Peak over steps of what the blocks live at that step must span, stacked: no placement of
+// these blocks can need less. Every offset is a multiple of g, the greatest common divisor of
+// the blocks' alignments, so in address order each live block but the highest is followed by
+// one at least its block_bytes rounded up to g further on; the highest needs only its bytes.
+// At a step that is the rounded sizes' sum less the largest rounding among them (with every
+// alignment 1, or sizes that are multiples of it, the plain sum of live bytes).
 PeakUsage lower_bound(std::span<const LiveBlock> blocks);
 // Every block in its own region, one after another (each start aligned).
 std::size_t no_reuse_size(std::span<const LiveBlock> blocks);
-// Bytes live at each step 0 .. step_count-1 (sizes rounded up to alignment).
+// Bytes live at each step 0 .. step_count-1 (block_bytes of the blocks live there).
 std::vector<std::size_t> live_bytes_per_step(std::span<const LiveBlock> blocks, int step_count);
 
 // Why a tensor's lifetime ends where it does.
@@ -103,8 +119,14 @@ std::string lifetime_end_text(const Trace& trace, const GraphLifetimes& lifetime
 // "start" for step 0, else the name of the node that runs at the step.
 std::string step_label(const GraphFile& file, int step);
 
+// A tensor as a block of its buffer type's arena: its alloc size rounded up to the type's
+// alignment (the bytes ggml's allocator takes for it), live over its lifetime, its offset
+// aligned as its type. The one place a graph's blocks get their size, for the bounds and the
+// planners alike (in_place_arena_problems joins these).
+LiveBlock block_of(const GraphFile& file, const TensorLifetime& lifetime);
+
 // One problem per buffer type of the file (in buffer_types order; empty when no tensor
-// uses it): each tensor's aligned size over its lifetime, aligned as its type.
+// uses it): each tensor's block_of.
 std::vector<ArenaProblem> arena_problems(const GraphFile& file, const GraphLifetimes& lifetimes);
 
 } // namespace gallocsim

@@ -115,7 +115,7 @@ std::string bound_position_text(const Trace& trace, const ArenaComparison& arena
                        (node != kNoTensor ? trace.tensor(node).name + " running" : std::string("before the first node")) +
                        "), with " + counted(live.size(), "block") + " live";
     for (std::size_t i = 0; i < std::min(live.size(), kShown); ++i) {
-        text += (i == 0 ? ": " : ", ") + live[i].name + " " + binary_size(live[i].size);
+        text += (i == 0 ? ": " : ", ") + live[i].name + " " + binary_size(block_bytes(live[i]));
     }
     if (live.size() > kShown) {
         text += ", and " + std::to_string(live.size() - kShown) + " more";
@@ -194,7 +194,7 @@ Comparison compare_planners(const GraphFile& file, const GgmlPlan& ggml, const E
                 arena.live_at_bound.push_back(block);
             }
         }
-        std::ranges::stable_sort(arena.live_at_bound, std::greater{}, &LiveBlock::size);
+        std::ranges::stable_sort(arena.live_at_bound, std::greater{}, [](const LiveBlock& b) { return block_bytes(b); });
         arena.bound_without_in_place = lower_bound(tensors[type].blocks);
         arena.no_reuse = no_reuse_size(tensors[type].blocks);
         std::vector<PlannerOutcome> outcomes = run_every_planner(problem, limits);

@@ -56,18 +56,18 @@ std::vector<ArenaProblem> in_place_arena_problems(const GraphFile& file, const G
         const std::size_t root = chains.root(i);
         const auto arena = static_cast<std::size_t>(tensors[root].arena);
         auto& blocks = problems[arena].blocks;
-        const std::string& name = file.context.tensors()[static_cast<std::size_t>(member.tensor)].name;
+        LiveBlock block = block_of(file, member);  // the size the plain bound and the planners give it too
         if (block_of_root[root] == kNoBlock) {
             block_of_root[root] = blocks.size();
-            blocks.push_back({name, member.first, member.last, member.aligned_size, file.buffer_types[arena].alignment});
-            problems[arena].placed_as.push_back(name);
+            problems[arena].placed_as.push_back(block.name);
+            blocks.push_back(std::move(block));
             continue;
         }
         LiveBlock& chain = blocks[block_of_root[root]];
-        chain.name += "+" + name;
-        chain.first = std::min(chain.first, member.first);
-        chain.last = std::max(chain.last, member.last);
-        chain.size = std::min(chain.size, member.aligned_size);
+        chain.name += "+" + block.name;
+        chain.first = std::min(chain.first, block.first);
+        chain.last = std::max(chain.last, block.last);
+        chain.size = std::min(block_bytes(chain), block_bytes(block));
     }
     return problems;
 }

@@ -8,6 +8,8 @@
 // solution. Like MiniMalloc we also read the column names buffer / buffer_id (for id),
 // start / begin (for lower), end (an inclusive upper) and alignment. Our steps are
 // inclusive, so a lifetime [first, last] is written as lower = first, upper = last + 1.
+// An alignment, as in MiniMalloc's own validator, says where a buffer may start (offset %
+// alignment == 0), not how many bytes it takes: its height is offset + size (block_bytes).
 
 #include "simulator/analysis/analysis.hpp"
 

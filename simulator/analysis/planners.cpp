@@ -104,7 +104,7 @@ public:
             if (offsets_[other] >= start && visit(start, offsets_[other] - start)) {
                 return start;
             }
-            below = std::max(below, offsets_[other] + problem_.blocks[other].size);
+            below = std::max(below, offsets_[other] + block_bytes(problem_.blocks[other]));
         }
         const std::size_t start = align_up(below, alignment_of(b));
         visit(start, SIZE_MAX);
@@ -117,15 +117,7 @@ public:
         index_.insert(block, mark(problem_.blocks[block].first), mark(problem_.blocks[block].last));
     }
 
-    ArenaPlan plan() const {
-        ArenaPlan result{offsets_, 0};
-        for (std::size_t i = 0; i < offsets_.size(); ++i) {
-            if (problem_.blocks[i].size > 0) {
-                result.size = std::max(result.size, offsets_[i] + problem_.blocks[i].size);
-            }
-        }
-        return result;
-    }
+    ArenaPlan plan() const { return {offsets_, arena_height(problem_.blocks, offsets_)}; }
 
 private:
     int mark(int step) const { return static_cast<int>(std::ranges::lower_bound(marks_, step) - marks_.begin()); }
@@ -149,10 +141,10 @@ std::vector<std::size_t> indices(const ArenaProblem& problem) {
 
 ArenaPlan plan_greedy_by_size(const ArenaProblem& problem) {
     std::vector<std::size_t> order = indices(problem);
-    std::ranges::stable_sort(order, std::greater{}, [&](std::size_t i) { return problem.blocks[i].size; });
+    std::ranges::stable_sort(order, std::greater{}, [&](std::size_t i) { return block_bytes(problem.blocks[i]); });
     PlacedBlocks placement(problem);
     for (std::size_t block : order) {
-        const std::size_t size = problem.blocks[block].size;
+        const std::size_t size = block_bytes(problem.blocks[block]);
         if (size == 0) {
             continue;  // empty blocks stay at 0: they touch no byte
         }
@@ -175,7 +167,7 @@ ArenaPlan plan_first_fit(const ArenaProblem& problem) {
     std::ranges::stable_sort(order, {}, [&](std::size_t i) { return problem.blocks[i].first; });
     PlacedBlocks placement(problem);
     for (std::size_t block : order) {
-        const std::size_t size = problem.blocks[block].size;
+        const std::size_t size = block_bytes(problem.blocks[block]);
         if (size == 0) {
             continue;
         }
@@ -196,7 +188,7 @@ class ExactSearch {
 public:
     ExactSearch(const ArenaProblem& problem, const ExactLimits& limits) : problem_(problem), limits_(limits) {
         for (std::size_t i = 0; i < problem.blocks.size(); ++i) {
-            if (problem.blocks[i].size > 0) {
+            if (block_bytes(problem.blocks[i]) > 0) {
                 blocks_.push_back(i);
             }
         }
@@ -242,7 +234,7 @@ private:
         std::size_t top = 0;
         for (std::uint64_t rest = placed & lives_with_[i]; rest != 0; rest &= rest - 1) {
             const auto j = static_cast<std::size_t>(std::countr_zero(rest));
-            top = std::max(top, offsets_[j] + block(j).size);
+            top = std::max(top, offsets_[j] + block_bytes(block(j)));
         }
         return align_up(top, alignment_of(block(i)));
     }
@@ -263,9 +255,9 @@ private:
                     continue;
                 }
                 if (placed >> i & 1) {
-                    base = std::max(base, offsets_[i] + block(i).size);
+                    base = std::max(base, offsets_[i] + block_bytes(block(i)));
                 } else {
-                    stack += block(i).size;
+                    stack += block_bytes(block(i));
                 }
             }
             top = std::max(top, base + stack);
@@ -307,10 +299,10 @@ private:
             }
         }
         std::ranges::sort(candidates, [&](const auto& a, const auto& b) {
-            return a.first != b.first ? a.first < b.first : block(a.second).size > block(b.second).size;
+            return a.first != b.first ? a.first < b.first : block_bytes(block(a.second)) > block_bytes(block(b.second));
         });
         for (const auto& [offset, i] : candidates) {
-            const std::size_t end = offset + block(i).size;
+            const std::size_t end = offset + block_bytes(block(i));
             if (end >= best_.size) {
                 continue;
             }
@@ -340,7 +332,7 @@ namespace {
 // plan_exact from greedy by size's plan of the problem, made already.
 ExactResult plan_exact_from(const ArenaProblem& problem, const ExactLimits& limits, ArenaPlan start) {
     const auto non_empty = static_cast<std::size_t>(
-        std::ranges::count_if(problem.blocks, [](const LiveBlock& b) { return b.size > 0; }));
+        std::ranges::count_if(problem.blocks, [](const LiveBlock& b) { return block_bytes(b) > 0; }));
     // The search keeps "lives with" sets in 64-bit masks.
     if (non_empty > std::min<std::size_t>(limits.max_blocks, 64)) {
         ExactResult result;
@@ -361,7 +353,7 @@ PlanToCheck arena_plan_to_check(const ArenaProblem& problem, const ArenaPlan& pl
     PlanToCheck check;
     for (std::size_t i = 0; i < problem.blocks.size(); ++i) {
         const LiveBlock& block = problem.blocks[i];
-        check.tensors.push_back({block.name, block.first, block.last, block.size, alignment_of(block)});
+        check.tensors.push_back({block.name, block.first, block.last, block_bytes(block), alignment_of(block)});
         check.placements.push_back({block.name, 0, 0, plan.offsets.at(i)});
     }
     // Sizes are taken as they are (a graph's are already rounded up); each block keeps its alignment.
@@ -383,7 +375,7 @@ PlannerOutcome exact_outcome_from(const ArenaProblem& problem, const ExactLimits
     ExactResult exact = plan_exact_from(problem, limits, std::move(greedy));
     std::string note;
     if (!exact.attempted) {
-        const auto blocks = std::ranges::count_if(problem.blocks, [](const LiveBlock& b) { return b.size > 0; });
+        const auto blocks = std::ranges::count_if(problem.blocks, [](const LiveBlock& b) { return block_bytes(b) > 0; });
         note = exact.proved_optimal ? "optimal: greedy by size meets the lower bound"
                                     : "not searched: " + std::to_string(blocks) + " blocks, more than " +
                                           std::to_string(std::min<std::size_t>(limits.max_blocks, 64)) +

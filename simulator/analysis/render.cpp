@@ -272,7 +272,7 @@ PlanPicture arena_plan_picture(std::string title, const ArenaProblem& problem, c
     int last_step = 0;
     for (std::size_t i = 0; i < problem.blocks.size(); ++i) {
         const LiveBlock& b = problem.blocks[i];
-        band.blocks.push_back({b.name, b.first, b.last, plan.offsets.at(i), b.size});
+        band.blocks.push_back({b.name, b.first, b.last, plan.offsets.at(i), block_bytes(b)});
         last_step = std::max(last_step, b.last);
     }
     picture.bands.push_back(std::move(band));

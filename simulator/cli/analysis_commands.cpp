@@ -403,7 +403,7 @@ int render(const RenderOptions& options, std::ostream& out, std::ostream& err) {
         PlanPicture picture;
         if (options.planner == "ggml") {
             if (!ggml.run.error.empty()) {
-                err << options.graph.input << ": ggml's plan failed: " << ggml.run.error << "\n";
+                err << input_name(options.graph) << ": ggml's plan failed: " << ggml.run.error << "\n";
                 return 1;
             }
             picture = ggml_plan_picture(file, ggml);
@@ -467,7 +467,7 @@ int export_minimalloc(const ExportMiniMallocOptions& options, std::ostream& out,
             for (std::size_t t : used) {
                 names += (names.empty() ? "" : ", ") + file.buffer_types[t].name;
             }
-            throw GraphFileError(options.graph.input + ": tensors live in " + std::to_string(used.size()) +
+            throw GraphFileError(input_name(options.graph) + ": tensors live in " + std::to_string(used.size()) +
                                  " buffer types (" + names + "); choose one with --buffer-type");
         }
         const ArenaProblem& problem = problems.at(type);
@@ -476,7 +476,7 @@ int export_minimalloc(const ExportMiniMallocOptions& options, std::ostream& out,
         }
         // ggml's offsets, with the type's chunks laid end to end as one arena.
         if (!ggml.run.error.empty()) {
-            err << options.graph.input << ": ggml's plan failed: " << ggml.run.error << " (use --no-offsets)\n";
+            err << input_name(options.graph) << ": ggml's plan failed: " << ggml.run.error << " (use --no-offsets)\n";
             return 1;
         }
         const auto id = static_cast<std::size_t>(std::ranges::find(file.buffers, static_cast<int>(type)) - file.buffers.begin());
@@ -486,7 +486,7 @@ int export_minimalloc(const ExportMiniMallocOptions& options, std::ostream& out,
             const std::string& tensor = problem.tensor_of(block);
             const auto it = std::ranges::find(ggml.run.plan.tensors, tensor, &std::pair<std::string, Placement>::first);
             if (it == ggml.run.plan.tensors.end() || it->second.buffer_id != static_cast<int>(id)) {
-                err << options.graph.input << ": ggml placed '" << tensor << "' outside buffer " << id << " ("
+                err << input_name(options.graph) << ": ggml placed '" << tensor << "' outside buffer " << id << " ("
                     << problem.name << "); use --no-offsets\n";
                 return 1;
             }
@@ -510,17 +510,17 @@ int import_minimalloc(const ImportMiniMallocOptions& options, std::ostream& out,
         SizeTable table(out, bound.bytes, no_reuse);
         std::vector<Violation> file_violations;
         if (input.offsets) {
-            ArenaPlan given{*input.offsets, 0};
-            for (std::size_t i = 0; i < problem.blocks.size(); ++i) {
-                if (problem.blocks[i].size > 0) {
-                    given.size = std::max(given.size, given.offsets[i] + problem.blocks[i].size);
-                }
-            }
+            const ArenaPlan given{*input.offsets, arena_height(problem.blocks, *input.offsets)};
             file_violations = check_plan(arena_plan_to_check(problem, given));
             table.row("offsets in the file", given.size, file_violations.empty() ? "valid" : "INVALID");
         }
         print_alternatives(table, run_every_planner(problem, limits_for(options.time_limit)));
-        table.row("lower bound", bound.bytes, "peak of live bytes, at time " + std::to_string(bound.step));
+        // With alignments the bound is more than the live bytes: it counts the padding that
+        // aligned offsets force between blocks stacked at once (lower_bound).
+        const bool aligned = std::ranges::any_of(problem.blocks, [](const LiveBlock& b) { return b.alignment > 1; });
+        table.row("lower bound", bound.bytes,
+                  std::string(aligned ? "peak of live bytes stacked at aligned offsets" : "peak of live bytes") + ", at time " +
+                      std::to_string(bound.step));
         table.row("no reuse", no_reuse);
         if (!file_violations.empty()) {
             out << "\nthe file's offsets break " << file_violations.size() << " rule(s)";

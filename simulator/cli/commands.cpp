@@ -122,7 +122,7 @@ std::string graph_label(const GraphFile& file, const std::string& input) {
 int print_measured(const GraphFile& file, const PlanOptions& options, std::ostream& out, std::ostream& err) {
     const MeasuredPlan measured = measure_plan(file, chosen_profile(options.graph.ggml_version));
     if (!measured.sizes) {
-        err << options.graph.input << ": " << measured.error << "\n";
+        err << input_name(options.graph) << ": " << measured.error << "\n";
         return 1;
     }
     out << "reserve_n_size on " << graph_label(file, options.graph.input) << " (plans, allocates nothing):\n";
@@ -177,7 +177,7 @@ int plan_after_reserve(const GraphFile& file, const PlanOptions& options, std::o
         }
     }
     if (!run.error.empty()) {
-        err << options.graph.input << ": " << run.error << "\n";
+        err << input_name(options.graph) << ": " << run.error << "\n";
         return 1;
     }
     out << "\n";
@@ -205,7 +205,7 @@ std::string plan_json(const PlanRecord& plan, nlohmann::ordered_json warnings) {
 int plan(const PlanOptions& options, std::ostream& out, std::ostream& err) {
     return run_guarded(err, [&] {
         GraphFile file = load_graph_input(options.graph);
-        auto warnings = note_early_reads(file, options.graph.input, err);
+        auto warnings = note_early_reads(file, input_name(options.graph), err);
         if (options.measure) {
             return print_measured(file, options, out, err);
         }
@@ -223,7 +223,7 @@ int plan(const PlanOptions& options, std::ostream& out, std::ostream& err) {
             print_plan_table(file, run, name_columns(options.full_names), out);
         }
         if (!run.error.empty()) {
-            err << options.graph.input << ": " << run.error << "\n";
+            err << input_name(options.graph) << ": " << run.error << "\n";
             return 1;
         }
         return 0;

@@ -35,6 +35,10 @@ std::string unknown_name_text(const ExampleParameter& parameter, const std::stri
 
 } // namespace
 
+std::string input_name(const GraphInput& input) {
+    return input.input == "-" ? "standard input" : input.input;
+}
+
 GraphFile load_graph_input(const GraphInput& input) {
     std::optional<std::string> standard_input;
     return load_graph_input(input, standard_input);

@@ -59,6 +59,9 @@ const Policy& loaded_policy(const std::string& file);
 // anything else must be an example name (a folder is refused: it is no graph file).
 // Example flags are refused for files; buffer flags apply to both. Throws UsageError for
 // flags, GraphFileError for the input.
+// The input as messages name it: "standard input" for "-" (as the reader's own errors say), else
+// the path or example name as given.
+std::string input_name(const GraphInput& input);
 GraphFile load_graph_input(const GraphInput& input);
 // The same, for a command that loads "-" more than once (diff): standard input is read into
 // `standard_input` the first time and parsed from there every time.

@@ -371,7 +371,7 @@ bool check_range(const TraceOptions& options, std::size_t events, std::ostream& 
         return true;
     }
     if (options.from < 1 || options.from > events || to < options.from || to > events) {
-        err << options.graph.input << ": --from " << options.from << " --to " << to << " is not a range of events from 1 to "
+        err << input_name(options.graph) << ": --from " << options.from << " --to " << to << " is not a range of events from 1 to "
             << events << "\n";
         return false;
     }
@@ -479,7 +479,7 @@ int trace(const TraceOptions& options, std::ostream& out, std::ostream& err) {
             out << "\n],\n\"warnings\": " << loaded.warnings.dump(-1, ' ', /*ensure_ascii=*/true) << "}\n";
         }
         if (!recorded.error.empty()) {
-            err << options.graph.input << ": " << recorded.error << "\n";
+            err << input_name(options.graph) << ": " << recorded.error << "\n";
             return 1;
         }
         return 0;
@@ -491,7 +491,7 @@ int walk(const WalkOptions& options, LineReader& lines, std::ostream& out, std::
         LoadedTrace loaded = load_trace(options.graph, err);
         Trace recorded = std::move(loaded.trace);
         if (!recorded.error.empty()) {
-            err << options.graph.input << ": " << recorded.error << " (the walk shows the events up to the failure)\n";
+            err << input_name(options.graph) << ": " << recorded.error << " (the walk shows the events up to the failure)\n";
         }
         out << "Walking " << recorded.graph_name << ": " << counted(recorded.size(), "event") << ", "
             << counted(recorded.node_count, "node step") << "; " << loaded.planned_by << ". Type h for help.\n";
@@ -576,7 +576,7 @@ int stats(const StatsOptions& options, std::ostream& out, std::ostream& err) {
             print_summary(recorded, state, summary, out);
         }
         if (!recorded.error.empty()) {
-            err << options.graph.input << ": " << recorded.error << "\n";
+            err << input_name(options.graph) << ": " << recorded.error << "\n";
             return 1;
         }
         return 0;

@@ -83,7 +83,8 @@ void print_text(const Trace& trace, const GraphLifetimes& lifetimes, const std::
         }
         out << "\n";
         if (!peak.event) {
-            out << "  nothing was planned in it\n";
+            // No event raised its high-water mark: no tensor went there, or only zero-byte ones.
+            out << "  no tensor in it ever took a byte\n";
             continue;
         }
         out << "  its high-water mark was set at " << event_text(trace, *peak.event) << "\n";
@@ -180,7 +181,7 @@ json to_json(const Trace& trace, const GraphLifetimes& lifetimes, const std::vec
             const TensorId node = trace.tensors.node_at_step(step);
             json live = json::array();
             for (const LiveBlock& block : a.arena->live_at_bound) {
-                live.push_back({{"blocks", block.name}, {"bytes", block.size}});
+                live.push_back({{"blocks", block.name}, {"bytes", block_bytes(block)}});
             }
             buffer["lower_bound_at"] = {
                 {"node_step", step},
@@ -241,7 +242,7 @@ json to_json(const Trace& trace, const GraphLifetimes& lifetimes, const std::vec
 int why(const WhyOptions& options, std::ostream& out, std::ostream& err) {
     return run_guarded(err, [&] {
         GraphFile file = load_graph_input(options.graph);
-        auto warnings = note_early_reads(file, options.graph.input, err);
+        auto warnings = note_early_reads(file, input_name(options.graph), err);
         const AllocatorProfile& profile = chosen_profile(options.graph.ggml_version);
         // One plan: the peaks, the lifetimes and the comparison are all read off it; then the
         // what-if plans take its working copy of the graph (its places are read by then).
@@ -258,7 +259,7 @@ int why(const WhyOptions& options, std::ostream& out, std::ostream& err) {
             print_text(trace, ggml.lifetimes, answers, planned_by_text(profile, file.buffer_types), name_columns(options.full_names), out);
         }
         if (!trace.error.empty()) {
-            err << options.graph.input << ": " << trace.error << "\n";
+            err << input_name(options.graph) << ": " << trace.error << "\n";
             return kFailed;
         }
         return kDone;

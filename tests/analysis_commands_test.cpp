@@ -266,12 +266,12 @@ TEST(MiniMallocCommands, ImportWithAlignmentShowsNoPlannerBelowTheBound) {
     const auto csv = test_support::scratch_path("gallocsim-aligned.csv");
     std::ofstream(csv) << "id,lower,upper,size,alignment,offset\na,0,5,100,32,0\nb,0,5,100,32,0\n";
     const Result r = run(import_minimalloc, ImportMiniMallocOptions{csv.string(), 1.0});
-    for (const char* row : {"  greedy by size                         228         1.000       1.000\n",
-                            "  first fit, execution order             228         1.000       1.000\n",
-                            "  exact (branch and bound)               228         1.000       1.000  optimal",
-                            "  lower bound                            228         1.000       1.000  peak of live bytes stacked at "
+    for (const char* row : {"  greedy by size                         228       228 B         1.000       1.000\n",
+                            "  first fit, execution order             228       228 B         1.000       1.000\n",
+                            "  exact (branch and bound)               228       228 B         1.000       1.000  optimal",
+                            "  lower bound                            228       228 B         1.000       1.000  peak of live bytes stacked at "
                             "aligned offsets, at time 0\n",
-                            "  no reuse                               228         1.000       1.000\n"}) {
+                            "  no reuse                               228       228 B         1.000       1.000\n"}) {
         EXPECT_NE(r.out.find(row), std::string::npos) << row << "\n" << r.out;
     }
     // The file's offsets put both at 0: an overlap (the exit status says the file is wrong).

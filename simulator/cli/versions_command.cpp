@@ -203,9 +203,9 @@ int answer_name(const std::string& name, bool json, std::ostream& out) {
     } else if (resolved.profile != nullptr) {
         out << resolved.what << ": " << resolved.profile->name << "\n";
     } else if (inferred.profile != nullptr) {
+        // The problem already names the states it could be; what is left to say is conform's choice.
         out << resolved.problem << "\n"
-            << "(conform plans a capture whose ggml reports " << name << " by " << inferred.profile->name
-            << (inferred.note.empty() ? "" : ": " + inferred.note) << ")\n";
+            << "(conform plans a capture whose ggml reports " << name << " by the oldest, " << inferred.profile->name << ")\n";
     }
     if (resolved.profile == nullptr && inferred.profile == nullptr) {
         // Most problems name what was asked already; "unknown version" does not.

@@ -145,6 +145,9 @@ TEST(PolicyFile, AnUnsafePolicyIsAcceptedAndMarked) {
     // Written out, it keeps "unsafe", so the file it writes reads back.
     const auto again = parse_policy(policy_file_text(p->profile(), "mm", "again"), "again.json");
     EXPECT_TRUE(again->profile().unsafe);
+    // Written by its profile's name (as the GUI's session writes it), the mark is not doubled.
+    EXPECT_EQ(parse_policy(policy_file_text(p->profile(), p->profile().name, "again"), "again.json")->profile().name,
+              "mm (unsafe)");
     // No upstream state is unsafe: every op of their lists is safe by upstream's own word.
     for (const AllocatorProfile& state : allocator_profiles()) {
         EXPECT_FALSE(state.unsafe) << state.name;

@@ -375,7 +375,10 @@ bool looks_like_policy_file(std::string_view argument) {
 std::string policy_file_text(const AllocatorProfile& profile, std::string_view name, std::string_view description) {
     nlohmann::ordered_json out;
     out["format"] = kPolicyFormat;
-    out["name"] = name;
+    // An unsafe policy's profile is named "NAME (unsafe)"; the file keeps the mark in "unsafe", so
+    // writing it by that name (the GUI's session, export's default) must not mark it twice.
+    constexpr std::string_view kMark = " (unsafe)";
+    out["name"] = profile.unsafe && name.ends_with(kMark) ? name.substr(0, name.size() - kMark.size()) : name;
     out["description"] = description;
     // A built-in state is its own base; a policy is written in full over the newest state, so
     // the file holds every rule and needs nothing it does not say.

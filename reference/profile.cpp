@@ -248,4 +248,51 @@ std::string_view known_profile_names() {
     return names;
 }
 
+// Beyond upstream's lists, the ops whose CPU kernels (ggml-org/ggml src/ggml-cpu, read at
+// d99724f2) write each result element from the source elements at the same index only, row by
+// row, so a result over a source of the same layout reads every value before it is replaced:
+// GLU (ops.cpp's reglu/geglu/swiglu/geglu_erf/geglu_quick/swiglu_oai call a vector function
+// y[i] = f(x[i]) * g[i] per row; the fused form's result has half its source's width, so the
+// allocator's same-layout check never lets it take its source over), SIN and COS (unary-ops.cpp:
+// y[i] = op(x[i]) per row). docs/policies.md has the table, with the ops refused and why.
+constexpr OpSet kKernelCheckedInplaceOps{Op::GLU, Op::SIN, Op::COS};
+
+OpSet kernel_inplace_ops() {
+    static const OpSet ops = [] {
+        OpSet all = kKernelCheckedInplaceOps;
+        for (const AllocatorProfile& profile : kProfiles) {
+            for (std::size_t i = 0; i < kOpCount; ++i) {
+                if (profile.can_inplace(static_cast<Op>(i))) {
+                    all = all.with(static_cast<Op>(i));
+                }
+            }
+        }
+        return all;
+    }();
+    return ops;
+}
+
+std::string why_not_in_place(Op op) {
+    const std::string name(op_name(op));
+    switch (op) {
+    case Op::MUL_MAT:
+    case Op::MUL_MAT_ID:
+        return name + "'s kernel reads a whole row and column of its sources for each element it writes, "
+                      "so a result written over a source destroys values later elements still read";
+    case Op::CPY:
+        return "CPY's kernel writes into its second source (its result is a view of it), copying with memcpy "
+               "where the types match, whose source and destination must not overlap";
+    case Op::CONT:
+    case Op::DUP:
+        return name + "'s kernel copies with memcpy, whose source and destination must not overlap, or "
+                      "gathers a non-contiguous source into another order";
+    case Op::GET_ROWS:
+        return "GET_ROWS's kernel copies source row idx[i] to result row i, so writing row i can destroy a "
+               "source row a later index still reads";
+    default:
+        return "no ggml CPU kernel of " + name + " was found to write over its source (docs/policies.md "
+               "lists the ops whose kernels were read)";
+    }
+}
+
 } // namespace gallocsim

@@ -131,6 +131,10 @@ struct AllocatorProfile {
     // allocated it like any other: a base, and with `chunks` off every buffer type holds its
     // one buffer even when nothing was planned in it.
     bool empty_buffers_are_dummies = true;
+    // A policy that runs in place an op no ggml kernel can run over its source (its file says
+    // "unsafe": true; docs/policies.md): what it saves no backend could have, so every report
+    // marks it. No upstream state sets it.
+    bool unsafe = false;
 
     constexpr bool can_inplace(Op op) const { return inplace_ops.contains(op); }
     constexpr FitRules fit_rules() const { return {block_fit, fit_ties, tail_choice}; }
@@ -183,5 +187,15 @@ const AllocatorProfile* profile_for_source(std::string_view expected_source);
 std::string gallocsim_source(const AllocatorProfile& profile);
 // "llama.cpp-0c1e570, ggml-0a2b6b20, …": for error messages.
 std::string_view known_profile_names();
+
+// The ops whose ggml CPU kernel can write its result over a source of the same layout, so a
+// backend could run the plan a policy makes with them in place: every op some upstream state
+// lists in ggml_op_can_inplace (safe by upstream's own word), and the ops whose kernels
+// docs/policies.md's table justifies one by one. A policy may add only these unless it says
+// "unsafe": true.
+OpSet kernel_inplace_ops();
+// Why `op` is not one of kernel_inplace_ops(), in one clause for a policy file's error
+// ("MUL_MAT's kernel reads whole rows of its sources for every element it writes").
+std::string why_not_in_place(Op op);
 
 } // namespace gallocsim

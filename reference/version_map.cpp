@@ -1,6 +1,7 @@
 #include "reference/version_map.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <tuple>
 
@@ -189,21 +190,151 @@ void read_markers(const std::vector<bool>& markers, Bounds& bounds) {
     }
 }
 
+std::string either_of(const AllocatorProfile& oldest, const AllocatorProfile& newest) {
+    return "could be any of " + std::string(oldest.name) + " … " + std::string(newest.name) + "; name one";
+}
+
+bool is_hex(std::string_view text) {
+    return !text.empty() && std::ranges::all_of(text, [](char c) { return std::isxdigit(static_cast<unsigned char>(c)) != 0; });
+}
+
+// "b6568": a llama.cpp build. Up to 6 digits, so that a commit prefix such as "b1234567" stays a commit.
+bool looks_like_build(std::string_view text) {
+    return text.size() >= 2 && text.size() <= 7 && text.front() == 'b' &&
+           std::ranges::all_of(text.substr(1), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+// Build N carries the newest state whose first build is at most N; past the history the map
+// read, the CLAMP change may have come or not.
+ResolvedVersion resolve_build(std::string_view text) {
+    int build = 0;
+    std::from_chars(text.data() + 1, text.data() + text.size(), build);
+    const std::string what = "llama.cpp build " + std::string(text);
+    const LlamaCppBuild& oldest = kLlamaCppBuilds.front();
+    if (build < oldest.first_build) {
+        return {nullptr, what,
+                what + " is older than the oldest allocator state the map knows (" + std::string(oldest.profile) + ", from " +
+                    std::string(oldest.first_tag) + "); name a later build or a state"};
+    }
+    const auto carried = std::ranges::find_if(kLlamaCppBuilds.rbegin(), kLlamaCppBuilds.rend(),
+                                              [build](const LlamaCppBuild& b) { return b.first_build <= build; });
+    const AllocatorProfile& state = *find_profile(carried->profile);
+    if (build > kLlamaCppBuildsCheckedTo && carried == kLlamaCppBuilds.rbegin() && &state != &newest_profile()) {
+        return {nullptr, what,
+                what + " " + either_of(state, newest_profile()) + " (the llama.cpp history the map read ends at build " +
+                    std::to_string(kLlamaCppBuildsCheckedTo) + ")"};
+    }
+    return {&state, what, {}};
+}
+
+// A ggml version names a state only where the map holds its release and the release could
+// carry one state: a program reporting a release may carry changes made before the next one.
+ResolvedVersion resolve_ggml_version(std::string_view text) {
+    const std::string what = "ggml " + std::string(text);
+    const bool build_number = text.starts_with("0.0.");
+    const bool released = std::ranges::any_of(kReleases, [&](const KnownRelease& r) { return r.version == text; });
+    const VersionMatch match = match_ggml({std::string(text), std::nullopt, {}});
+    if (match.profile == nullptr) {
+        return {nullptr, what, match.note};
+    }
+    if (!released && !build_number) {
+        return {nullptr, what,
+                what + " is not a release the map knows (" + std::string(kReleases[0].version) + " to " +
+                    std::string(std::rbegin(kReleases)->version) + ", `gallocsim versions` lists them); name one of them, a state or a llama.cpp build bNNNN"};
+    }
+    if (match.newest != match.profile) {
+        return {nullptr, what, what + " " + either_of(*match.profile, *match.newest)};
+    }
+    return {match.profile, what, {}};
+}
+
+// The commits the map knows, each with the state in force there: the releases' tags, the
+// commits that made the states (and the ggml commit an alias names), and the llama.cpp
+// commits that brought each state.
+struct KnownCommit {
+    std::string commit;
+    std::string_view repository;
+    const AllocatorProfile* profile;
+};
+
+std::vector<KnownCommit> known_commits() {
+    std::vector<KnownCommit> commits;
+    for (const KnownRelease& release : kReleases) {
+        // 0.25.3 is what llama.cpp 0c1e570's vendored ggml reports; the commit is llama.cpp's.
+        const bool llama = std::string_view(release.profile).starts_with("llama.cpp-");
+        commits.push_back({std::string(release.commit), llama ? "llama.cpp" : "ggml", find_profile(release.profile)});
+    }
+    for (const AllocatorProfile& profile : allocator_profiles()) {
+        if (is_hex(profile.commit)) {
+            commits.push_back({std::string(profile.commit), "ggml", &profile});
+        }
+        for (const std::string_view alias : profile.aliases) {
+            if (alias.starts_with("ggml-") && is_hex(alias.substr(5))) {
+                commits.push_back({std::string(alias.substr(5)), "ggml", &profile});
+            }
+        }
+    }
+    for (const LlamaCppBuild& build : kLlamaCppBuilds) {
+        commits.push_back({std::string(build.commit), "llama.cpp", find_profile(build.profile)});
+    }
+    return commits;
+}
+
+ResolvedVersion resolve_commit(std::string_view prefix) {
+    std::string lower(prefix);
+    std::ranges::transform(lower, lower.begin(), [](char c) { return static_cast<char>(std::tolower(static_cast<unsigned char>(c))); });
+    if (lower.size() < 7) {
+        return {nullptr, "commit " + lower, "commit " + lower + ": too short to name a commit (7 hex digits at least)"};
+    }
+    static const std::vector<KnownCommit> commits = known_commits();
+    const KnownCommit* found = nullptr;
+    for (const KnownCommit& known : commits) {
+        // A prefix of a known commit, or a longer hash of which the map keeps the prefix.
+        if (!std::string_view(known.commit).starts_with(lower) && !std::string_view(lower).starts_with(known.commit)) {
+            continue;
+        }
+        if (found != nullptr && found->profile != known.profile) {
+            return {nullptr, "commit " + lower, "commit " + lower + " " + either_of(*found->profile, *known.profile)};
+        }
+        found = &known;  // one state twice (a release's tag that is also a state's commit) is one answer
+    }
+    if (found == nullptr) {
+        return {nullptr, "commit " + lower,
+                "commit " + lower + ": not a commit the map knows; name a ggml version or a llama.cpp build bNNNN"};
+    }
+    return {found->profile, std::string(found->repository) + " commit " + lower, {}};
+}
+
 } // namespace
 
 std::span<const KnownRelease> known_releases() { return kReleases; }
 
-const AllocatorProfile* profile_named(std::string_view name_or_version) {
-    if (const AllocatorProfile* profile = find_profile(name_or_version)) {
-        return profile;
-    }
-    const VersionMatch match = match_ggml({std::string(name_or_version), std::nullopt, {}});
-    return match.exact && match.note.empty() ? match.profile : nullptr;
+const AllocatorProfile* profile_named(std::string_view name_or_version) { return resolve_version(name_or_version).profile; }
+
+std::string version_forms_text() {
+    return "a state (" + std::string(known_profile_names()) +
+           "), a ggml release that carries exactly one of them (0.9.1, 0.13.1, 0.25.3, ...), a llama.cpp build bNNNN (b" +
+           std::to_string(kLlamaCppBuilds.front().first_build) + " or later), or a ggml or llama.cpp commit the map knows";
 }
 
-std::string unknown_version_text() {
-    return "unknown version; known: " + std::string(known_profile_names()) +
-           ", or a ggml release that carries exactly one of them (0.9.1, 0.13.1, 0.25.3, ...)";
+std::string unknown_version_text() { return "unknown version; known: " + version_forms_text(); }
+
+bool is_ggml_version(std::string_view text) { return parse_version(text).has_value(); }
+
+ResolvedVersion resolve_version(std::string_view text) {
+    if (const AllocatorProfile* profile = find_profile(text)) {
+        return {profile, "state " + std::string(profile->name), {}};
+    }
+    if (looks_like_build(text)) {
+        return resolve_build(text);
+    }
+    if (parse_version(text)) {
+        return resolve_ggml_version(text);
+    }
+    if (is_hex(text)) {
+        return resolve_commit(text);
+    }
+    return {nullptr, std::string(text), unknown_version_text()};
 }
 
 VersionMatch match_ggml(const ProgramGgml& program) {
@@ -230,6 +361,7 @@ VersionMatch match_ggml(const ProgramGgml& program) {
         bounds.hi = std::max(bounds.hi, bounds.lo);
     }
     match.profile = &profile_of_age(bounds.lo);
+    match.newest = &profile_of_age(bounds.hi);
     match.exact = bounds.lo == bounds.hi;
     if (!bounds.remark.empty()) {
         match.note = bounds.remark + " (" + name_at(bounds.lo) + ")";

@@ -52,6 +52,22 @@ TEST(Explain, TheSeedGraphStepByStep) {
     }
 }
 
+// A policy that runs MUL_MAT in place is unsafe (no ggml kernel can: docs/policies.md), and the
+// trace must not tell the reader a backend could do it.
+TEST(Explain, AnOpInPlaceOnlyByAnUnsafePolicyIsSaidSo) {
+    AllocatorProfile unsafe = newest_profile();
+    unsafe.inplace_ops = unsafe.inplace_ops.with(Op::MUL_MAT);
+    unsafe.unsafe = true;
+    const Steps steps(R"({"format": "ggml-graph/1", "buffer_types": [{"name": "CPU", "alignment": 32}],
+        "tensors": [{"name": "a", "ne": [4, 4], "flags": ["input"]}, {"name": "b", "ne": [4, 4], "flags": ["input"]},
+                    {"name": "c", "ne": [4, 4], "op": "MUL_MAT", "src": ["a", "b"], "flags": ["output"]}],
+        "leafs": ["a", "b"], "nodes": ["c"]})",
+                      unsafe);
+    EXPECT_EQ(steps.of(EventKind::node_started, "c"),
+              "Node 1 of 1: c = MUL_MAT(a, b). MUL_MAT runs in place by this unsafe policy, though no ggml kernel can run "
+              "it over its source, so c first tries to take over the memory of a parent it is the last to read.");
+}
+
 // y = w + x: w is a weight (external memory), and x is read again by z, so y cannot run
 // in place; z = x * y is x's last reader and takes x's slot.
 TEST(Explain, InPlaceNeedsAnOwnedParentWithOneConsumerLeft) {

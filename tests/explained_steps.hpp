@@ -26,6 +26,8 @@ class ExplainedSteps {
 public:
     explicit ExplainedSteps(const GraphFile& file) : trace_(record_trace(file)), texts_(explain_all(trace_)) {}
     explicit ExplainedSteps(std::string_view json) : ExplainedSteps(parse_graph_file(json, "test.json")) {}
+    ExplainedSteps(std::string_view json, const AllocatorProfile& profile)
+        : trace_(record_trace(parse_graph_file(json, "test.json"), profile)), texts_(explain_all(trace_)) {}
 
     // The sentence for step `step`, counted from 1.
     const std::string& operator[](std::size_t step) const { return texts_.at(step - 1); }

@@ -118,6 +118,46 @@ TEST(PolicyCompare, TheTableNamesEachPolicyAndWhatItChanges) {
     EXPECT_THAT(r.out, HasSubstr("B (first-fit) against A: "));
 }
 
+// A policy that says "unsafe": true is read, and every report names it so: its letter's legend,
+// a summary apart from the safe policies' under a line saying why, check's line, the JSON.
+TEST(PolicyCompare, AnUnsafePolicyIsCountedApartAndMarked) {
+    const auto path = test_support::scratch_path("mm.json");
+    std::ofstream(path) << R"({"format": "gallocsim-policy/1", "name": "mm", "base": "llama.cpp-0c1e570", "unsafe": true,
+                               "rules": {"inplace_ops": {"add": ["MUL_MAT"]}}})";
+    PolicyCompareOptions options;
+    options.inputs = {kGolden};
+    options.policies = {write_policy("first-fit", R"({"block_fit": "first"})"), path.string()};
+    const Result r = run(policy_compare, options);
+    EXPECT_EQ(r.code, 0) << r.err;
+    EXPECT_THAT(r.out, HasSubstr("C = mm (unsafe): inplace_ops +MUL_MAT\n"));
+    const std::size_t apart = r.out.find("\nUNSAFE policies: they run in place ops no ggml kernel can run over its source");
+    ASSERT_NE(apart, std::string::npos) << r.out;
+    EXPECT_LT(r.out.find("B (first-fit) against A: "), apart);            // the safe one before the line
+    EXPECT_GT(r.out.find("C (mm (unsafe)) against A: "), apart);           // the unsafe one after it
+    EXPECT_THAT(r.out, HasSubstr("  C (mm (unsafe)) runs in place: MUL_MAT\n"));
+    options.json = true;
+    const nlohmann::json report = nlohmann::json::parse(run(policy_compare, options).out);
+    EXPECT_EQ(report["policies"][0]["unsafe"], false);
+    EXPECT_EQ(report["policies"][1]["unsafe"], false);
+    EXPECT_EQ(report["policies"][2]["unsafe"], true);
+    EXPECT_EQ(report["policies"][2]["name"], "mm (unsafe)");
+    std::ostringstream checked, check_err;
+    EXPECT_EQ(policy_check({path.string()}, checked, check_err), 0) << check_err.str();
+    EXPECT_EQ(checked.str(), path.string() + ": policy mm (unsafe), from llama.cpp-0c1e570: inplace_ops +MUL_MAT; UNSAFE: no "
+                                           "ggml kernel can run MUL_MAT over its source, so no backend could run its plans\n");
+}
+
+// Without "unsafe", the same rule is bad input: exit 2, the file, the place and why.
+TEST(PolicyCompare, AnOpNoKernelRunsInPlaceIsBadInput) {
+    PolicyCompareOptions options;
+    options.inputs = {kGolden};
+    const std::string mm = write_policy("mm-safe", R"({"inplace_ops": {"add": ["MUL_MAT"]}})");
+    options.policies = {mm};
+    const Result r = run(policy_compare, options);
+    EXPECT_EQ(r.code, 2);
+    EXPECT_THAT(r.err, HasSubstr(mm + ": $.rules.inplace_ops.add[0]: MUL_MAT cannot run in place: "));
+}
+
 TEST(PolicyCompare, TheSvgHasABarPerGraphAndPolicy) {
     PolicyCompareOptions options;
     options.inputs = {kGolden};

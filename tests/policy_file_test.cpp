@@ -44,6 +44,19 @@ TEST(PolicyFile, AFileWithoutRulesPlansByItsBase) {
     EXPECT_FALSE(is_builtin_profile(p->profile()));
 }
 
+// A base may be named as --ggml-version names a state: a ggml release that carries one, a
+// llama.cpp build, a commit (the values are version_map_test's).
+TEST(PolicyFile, TheBaseIsNamedAsTheVersionOptionNamesAState) {
+    const auto named = [](const std::string& base) {
+        return &parse_policy(R"({"format": "gallocsim-policy/1", "name": "p", "base": ")" + base + "\"}", "p.json")->base();
+    };
+    EXPECT_EQ(named("0.13.1"), find_profile("ggml-0a2b6b20"));
+    EXPECT_EQ(named("b6568"), find_profile("ggml-254ea3e5"));
+    EXPECT_EQ(named("f2a789e3"), find_profile("ggml-254ea3e5"));
+    EXPECT_EQ(parse_policy(R"({"format": "gallocsim-policy/1", "name": "p", "base": "0.13.1"})", "p.json")->description(),
+              "ggml-0a2b6b20 with the rules the file changes");
+}
+
 TEST(PolicyFile, EachRuleIsReadIntoTheProfile) {
     EXPECT_EQ(policy(R"({"block_fit": "first"})")->profile().block_fit, BlockFit::first);
     EXPECT_EQ(policy(R"({"block_fit": "largest"})")->profile().block_fit, BlockFit::largest);
@@ -88,12 +101,82 @@ TEST(PolicyFile, ErrorsNameTheFileThePathAndTheProblem) {
               "p.json: $.format: must be \"gallocsim-policy/1\", got \"gallocsim-policy/2\"");
     EXPECT_EQ(error_of(R"({"format": "gallocsim-policy/1", "base": "x"})"), "p.json: $: missing required field \"name\"");
     EXPECT_THAT(error_of(R"({"format": "gallocsim-policy/1", "name": "p", "base": "ggml-1234"})"),
-                StartsWith("p.json: $.base: \"ggml-1234\" is no allocator state (llama.cpp-0c1e570, "));
+                StartsWith("p.json: $.base: \"ggml-1234\": unknown version; known: a state (llama.cpp-0c1e570, "));
+    // The base is read by --ggml-version's resolver: a ggml version that could be several states is refused alike.
+    EXPECT_EQ(error_of(R"({"format": "gallocsim-policy/1", "name": "p", "base": "0.9.4"})"),
+              "p.json: $.base: \"0.9.4\": ggml 0.9.4 could be any of ggml-254ea3e5 … ggml-0a2b6b20; name one");
     EXPECT_EQ(error_of(R"({"format": "gallocsim-policy/1", "name": "", "base": "ggml-f54604ef"})"),
               "p.json: $.name: must be a non-empty name of printable characters");
     EXPECT_EQ(error_of(std::string("{\"a\"\0", 5)), "p.json: a NUL byte at offset 4: not a JSON text (a binary file?)");
     EXPECT_EQ(error_of("[1, 2]"), "p.json: $: must be an object, got an array");
     EXPECT_THAT(error_of("{"), StartsWith("p.json: invalid JSON: parse error at line 1, column 2"));
+}
+
+// Which ops a policy may run in place (docs/policies.md, "Ops a backend can run in place").
+// The expected values come from reading ggml's CPU kernels, not from gallocsim's table: MUL_MAT
+// computes each result element from a whole row of src0 and a column of src1, so no result can
+// overwrite a source; GLU's kernels compute y[i] from x[i] and g[i] alone, row by row, so it can.
+TEST(PolicyFile, AnOpNoKernelCanRunInPlaceIsRefusedWithTheReason) {
+    const std::string head = R"({"format": "gallocsim-policy/1", "name": "mm", "base": "llama.cpp-0c1e570", )";
+    EXPECT_EQ(error_of(head + R"("rules": {"inplace_ops": {"add": ["GLU", "MUL_MAT"]}}})"),
+              "p.json: $.rules.inplace_ops.add[1]: MUL_MAT cannot run in place: MUL_MAT's kernel reads a whole row and "
+              "column of its sources for each element it writes, so a result written over a source destroys values "
+              "later elements still read. A policy that runs it in place anyway says \"unsafe\": true, and every "
+              "report marks it");
+    // The whole-set form is judged the same way, op by op.
+    EXPECT_THAT(error_of(head + R"("rules": {"inplace_ops": ["ADD", "GET_ROWS"]}})"),
+                StartsWith("p.json: $.rules.inplace_ops[1]: GET_ROWS cannot run in place: GET_ROWS's kernel copies"));
+    EXPECT_THAT(error_of(head + R"("rules": {"inplace_ops": {"add": ["CPY"]}}})"),
+                StartsWith("p.json: $.rules.inplace_ops.add[0]: CPY cannot run in place: "));
+    EXPECT_THAT(error_of(head + R"("rules": {"inplace_ops": {"add": ["CONT"]}}})"),
+                StartsWith("p.json: $.rules.inplace_ops.add[0]: CONT cannot run in place: "));
+}
+
+// With "unsafe": true the same file is read, and its name says so wherever a report names it.
+TEST(PolicyFile, AnUnsafePolicyIsAcceptedAndMarked) {
+    const auto p = parse_policy(R"({"format": "gallocsim-policy/1", "name": "mm", "base": "llama.cpp-0c1e570", "unsafe": true,
+                                    "rules": {"inplace_ops": {"add": ["MUL_MAT"]}}})",
+                                "mm.json");
+    EXPECT_TRUE(p->profile().can_inplace(Op::MUL_MAT));
+    EXPECT_TRUE(p->profile().unsafe);
+    EXPECT_EQ(p->name(), "mm");
+    EXPECT_EQ(p->profile().name, "mm (unsafe)");
+    EXPECT_EQ(unsafe_ops_text(p->profile()), "MUL_MAT");
+    // Written out, it keeps "unsafe", so the file it writes reads back.
+    const auto again = parse_policy(policy_file_text(p->profile(), "mm", "again"), "again.json");
+    EXPECT_TRUE(again->profile().unsafe);
+    // Written by its profile's name (as the GUI's session writes it), the mark is not doubled.
+    EXPECT_EQ(parse_policy(policy_file_text(p->profile(), p->profile().name, "again"), "again.json")->profile().name,
+              "mm (unsafe)");
+    // No upstream state is unsafe: every op of their lists is safe by upstream's own word.
+    for (const AllocatorProfile& state : allocator_profiles()) {
+        EXPECT_FALSE(state.unsafe) << state.name;
+        EXPECT_EQ(unsafe_ops_text(state), "") << state.name;
+    }
+    // Claiming "unsafe" for rules every kernel can run contradicts the rules.
+    EXPECT_EQ(error_of(R"({"format": "gallocsim-policy/1", "name": "g", "base": "llama.cpp-0c1e570", "unsafe": true,
+                         "rules": {"inplace_ops": {"add": ["GLU"]}}})"),
+              "p.json: $.unsafe: is true, but every op the policy runs in place has a ggml kernel that can run over its "
+              "source; drop \"unsafe\"");
+}
+
+// A safe addition (GLU: see the test above for why its kernel can run in place) is read and not marked.
+TEST(PolicyFile, AnOpWhoseKernelRunsInPlaceMayBeAdded) {
+    const auto p = policy(R"({"inplace_ops": {"add": ["GLU"]}})");
+    EXPECT_TRUE(p->profile().can_inplace(Op::GLU));
+    EXPECT_FALSE(p->profile().unsafe);
+    EXPECT_EQ(p->profile().name, "p");
+}
+
+// The same op added and removed, or named twice in one list, says two things at once.
+TEST(PolicyFile, ContradictoryRulesAreRefused) {
+    const std::string head = R"({"format": "gallocsim-policy/1", "name": "p", "base": "llama.cpp-0c1e570", )";
+    EXPECT_EQ(error_of(head + R"("rules": {"inplace_ops": {"add": ["GLU"], "remove": ["ADD", "GLU"]}}})"),
+              "p.json: $.rules.inplace_ops.remove[1]: GLU is both added and removed; name it in one list");
+    EXPECT_EQ(error_of(head + R"("rules": {"inplace_ops": {"add": ["GLU", "GLU"]}}})"),
+              "p.json: $.rules.inplace_ops.add[1]: GLU is given twice");
+    EXPECT_EQ(error_of(head + R"("rules": {"inplace_ops": ["ADD", "MUL", "ADD"]}})"),
+              "p.json: $.rules.inplace_ops[2]: ADD is given twice");
 }
 
 // A policy inside a GUI session (at "$.policy") is named by one path from the session's root:

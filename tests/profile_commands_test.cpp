@@ -77,13 +77,27 @@ TEST_F(ProfileCommands, ConformRefusesAnUnknownSourceUnlessAVersionIsGiven) {
 TEST_F(ProfileCommands, AnUnknownVersionListsTheKnownOnes) {
     std::ostringstream out, err;
     EXPECT_EQ(cli::plan({.graph = {.input = "seed", .ggml_version = "ggml-1234"}}, out, err), 2);
-    EXPECT_EQ(err.str(), "--ggml-version ggml-1234: unknown version; known: " + std::string(known_profile_names()) +
-                             ", or a ggml release that carries exactly one of them (0.9.1, 0.13.1, 0.25.3, ...); or a "
-                             "policy file (docs/policies.md)\n");
-    // A ggml version the map places between two states is not enough to choose by.
+    EXPECT_EQ(err.str(), "--ggml-version ggml-1234: unknown version; known: a state (" + std::string(known_profile_names()) +
+                             "), a ggml release that carries exactly one of them (0.9.1, 0.13.1, 0.25.3, ...), a llama.cpp "
+                             "build bNNNN (b3143 or later), or a ggml or llama.cpp commit the map knows; or a policy file "
+                             "(docs/policies.md)\n");
+    // A ggml version the map places between two states is not enough to choose by: the tags v0.9.4
+    // and v0.9.5 hold different states (version_map_test.cpp).
     std::ostringstream conform_err;
     EXPECT_EQ(cli::conform({.paths = {dir.string()}, .ggml_version = "0.9.4"}, out, conform_err), 2);
-    EXPECT_NE(conform_err.str().find("known: llama.cpp-0c1e570"), std::string::npos) << conform_err.str();
+    EXPECT_NE(conform_err.str().find("ggml 0.9.4 could be any of ggml-254ea3e5 … ggml-0a2b6b20; name one"), std::string::npos)
+        << conform_err.str();
+    // The same words whichever command is given it: plan takes it as conform does.
+    std::ostringstream plan_err;
+    EXPECT_EQ(cli::plan({.graph = {.input = "seed", .ggml_version = "0.9.4"}}, out, plan_err), 2);
+    EXPECT_NE(plan_err.str().find("could be any of ggml-254ea3e5 … ggml-0a2b6b20; name one"), std::string::npos) << plan_err.str();
+    // A llama.cpp build and a commit are taken as versions are (values from version_map_test.cpp).
+    std::ostringstream build_out, build_err;
+    EXPECT_EQ(cli::plan({.graph = {.input = "seed", .ggml_version = "b6568"}}, build_out, build_err), 0) << build_err.str();
+    std::ostringstream commit_err;
+    EXPECT_EQ(cli::plan({.graph = {.input = "seed", .ggml_version = "abcdef12"}}, out, commit_err), 2);
+    EXPECT_NE(commit_err.str().find("not a commit the map knows; name a ggml version or a llama.cpp build bNNNN"),
+              std::string::npos) << commit_err.str();
 }
 
 // diff A under one version and B under another: the sizes, the moved tensor and the rule.
@@ -108,6 +122,33 @@ TEST_F(ProfileCommands, DiffNamesTheRuleThatMovedATensor) {
     std::ostringstream three_err;
     EXPECT_EQ(cli::diff(options, out, three_err), 2);
     EXPECT_NE(three_err.str().find("at most two"), std::string::npos) << three_err.str();
+}
+
+// One side named (--policy or --ggml-version once): plan B by it, plan A by the default state,
+// and the header names both. clamp.json's c = CLAMP(a) runs in place only in the newest state
+// (DiffNamesTheRuleThatMovedATensor), so B = ggml-d99724f2 gives the buffer back its 32 bytes.
+TEST_F(ProfileCommands, DiffWithOneSideNamedComparesItWithTheDefault) {
+    const std::string file = clamp_file("clamp-one.json", "ggml d99724f2", 32, 64);
+    cli::DiffOptions options;
+    options.before.input = file;
+    options.ggml_versions = {"ggml-d99724f2"};
+    std::ostringstream out, err;
+    EXPECT_EQ(cli::diff(options, out, err), 0) << err.str();
+    const std::string text = out.str();
+    for (const char* line : {", ggml version llama.cpp-0c1e570 (the default)\nB: ", ", ggml version ggml-0a2b6b20\n",
+                             "buffer 0 (CPU): 32 -> 64 bytes (+32, +100.0%)"}) {
+        EXPECT_NE(text.find(line), std::string::npos) << line << "\n" << text;
+    }
+    // A policy file on one side is named as a policy.
+    const std::filesystem::path policy = dir / "no-clamp.json";
+    std::ofstream(policy) << R"({"format": "gallocsim-policy/1", "name": "no-clamp", "base": "llama.cpp-0c1e570",
+                                 "rules": {"inplace_ops": {"remove": ["CLAMP"]}}})";
+    options.ggml_versions = {policy.string()};
+    std::ostringstream policy_out;
+    EXPECT_EQ(cli::diff(options, policy_out, err), 0) << err.str();
+    EXPECT_NE(policy_out.str().find(", ggml version llama.cpp-0c1e570 (the default)\nB: "), std::string::npos) << policy_out.str();
+    EXPECT_NE(policy_out.str().find(", policy no-clamp\n"), std::string::npos) << policy_out.str();
+    EXPECT_NE(policy_out.str().find("buffer 0 (CPU): 32 -> 64 bytes"), std::string::npos) << policy_out.str();
 }
 
 // The chunk graph of MaxSizeSplitsIntoChunksOnlySinceChunksCame, written without max_size:
@@ -173,14 +214,22 @@ TEST_F(ProfileCommands, VersionsListsTheStatesAndPlacesAVersion) {
     const auto tag = versions({"--commit", "72632094"});
     EXPECT_EQ(tag.code, 0);
     EXPECT_EQ(tag.out, "ggml commit 72632094: ggml-254ea3e5\n");
+    // What --ggml-version would refuse, versions answers with the reason and with what conform
+    // makes of a capture that reports it.
     const auto span = versions({"0.9.4"});
     EXPECT_EQ(span.code, 0);
-    EXPECT_EQ(span.out, "ggml 0.9.4: ggml-254ea3e5 (inferred)\nggml 0.9.4 may be any allocator state from ggml-254ea3e5 "
-                        "to ggml-0a2b6b20: planned as the oldest, ggml-254ea3e5\n");
+    EXPECT_EQ(span.out, "ggml 0.9.4 could be any of ggml-254ea3e5 … ggml-0a2b6b20; name one\n(conform plans a capture whose "
+                        "ggml reports 0.9.4 by the oldest, ggml-254ea3e5)\n");
     const auto none = versions({"0.1.0"});
     EXPECT_EQ(none.code, 2);
-    EXPECT_EQ(none.err, "ggml 0.1.0: the version map cannot place it: ggml reports version 0.1.0, older than any "
-                        "ggml version there was\n");
+    EXPECT_EQ(none.err, "ggml reports version 0.1.0, older than any ggml version there was\n");
+    // llama.cpp builds and commits (version_map_test.cpp has the history behind the values).
+    EXPECT_EQ(versions({"b6567"}).out, "llama.cpp build b6567: ggml-3b145175\n");
+    EXPECT_EQ(versions({"b6568"}).out, "llama.cpp build b6568: ggml-254ea3e5\n");
+    EXPECT_EQ(versions({"f54604ef"}).out, "ggml commit f54604ef: ggml-f54604ef\n");
+    const auto unknown_commit = versions({"abcdef12"});
+    EXPECT_EQ(unknown_commit.code, 2);
+    EXPECT_EQ(unknown_commit.err, "commit abcdef12: not a commit the map knows; name a ggml version or a llama.cpp build bNNNN\n");
     const auto json = versions({"--json"});
     EXPECT_EQ(json.code, 0);
     const auto doc = nlohmann::json::parse(json.out);

@@ -150,6 +150,81 @@ TEST(VersionMap, NamesAndPinnedVersionsAreWhatTheSelectorTakes) {
     EXPECT_EQ(profile_named("nonsense"), nullptr);
 }
 
+std::string_view resolved(std::string_view text) {
+    const ResolvedVersion r = resolve_version(text);
+    return r.profile ? r.profile->name : "none";
+}
+
+// The builds around each first build, from llama.cpp's history (kLlamaCppBuilds' comment says
+// how it was read): #15815 (chunks) is commit f2a789e3, `git rev-list --count` 6568, tagged
+// b6568, and tag b6567 does not contain it; #16653 is build 7407, whose first tag is b7410.
+TEST(VersionMap, ALlamaCppBuildNamesTheStateItCarries) {
+    EXPECT_EQ(resolved("b6567"), "ggml-3b145175");  // the build just before the chunks
+    EXPECT_EQ(resolved("b6568"), "ggml-254ea3e5");  // the build that brought them
+    EXPECT_EQ(resolved("b6681"), "ggml-254ea3e5");
+    EXPECT_EQ(resolved("b6682"), "ggml-b3f27f37");  // #16396
+    EXPECT_EQ(resolved("b3143"), "ggml-f54604ef");  // #6210: llama.cpp's ggml-alloc.c became the seeds'
+    EXPECT_EQ(resolved("b3989"), "ggml-f54604ef");
+    EXPECT_EQ(resolved("b3990"), "ggml-da649f70");  // #10026
+    EXPECT_EQ(resolved("b7406"), "ggml-3129a944");
+    EXPECT_EQ(resolved("b7407"), "ggml-0a2b6b20");
+    EXPECT_EQ(resolved("b9187"), "ggml-0a2b6b20");  // the newest build read: no CLAMP change yet
+    EXPECT_EQ(resolve_version("b6568").what, "llama.cpp build b6568");
+    // Before the seeds' state the map knows no allocator; after the history read, CLAMP may have come.
+    EXPECT_EQ(resolve_version("b3000").problem,
+              "llama.cpp build b3000 is older than the oldest allocator state the map knows (ggml-f54604ef, from b3143); "
+              "name a later build or a state");
+    EXPECT_EQ(resolve_version("b9999").problem,
+              "llama.cpp build b9999 could be any of ggml-0a2b6b20 … llama.cpp-0c1e570; name one (the llama.cpp history "
+              "the map read ends at build 9187)");
+}
+
+// Commits: a state's ggml commit, a release tag's, the llama.cpp commit that brought a state, any
+// prefix of 7 hex digits or more; never a guess for a commit the map does not hold.
+TEST(VersionMap, ACommitTheMapKnowsNamesItsState) {
+    EXPECT_EQ(resolved("f54604ef"), "ggml-f54604ef");
+    EXPECT_EQ(resolved("254ea3e"), "ggml-254ea3e5");       // a 7-digit prefix
+    EXPECT_EQ(resolved("d99724f2"), "ggml-0a2b6b20");      // the alias's commit: the golden corpus's ggml
+    EXPECT_EQ(resolved("72632094"), "ggml-254ea3e5");      // tag v0.9.4's commit: exact, unlike the version
+    EXPECT_EQ(resolved("f2a789e3"), "ggml-254ea3e5");      // llama.cpp #15815
+    EXPECT_EQ(resolved("F2A789E3"), "ggml-254ea3e5");
+    EXPECT_EQ(resolved("0c1e570"), "llama.cpp-0c1e570");
+    EXPECT_EQ(resolve_version("f2a789e3").what, "llama.cpp commit f2a789e3");
+    EXPECT_EQ(resolve_version("f54604ef").what, "ggml commit f54604ef");
+    EXPECT_EQ(resolve_version("abcdef12").problem,
+              "commit abcdef12: not a commit the map knows; name a ggml version or a llama.cpp build bNNNN");
+    EXPECT_EQ(resolve_version("254ea3").problem, "commit 254ea3: too short to name a commit (7 hex digits at least)");
+}
+
+// A ggml version names a state only when its release could carry one: the tags v0.9.3 and v0.9.4
+// hold 254ea3e5's ggml-alloc.c and v0.9.5 0a2b6b20's, so a program reporting 0.9.4 may carry either.
+TEST(VersionMap, AGgmlVersionThatCouldBeSeveralStatesIsRefused) {
+    EXPECT_EQ(resolved("0.13.1"), "ggml-0a2b6b20");
+    EXPECT_EQ(resolve_version("0.9.4").problem, "ggml 0.9.4 could be any of ggml-254ea3e5 … ggml-0a2b6b20; name one");
+    EXPECT_EQ(resolve_version("0.0.6000").problem, "ggml 0.0.6000 could be any of ggml-1e04f6ae … ggml-3b145175; name one");
+    EXPECT_EQ(resolve_version("0.23.0").problem,
+              "ggml 0.23.0 is not a release the map knows (0.9.1 to 0.25.3, `gallocsim versions` lists them); name one of "
+              "them, a state or a llama.cpp build bNNNN");
+    EXPECT_EQ(resolved("ggml-d99724f2"), "ggml-0a2b6b20");
+    EXPECT_EQ(resolved("nonsense"), "none");
+}
+
+// The build table ascends, and each row names a profile newer than the row before it.
+TEST(VersionMap, TheBuildTableAscendsThroughTheHistory) {
+    std::size_t previous_age = 0;
+    int previous_build = 0;
+    for (const LlamaCppBuild& build : kLlamaCppBuilds) {
+        ASSERT_NE(find_profile(build.profile), nullptr) << build.first_build;
+        const std::size_t age = profile_age(*find_profile(build.profile));
+        EXPECT_GT(build.first_build, previous_build);
+        EXPECT_TRUE(previous_build == 0 || age == previous_age + 1) << build.profile;
+        previous_age = age;
+        previous_build = build.first_build;
+    }
+    EXPECT_EQ(profile_age(*find_profile(kLlamaCppBuilds.back().profile)) + 1, profile_age(newest_profile()));
+    EXPECT_GT(kLlamaCppBuildsCheckedTo, kLlamaCppBuilds.back().first_build);
+}
+
 // Every marker and release names a profile that exists, releases ascend, and their states
 // never go back in time.
 TEST(VersionMap, TablesNameProfilesThatExistInOrder) {

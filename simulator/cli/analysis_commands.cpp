@@ -306,10 +306,19 @@ nlohmann::json diff_json(const std::string& a, const std::string& b, const Alloc
 
 } // namespace
 
+// How a diff's header names the rules a plan was made by: "ggml version ggml-0a2b6b20",
+// "policy through-views", "ggml version llama.cpp-0c1e570 (the default)" for a side no option named.
+std::string rules_label(const AllocatorProfile& profile, bool defaulted) {
+    if (!is_builtin_profile(profile)) {
+        return "policy " + std::string(profile.name);
+    }
+    return "ggml version " + std::string(profile.name) + (defaulted ? " (the default)" : "");
+}
+
 int diff(const DiffOptions& options, std::ostream& out, std::ostream& err) {
     return run_guarded(err, [&] {
-        // Two versions compare the same graph under the same settings: the buffer options
-        // then apply to both plans.
+        // Two versions (or policies) compare the same graph under the same settings: the
+        // buffer options then apply to both plans.
         GraphInput before_input = options.before;
         if (options.ggml_versions.size() == 2) {
             before_input.buffers = options.after_buffers;
@@ -323,12 +332,13 @@ int diff(const DiffOptions& options, std::ostream& out, std::ostream& err) {
         after_input.buffers = options.after_buffers;
         GraphFile after = load_graph_input(after_input, standard_input);
         if (options.ggml_versions.size() > 2) {
-            throw GraphFileError("--ggml-version: at most two (plan A's, then plan B's), got " +
+            throw UsageError("--ggml-version/--policy: at most two (plan A's, then plan B's), got " +
                                  std::to_string(options.ggml_versions.size()));
         }
-        const std::string version_a = options.ggml_versions.empty() ? std::string() : options.ggml_versions.front();
-        const AllocatorProfile& profile_a = chosen_profile(version_a);
-        const AllocatorProfile& profile_b = chosen_profile(options.ggml_versions.size() == 2 ? options.ggml_versions[1] : version_a);
+        // One side named: it is B, measured against the default state (what a user runs today).
+        const auto& versions = options.ggml_versions;
+        const AllocatorProfile& profile_a = chosen_profile(versions.size() == 2 ? versions[0] : std::string());
+        const AllocatorProfile& profile_b = chosen_profile(versions.empty() ? std::string() : versions.back());
         // The places are all a diff reads: bare plans, without a trace or lifetimes.
         const PlanRun run_before = run_plan(before, nullptr, profile_a);
         const PlanRun run_after = run_plan(after, nullptr, profile_b);
@@ -346,11 +356,11 @@ int diff(const DiffOptions& options, std::ostream& out, std::ostream& err) {
             return code;
         }
         const std::string overrides = overrides_text(buffer_overrides(options.after_buffers));
-        const bool versions_differ = &profile_a != &profile_b;
-        out << "A: " << options.before.input << (versions_differ ? ", ggml version " + std::string(profile_a.name) : "")
+        // Both sides are named whenever the rules were chosen, so a header never leaves one implied.
+        const bool name_rules = &profile_a != &profile_b || !options.ggml_versions.empty();
+        out << "A: " << options.before.input << (name_rules ? ", " + rules_label(profile_a, versions.size() < 2) : "")
             << (options.ggml_versions.size() == 2 ? overrides : "");
-        out << "\nB: " << after_input.input << (versions_differ ? ", ggml version " + std::string(profile_b.name) : "")
-            << overrides;
+        out << "\nB: " << after_input.input << (name_rules ? ", " + rules_label(profile_b, versions.empty()) : "") << overrides;
         out << "\n\n";
         const std::size_t ids = std::max(d.sizes_before.size(), d.sizes_after.size());
         for (std::size_t id = 0; id < ids; ++id) {
@@ -568,12 +578,13 @@ Subcommand add_diff_command(CLI::App& app, const Console& io) {
     auto* command = app.add_subcommand("diff", "two plans of a graph: which tensors moved, how the sizes changed");
     command->add_option("a", options->before.input, "graph file, or example name: plan A")->required();
     command->add_option("b", options->after, "graph file or example: plan B (default: A again, with the buffer options)");
-    command->add_option("--ggml-version", options->ggml_versions,
-                        "ggml version of plan A; given twice, the second is plan B's (gallocsim versions lists them; "
-                        "default: the newest)");
+    command->add_option("--ggml-version,--policy", options->ggml_versions,
+                        "the rules of plan B, against the default state for plan A; given twice, plan A's and then plan "
+                        "B's: a state, a ggml version, a llama.cpp build bNNNN or a commit (gallocsim versions lists them; "
+                        "default: the newest, " + std::string(newest_profile().name) + "), or a policy file (docs/policies.md)");
     add_model_flags(command, options->before.model);
     add_buffer_flags(command, options->after_buffers,
-                     "Buffer options (plan B only; both plans when --ggml-version is given twice)");
+                     "Buffer options (plan B only; both plans when --ggml-version/--policy is given twice)");
     command->add_flag("--json", options->json, "one JSON object with `buffers` and `tensors` lists (docs/json-reports.md)");
     add_full_names_flag(command, options->full_names);
     return {command, [options, &io] { return diff(*options, io.out, io.err); }};

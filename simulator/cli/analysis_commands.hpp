@@ -24,8 +24,8 @@ struct DiffOptions {
     GraphInput before;
     std::string after;      // empty: the same input as before, with after_buffers applied
     BufferFlags after_buffers;  // plan B's; both plans' when ggml_versions has two
-    // --ggml-version, up to twice: the first plans A (and B when there is no second), the
-    // second plans B. None: both the newest.
+    // --ggml-version or --policy (one option, two spellings), up to twice: plan A's rules, then
+    // plan B's. Once: plan B's, against the default state for A. None: both the default.
     std::vector<std::string> ggml_versions{};
     bool json = false;
     bool full_names = false;  // names whole in the table of moved tensors (else cut at kNameColumns)

@@ -79,14 +79,16 @@ const AllocatorProfile& chosen_profile(const std::string& ggml_version) {
     if (ggml_version.empty()) {
         return newest_profile();
     }
-    if (const AllocatorProfile* profile = profile_named(ggml_version)) {
-        return *profile;
+    // One resolver for every way a user names a state (reference/version_map.hpp); what it
+    // cannot read may still be a policy file.
+    const ResolvedVersion resolved = resolve_version(ggml_version);
+    if (resolved.profile != nullptr) {
+        return *resolved.profile;
     }
     if (looks_like_policy_file(ggml_version)) {
         return loaded_policy(ggml_version).profile();
     }
-    throw UsageError("--ggml-version " + ggml_version + ": " + unknown_version_text() +
-                     "; or a policy file (docs/policies.md)");
+    throw UsageError("--ggml-version " + ggml_version + ": " + resolved.problem + "; or a policy file (docs/policies.md)");
 }
 
 const Policy& loaded_policy(const std::string& file) {

@@ -157,12 +157,37 @@ void print_rows(const PolicyComparison& c, std::size_t name_limit, std::ostream&
             << (p > 0 ? std::string(kColumn, ' ') : "");
     }
     out << "\n";
-    for (std::size_t p = 1; p < policies; ++p) {
+    // Safe policies first; an unsafe one's results are counted apart, under a line saying why
+    // they are not savings a backend could have.
+    const auto print_summary = [&](std::size_t p) {
         const PolicyTotals& t = c.totals[p];
         out << "\n" << static_cast<char>('A' + p) << " (" << c.policies[p]->name << ") against A: "
             << counted(t.graphs_smaller, "graph") << " smaller, " << counted(t.graphs_larger, "graph") << " larger, "
             << counted(t.graphs_broken, "graph") << " broken; of A's excess over the bound it recovers "
             << percent(c.share_of_excess_recovered(p)) << "\n";
+    };
+    bool any_unsafe = c.policies[0]->unsafe;
+    for (std::size_t p = 1; p < policies; ++p) {
+        if (!c.policies[p]->unsafe) {
+            print_summary(p);
+        } else {
+            any_unsafe = true;
+        }
+    }
+    if (any_unsafe) {
+        out << "\nUNSAFE policies: they run in place ops no ggml kernel can run over its source, so no backend could "
+               "run their plans and what they save is not real:\n";
+        for (std::size_t p = 0; p < policies; ++p) {
+            if (c.policies[p]->unsafe) {
+                out << "  " << static_cast<char>('A' + p) << " (" << c.policies[p]->name
+                    << ") runs in place: " << unsafe_ops_text(*c.policies[p]) << "\n";
+            }
+        }
+        for (std::size_t p = 1; p < policies; ++p) {
+            if (c.policies[p]->unsafe) {
+                print_summary(p);
+            }
+        }
     }
     for (const PolicyGraphResult& g : c.graphs) {
         for (std::size_t p = 0; p < policies; ++p) {
@@ -185,6 +210,7 @@ nlohmann::ordered_json comparison_json(const PolicyComparison& c) {
         const AllocatorProfile& profile = *c.policies[p];
         nlohmann::ordered_json entry{{"name", profile.name},
                                      {"builtin", is_builtin_profile(profile)},
+                                     {"unsafe", profile.unsafe},
                                      {"description", profile.upstream},
                                      {"reference", p == 0}};
         auto& changes = entry["changes"] = nlohmann::ordered_json::array();
@@ -269,8 +295,12 @@ int policy_check(const std::vector<std::string>& files, std::ostream& out, std::
     for (const std::string& file : files) {
         const int one = run_guarded(err, [&]() -> int {
             const std::unique_ptr<const Policy> policy = load_policy_file(file);
-            out << file << ": policy " << policy->name() << ", from " << policy->base().name << ": "
+            out << file << ": policy " << policy->profile().name << ", from " << policy->base().name << ": "
                 << rule_differences_text(policy->base(), policy->profile());
+            if (policy->profile().unsafe) {
+                out << "; UNSAFE: no ggml kernel can run " << unsafe_ops_text(policy->profile())
+                    << " over its source, so no backend could run its plans";
+            }
             if (&policy->base() != &newest_profile()) {
                 out << " (against the newest state, " << newest_profile().name << ": "
                     << rule_differences_text(newest_profile(), policy->profile()) << ")";

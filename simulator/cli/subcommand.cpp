@@ -74,9 +74,9 @@ void add_full_names_flag(CLI::App* command, bool& full_names) {
 
 void add_graph_input(CLI::App* command, GraphInput& input) {
     static const std::string version_help =
-        "plan by the rules of this ggml allocator state, of the state a ggml version carries (gallocsim versions "
-        "lists them; default: the newest, " + std::string(newest_profile().name) + "), or of a policy file "
-        "(docs/policies.md)";
+        "plan by the rules of this ggml allocator state, or of the state a ggml version, a llama.cpp build bNNNN "
+        "or a ggml or llama.cpp commit carries (gallocsim versions lists them; default: the newest, " +
+        std::string(newest_profile().name) + "), or of a policy file (docs/policies.md)";
     command->add_option("input", input.input, "graph file (- reads standard input), or example name (see `gallocsim examples`)")->required();
     command->add_option("--ggml-version,--policy", input.ggml_version, version_help);
     add_model_flags(command, input.model);

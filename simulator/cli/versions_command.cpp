@@ -78,8 +78,9 @@ std::string table_row(const std::string& label, const std::vector<std::string>& 
 
 void print_history(std::ostream& out) {
     const auto states = oldest_first();
-    out << states.size() << " states of ggml's graph allocator, oldest first. --ggml-version takes a state's name, an\n"
-        << "older name of it, or a ggml version the map below pins to one state.\n\n";
+    out << states.size() << " states of ggml's graph allocator, oldest first. --ggml-version (and a policy's base) takes\n"
+        << "a state's name, an older name of it, a ggml version the map below pins to one state, a llama.cpp\n"
+        << "build bNNNN, or a ggml or llama.cpp commit the map knows.\n\n";
     out << std::left << std::setw(19) << "state" << std::setw(12) << "date" << "made by\n";
     for (const AllocatorProfile* p : states) {
         out << std::left << std::setw(19) << p->name << std::setw(12) << p->date << made_by(*p) << "\n";
@@ -102,6 +103,25 @@ void print_history(std::ostream& out) {
         out << table_row(std::string(row.label), cells);
     }
     out << "in place beyond the seed era's 15 ops: " << added_in_place_ops(newest_profile()) << "\n";
+}
+
+// llama.cpp's builds: build N carries the newest state whose first build is at most N.
+void print_builds(std::ostream& out) {
+    out << "\nllama.cpp builds (bNNNN, as llama.cpp's release tags and --version name them) -> the state they carry\n";
+    for (std::size_t i = 0; i < kLlamaCppBuilds.size(); ++i) {
+        const LlamaCppBuild& build = kLlamaCppBuilds[i];
+        const bool last = i + 1 == kLlamaCppBuilds.size();
+        const std::string range = "b" + std::to_string(build.first_build) + " to " +
+                                  (last ? "b" + std::to_string(kLlamaCppBuildsCheckedTo)
+                                        : "b" + std::to_string(kLlamaCppBuilds[i + 1].first_build - 1));
+        out << "  " << std::left << std::setw(22) << range << build.profile << " (llama.cpp " << build.commit
+            << (build.first_tag != "b" + std::to_string(build.first_build) ? ", first tag " + std::string(build.first_tag) : "")
+            << ")\n";
+    }
+    out << "  " << std::left << std::setw(22) << "later builds" << kLlamaCppBuilds.back().profile << " or "
+        << newest_profile().name << " (the history the map read ends at b" << kLlamaCppBuildsCheckedTo << "): name one\n";
+    out << "  " << std::left << std::setw(22) << "a commit" << "a state's, a release tag's or one of these llama.cpp "
+        << "commits (7 hex digits or more); any other is refused\n";
 }
 
 void print_map(std::ostream& out) {
@@ -127,6 +147,7 @@ void print_map(std::ostream& out) {
         out << "    " << std::left << std::setw(32) << marker.name << "(" << marker.appeared << ") present: "
             << marker.at_least << " or newer; absent: " << marker.at_most_if_absent << " or older\n";
     }
+    print_builds(out);
 }
 
 nlohmann::json history_json() {
@@ -155,11 +176,46 @@ nlohmann::json history_json() {
         markers.push_back({{"function", marker.name}, {"appeared", marker.appeared}, {"present", marker.at_least},
                            {"absent", marker.at_most_if_absent}});
     }
-    return {{"states", states}, {"releases", releases}, {"markers", markers}};
+    nlohmann::json builds = nlohmann::json::array();
+    for (const LlamaCppBuild& build : kLlamaCppBuilds) {
+        builds.push_back({{"first_build", build.first_build}, {"first_tag", build.first_tag}, {"commit", build.commit},
+                          {"state", build.profile}});
+    }
+    return {{"states", states}, {"releases", releases}, {"markers", markers}, {"llama_cpp_builds", builds},
+            {"llama_cpp_builds_checked_to", kLlamaCppBuildsCheckedTo}};
+}
+
+// `versions NAME`: what --ggml-version and a policy's base make of NAME (the one resolver). A
+// ggml version that could be several states is refused there; here the question is answered
+// too, with what conform plans a capture reporting it by (the oldest the map allows).
+int answer_name(const std::string& name, bool json, std::ostream& out) {
+    const ResolvedVersion resolved = resolve_version(name);
+    const VersionMatch inferred = resolved.profile == nullptr && is_ggml_version(name) ? match_ggml({name, std::nullopt, {}})
+                                                                                     : VersionMatch{};
+    if (json) {
+        out << json_report(nlohmann::json{{"name", name},
+                                          {"read_as", resolved.what},
+                                          {"state", resolved.profile ? nlohmann::json(resolved.profile->name) : nlohmann::json()},
+                                          {"problem", resolved.problem},
+                                          {"capture_planned_as", inferred.profile ? nlohmann::json(inferred.profile->name)
+                                                                                  : nlohmann::json()}})
+            << "\n";
+    } else if (resolved.profile != nullptr) {
+        out << resolved.what << ": " << resolved.profile->name << "\n";
+    } else if (inferred.profile != nullptr) {
+        // The problem already names the states it could be; what is left to say is conform's choice.
+        out << resolved.problem << "\n"
+            << "(conform plans a capture whose ggml reports " << name << " by the oldest, " << inferred.profile->name << ")\n";
+    }
+    if (resolved.profile == nullptr && inferred.profile == nullptr) {
+        // Most problems name what was asked already; "unknown version" does not.
+        throw UsageError(resolved.problem.find(name) == std::string::npos ? name + ": " + resolved.problem : resolved.problem);
+    }
+    return kDone;
 }
 
 int versions(const VersionsOptions& options, std::ostream& out, std::ostream& err) {
-    return run_guarded(err, [&] {
+    return run_guarded(err, [&]() -> int {
         if (options.version.empty() && !options.commit) {
             if (options.json) {
                 out << json_report(history_json()) << "\n";
@@ -168,6 +224,9 @@ int versions(const VersionsOptions& options, std::ostream& out, std::ostream& er
                 print_map(out);
             }
             return kDone;
+        }
+        if (!options.version.empty() && !options.commit) {
+            return answer_name(options.version, options.json, out);
         }
         const ProgramGgml program{options.version.empty() ? std::nullopt : std::optional(options.version), options.commit, {}};
         const VersionMatch match = match_ggml(program);
@@ -196,7 +255,9 @@ Subcommand add_versions_command(CLI::App& app, const Console& io) {
     auto options = std::make_shared<VersionsOptions>();
     auto* command = app.add_subcommand("versions", "the ggml allocator states gallocsim plans by, what changed in each, "
                                                    "and which state a ggml version carries");
-    command->add_option("version", options->version, "a version as ggml_version() reports it: which state it ran");
+    command->add_option("version", options->version,
+                        "what --ggml-version takes: a state, a ggml version, a llama.cpp build bNNNN or a commit; which "
+                        "state it names (with --commit: a program's ggml_version() and ggml_commit(), as conform reads them)");
     command->add_option("--commit", options->commit, "what ggml_commit() reports");
     command->add_flag("--json", options->json, "one JSON object (docs/json-reports.md)");
     return {command, [options, &io] { return versions(*options, io.out, io.err); }};

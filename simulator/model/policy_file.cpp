@@ -4,6 +4,8 @@
 #include "simulator/model/json_reader.hpp"
 #include "simulator/model/visible_text.hpp"
 
+#include "reference/version_map.hpp"
+
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -84,18 +86,43 @@ Op read_op(const Reader& reader, Value value, const Path& path) {
     return *op;
 }
 
-OpSet read_ops(const Reader& reader, Value value, const Path& path, OpSet start) {
-    OpSet ops = start;
+// How a policy file's rules are read: whether it said "unsafe": true.
+struct ReadingRules {
+    bool unsafe_allowed = false;
+};
+
+// A list of op names, each at most once. An op no ggml kernel can run over its source is
+// refused where it is named, unless the policy said it is unsafe.
+std::vector<Op> read_op_list(const Reader& reader, Value value, const Path& path, const ReadingRules& how,
+                             bool judged_in_place) {
+    std::vector<Op> ops;
     for (std::size_t i = 0; const Value name : reader.array(value, path)) {
-        ops = ops.with(read_op(reader, name, at(path, i++)));
+        const Path op_path = at(path, i++);
+        const Op op = read_op(reader, name, op_path);
+        if (std::ranges::find(ops, op) != ops.end()) {
+            reader.fail(op_path, std::string(op_name(op)) + " is given twice");
+        }
+        if (judged_in_place && !how.unsafe_allowed && !kernel_inplace_ops().contains(op)) {
+            reader.fail(op_path, std::string(op_name(op)) + " cannot run in place: " + why_not_in_place(op) +
+                                     ". A policy that runs it in place anyway says \"unsafe\": true, and every report marks it");
+        }
+        ops.push_back(op);
     }
     return ops;
 }
 
-// inplace_ops: the whole set (a list), or the base's set with ops added and removed.
-OpSet read_inplace_ops(const Reader& reader, Value value, const Path& path, OpSet base) {
+OpSet with_all(OpSet set, const std::vector<Op>& ops) {
+    for (const Op op : ops) {
+        set = set.with(op);
+    }
+    return set;
+}
+
+// inplace_ops: the whole set (a list), or the base's set with ops added and removed. An op
+// both added and removed contradicts itself: refused at its place in "remove".
+OpSet read_inplace_ops(const Reader& reader, Value value, const Path& path, OpSet base, const ReadingRules& how) {
     if (value.is_array()) {
-        return read_ops(reader, value, path, OpSet{});
+        return with_all(OpSet{}, read_op_list(reader, value, path, how, true));
     }
     if (!value.is_object()) {
         reader.fail(path, "must be a list of op names or an object with \"add\" and \"remove\" lists, got " +
@@ -103,31 +130,48 @@ OpSet read_inplace_ops(const Reader& reader, Value value, const Path& path, OpSe
     }
     const json_input::Object changes = reader.object(value, path);
     reader.only_keys(changes, path, {"add", "remove"});
-    OpSet ops = base;
+    std::vector<Op> added;
     if (const auto add = Reader::find(changes, "add")) {
-        const Path add_path = dot(path, "add");
-        ops = read_ops(reader, *add, add_path, ops);
+        added = read_op_list(reader, *add, dot(path, "add"), how, true);
     }
+    std::vector<Op> removed;
     if (const auto remove = Reader::find(changes, "remove")) {
         const Path remove_path = dot(path, "remove");
-        const OpSet removed = read_ops(reader, *remove, remove_path, OpSet{});
-        OpSet kept;
-        for (std::size_t i = 0; i < kOpCount; ++i) {
-            const auto op = static_cast<Op>(i);
-            if (ops.contains(op) && !removed.contains(op)) {
-                kept = kept.with(op);
+        removed = read_op_list(reader, *remove, remove_path, how, false);
+        for (std::size_t i = 0; i < removed.size(); ++i) {
+            if (std::ranges::find(added, removed[i]) != added.end()) {
+                reader.fail(at(remove_path, i), std::string(op_name(removed[i])) + " is both added and removed; name it in one list");
             }
         }
-        ops = kept;
     }
-    return ops;
+    OpSet ops = with_all(base, added);
+    OpSet kept;
+    for (std::size_t i = 0; i < kOpCount; ++i) {
+        const auto op = static_cast<Op>(i);
+        if (ops.contains(op) && std::ranges::find(removed, op) == removed.end()) {
+            kept = kept.with(op);
+        }
+    }
+    return kept;
+}
+
+// The ops of a set no ggml kernel can run over its source.
+std::vector<Op> unsafe_ops(OpSet ops) {
+    std::vector<Op> found;
+    for (std::size_t i = 0; i < kOpCount; ++i) {
+        const auto op = static_cast<Op>(i);
+        if (ops.contains(op) && !kernel_inplace_ops().contains(op)) {
+            found.push_back(op);
+        }
+    }
+    return found;
 }
 
 // One rule of a profile: how a policy file reads it, writes it, and what it means; and, for a
 // rule upstream states differ in (rule.state_label set), its value in a word for `versions`.
 struct RuleIo {
     PolicyRule rule;
-    std::function<void(const Reader&, Value, const Path&, AllocatorProfile&)> read;
+    std::function<void(const Reader&, Value, const Path&, AllocatorProfile&, const ReadingRules&)> read;
     std::function<json(const AllocatorProfile&)> write;
     std::function<std::string(const AllocatorProfile&)> word;
 };
@@ -137,7 +181,7 @@ template <class Enum, std::size_t N>
 RuleIo enum_rule(PolicyRule rule, Enum AllocatorProfile::*field, const Named<Enum> (&names)[N],
                  bool AllocatorProfile::*only_with = nullptr) {
     return {rule,
-            [field, &names](const Reader& r, Value v, const Path& p, AllocatorProfile& profile) {
+            [field, &names](const Reader& r, Value v, const Path& p, AllocatorProfile& profile, const ReadingRules&) {
                 profile.*field = read_enum(r, v, p, names);
             },
             [field, &names](const AllocatorProfile& profile) { return json(named(names, profile.*field).name); },
@@ -149,7 +193,7 @@ RuleIo enum_rule(PolicyRule rule, Enum AllocatorProfile::*field, const Named<Enu
 
 RuleIo bool_rule(PolicyRule rule, bool AllocatorProfile::*field) {
     return {rule,
-            [field](const Reader& r, Value v, const Path& p, AllocatorProfile& profile) {
+            [field](const Reader& r, Value v, const Path& p, AllocatorProfile& profile, const ReadingRules&) {
                 profile.*field = r.boolean(v, p);
             },
             [field](const AllocatorProfile& profile) { return json(profile.*field); },
@@ -161,8 +205,8 @@ const std::vector<RuleIo>& rule_ios() {
         std::vector<RuleIo> list;
         list.push_back({{"inplace_ops", "a list of op names (the whole set), or {\"add\": [...], \"remove\": [...]}",
                          "ops whose result may take over a parent's memory (ggml_op_can_inplace)", "in-place ops (count)"},
-                        [](const Reader& r, Value v, const Path& p, AllocatorProfile& profile) {
-                            profile.inplace_ops = read_inplace_ops(r, v, p, profile.inplace_ops);
+                        [](const Reader& r, Value v, const Path& p, AllocatorProfile& profile, const ReadingRules& how) {
+                            profile.inplace_ops = read_inplace_ops(r, v, p, profile.inplace_ops, how);
                         },
                         [](const AllocatorProfile& profile) { return op_list(profile.inplace_ops); },
                         [](const AllocatorProfile& profile) {
@@ -233,13 +277,23 @@ std::string value_text(const json& value) { return value.is_string() ? value.get
 
 Policy::Policy(std::string name, std::string description, std::string file, const AllocatorProfile& base,
                const AllocatorProfile& rules)
-    : name_(std::move(name)), description_(std::move(description)), file_(std::move(file)), base_(&base), profile_(rules) {
-    profile_.name = name_;
+    : name_(std::move(name)), shown_name_(rules.unsafe ? name_ + " (unsafe)" : name_), description_(std::move(description)),
+      file_(std::move(file)), base_(&base), profile_(rules) {
+    // Reports name a policy by its profile's name: an unsafe one carries the mark wherever it goes.
+    profile_.name = shown_name_;
     profile_.commit = {};
     profile_.date = {};
     profile_.upstream = description_;
     profile_.aliases = {};
     profile_.sources = {};
+}
+
+std::string unsafe_ops_text(const AllocatorProfile& profile) {
+    std::string text;
+    for (const Op op : unsafe_ops(profile.inplace_ops)) {
+        text += (text.empty() ? "" : ", ") + std::string(op_name(op));
+    }
+    return text;
 }
 
 std::unique_ptr<const Policy> parse_policy(std::string_view text, std::string_view source, std::string_view json_root) {
@@ -248,7 +302,7 @@ std::unique_ptr<const Policy> parse_policy(std::string_view text, std::string_vi
     const Reader reader(origin);
     const Path root("$");
     const json_input::Object doc = reader.object(parser.parse(text, origin), root);
-    reader.only_keys(doc, root, {"format", "name", "description", "base", "rules"});
+    reader.only_keys(doc, root, {"format", "name", "description", "base", "unsafe", "rules"});
     const Path format_path("$.format");
     if (const std::string format = reader.string(reader.member(doc, root, "format"), format_path); format != kPolicyFormat) {
         reader.fail(format_path, "must be \"" + std::string(kPolicyFormat) + "\", got \"" + visible_text(format) + "\"");
@@ -264,10 +318,16 @@ std::unique_ptr<const Policy> parse_policy(std::string_view text, std::string_vi
     }
     const Path base_path("$.base");
     const std::string base_name = reader.string(reader.member(doc, root, "base"), base_path);
-    const AllocatorProfile* base = find_profile(base_name);
+    // The base is named as --ggml-version names a state: one resolver reads both.
+    const ResolvedVersion resolved = resolve_version(base_name);
+    const AllocatorProfile* base = resolved.profile;
     if (base == nullptr) {
-        reader.fail(base_path, "\"" + visible_text(base_name) + "\" is no allocator state (" +
-                                   std::string(known_profile_names()) + ")");
+        reader.fail(base_path, "\"" + visible_text(base_name) + "\": " + resolved.problem);
+    }
+    ReadingRules how;
+    const Path unsafe_path("$.unsafe");
+    if (const auto it = Reader::find(doc, "unsafe")) {
+        how.unsafe_allowed = reader.boolean(*it, unsafe_path);
     }
     AllocatorProfile rules = *base;
     if (const auto it = Reader::find(doc, "rules")) {
@@ -288,10 +348,17 @@ std::unique_ptr<const Policy> parse_policy(std::string_view text, std::string_vi
                 reader.fail(rules_path, "unknown rule \"" + visible_text(key) + "\" (the rules: " + known + ")");
             }
             const Path rule_path = dot(rules_path, key);
-            io->read(reader, value, rule_path, rules);
+            io->read(reader, value, rule_path, rules, how);
         }
     }
-    return std::make_unique<const Policy>(name, description.empty() ? base_name + " with the rules the file changes" : description,
+    // "unsafe": true on a policy whose every in-place op a kernel can run would mark safe
+    // results as fiction: the claim and the rules contradict each other.
+    rules.unsafe = !unsafe_ops(rules.inplace_ops).empty();
+    if (how.unsafe_allowed && !rules.unsafe) {
+        reader.fail(unsafe_path, "is true, but every op the policy runs in place has a ggml kernel that can run "
+                                 "over its source; drop \"unsafe\"");
+    }
+    return std::make_unique<const Policy>(name, description.empty() ? std::string(base->name) + " with the rules the file changes" : description,
                                           std::string(source), *base, rules);
 }
 
@@ -308,11 +375,17 @@ bool looks_like_policy_file(std::string_view argument) {
 std::string policy_file_text(const AllocatorProfile& profile, std::string_view name, std::string_view description) {
     nlohmann::ordered_json out;
     out["format"] = kPolicyFormat;
-    out["name"] = name;
+    // An unsafe policy's profile is named "NAME (unsafe)"; the file keeps the mark in "unsafe", so
+    // writing it by that name (the GUI's session, export's default) must not mark it twice.
+    constexpr std::string_view kMark = " (unsafe)";
+    out["name"] = profile.unsafe && name.ends_with(kMark) ? name.substr(0, name.size() - kMark.size()) : name;
     out["description"] = description;
     // A built-in state is its own base; a policy is written in full over the newest state, so
     // the file holds every rule and needs nothing it does not say.
     out["base"] = is_builtin_profile(profile) ? profile.name : newest_profile().name;
+    if (profile.unsafe) {
+        out["unsafe"] = true;  // else the file it writes would be refused
+    }
     auto& rules = out["rules"] = nlohmann::ordered_json::object();
     for (const RuleIo& io : rule_ios()) {
         rules[std::string(io.rule.name)] = nlohmann::ordered_json::parse(io.write(profile).dump());

@@ -7,6 +7,10 @@
 //   {"format": "gallocsim-policy/1", "name": "first-fit", "base": "llama.cpp-0c1e570",
 //    "description": "...", "rules": {"block_fit": "first"}}
 //
+// The in-place ops a policy may add are those a ggml kernel can run over its source
+// (kernel_inplace_ops, reference/profile.hpp); any other is refused with the reason unless
+// the file says "unsafe": true, and then the policy's name carries "(unsafe)" in every report.
+//
 // Reading validates like graph files: every error names the file, the JSON path and the
 // problem (GraphFileError).
 
@@ -41,11 +45,16 @@ public:
 
 private:
     std::string name_;
+    std::string shown_name_;  // the profile's name: name_, marked "(unsafe)" for an unsafe policy
     std::string description_;
     std::string file_;
     const AllocatorProfile* base_;
     AllocatorProfile profile_;
 };
+
+// The ops a profile runs in place that no ggml kernel can run over its source ("MUL_MAT, CPY"),
+// what an unsafe policy's reports name; empty for every upstream state and safe policy.
+std::string unsafe_ops_text(const AllocatorProfile& profile);
 
 // Throws GraphFileError: "FILE: $.rules.block_fit: must be one of best, first, largest, got \"worst\"".
 // A policy inside a larger document (a GUI session's "$.policy") gives that path as

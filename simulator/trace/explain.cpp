@@ -69,6 +69,11 @@ public:
         if (before_.tensor(e.node).life == TensorLife::live) {
             return text + "It already has memory: it was allocated early, as a graph input.";
         }
+        if (trace_.profile->can_inplace(node.op) && !kernel_inplace_ops().contains(node.op)) {
+            // Only an unsafe policy gets here: the trace must not say a backend could do it.
+            return text + std::string(op_name(node.op)) + " runs in place by this unsafe policy, though no ggml kernel can run it "
+                   "over its source, so " + node.name + " first tries to take over the memory of a parent it is the last to read.";
+        }
         if (trace_.profile->can_inplace(node.op)) {
             return text + std::string(op_name(node.op)) + " can run in place, so " + node.name +
                    " first tries to take over the memory of a parent it is the last to read.";

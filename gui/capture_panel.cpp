@@ -1,5 +1,8 @@
 #include "gui/capture_panel.hpp"
 
+#include "simulator/model/amount_text.hpp"
+#include "simulator/model/capture_call.hpp"
+
 #include "gui/simulation_controller.hpp"
 #include "gui/text.hpp"
 #include "simulator/model/capture_session.hpp"
@@ -36,6 +39,16 @@ QString replanned_tip(const CapturedCall& call) {
                                           : QObject::tr("no: it kept the plan of an earlier call and placed its tensors by it");
 }
 
+// The buffer sizes the program reported after the call, short enough for the dock: "64 B",
+// "80 B, 160 B" by buffer id (the tooltip names the ids).
+QString buffer_sizes_cell(const CapturedCall& call) {
+    QStringList sizes;
+    for (const std::size_t size : call.buffer_sizes) {
+        sizes << qstr(binary_size(size));
+    }
+    return sizes.join(", ");
+}
+
 } // namespace
 
 CapturePanel::CapturePanel(SimulationController& controller, QWidget* parent)
@@ -43,7 +56,7 @@ CapturePanel::CapturePanel(SimulationController& controller, QWidget* parent)
     note_->setWordWrap(true);
     note_->setTextInteractionFlags(Qt::TextSelectableByMouse);
     calls_->setColumnCount(column_count);
-    calls_->setHeaderLabels({tr("allocator"), tr("call"), tr("function"), tr("nodes"), tr("re-planned")});
+    calls_->setHeaderLabels({tr("session"), tr("call"), tr("function"), tr("nodes"), tr("buffers"), tr("re-planned")});
     calls_->setRootIsDecorated(false);
     calls_->setUniformRowHeights(true);
     calls_->header()->setSectionResizeMode(QHeaderView::ResizeToContents);
@@ -72,6 +85,8 @@ void CapturePanel::rebuild() {
                 item->setText(call_column, QString::number(call.number));
                 item->setText(function_column, short_function(call.function));
                 item->setText(nodes_column, QString::number(call.nodes));
+                item->setText(buffers_column, buffer_sizes_cell(call));
+                item->setToolTip(buffers_column, qstr(call_buffer_sizes_text(call)) + tr(", as the program reported after this call"));
                 item->setText(replanned_column, replanned_text(call));
                 item->setToolTip(replanned_column, replanned_tip(call));
                 item->setToolTip(function_column, qstr(call.graph));

@@ -17,7 +17,7 @@ class SimulationController;
 class CapturePanel : public QWidget {
     Q_OBJECT
 public:
-    enum Column { allocator_column, call_column, function_column, nodes_column, replanned_column, column_count };
+    enum Column { allocator_column, call_column, function_column, nodes_column, buffers_column, replanned_column, column_count };
     explicit CapturePanel(SimulationController& controller, QWidget* parent = nullptr);
 
     QTreeWidget& calls() { return *calls_; }

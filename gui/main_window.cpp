@@ -119,7 +119,7 @@ void MainWindow::build_docks() {
     });
     timeline->raise();
     resize(1440, 900);
-    resizeDocks({findChild<QDockWidget*>("events_dock"), findChild<QDockWidget*>("memory_dock")}, {360, 380},
+    resizeDocks({findChild<QDockWidget*>("events_dock"), findChild<QDockWidget*>("memory_dock")}, {400, 380},
                 Qt::Horizontal);
     resizeDocks({timeline}, {270}, Qt::Vertical);
 }

@@ -71,7 +71,7 @@ TEST(CaptureConform, SeedPassesCallByCall) {
     std::ostringstream out, err;
     EXPECT_EQ(cli::conform({.paths = {kSeed.string()}, .verbose = true}, out, err), 0);
     EXPECT_THAT(out.str(), HasSubstr("PASS " + (kSeed / "session-0.jsonl").string() +
-                                     " call 1 (ggml_gallocr_alloc_graph, graphs/seed.json)\n"));
+                                     " call 1 (ggml_gallocr_alloc_graph, graphs/seed.json; buffer 0: 64 B)\n"));
     // Four calls in session 0 and two in session 1, each one pass.
     EXPECT_THAT(out.str(), ::testing::EndsWith("6 passed, 0 failed\n"));
 }
@@ -83,7 +83,7 @@ TEST(CaptureConform, TwoBackendsPassCallByCall) {
     std::ostringstream out, err;
     EXPECT_EQ(cli::conform({.paths = {folder.string()}, .verbose = true}, out, err), 0) << out.str() << err.str();
     EXPECT_THAT(out.str(), HasSubstr("PASS " + (folder / "session-0.jsonl").string() +
-                                     " call 1 (ggml_gallocr_alloc_graph, graphs/split.json)\n"));
+                                     " call 1 (ggml_gallocr_alloc_graph, graphs/split.json; buffers 0: 80 B, 1: 160 B)\n"));
     EXPECT_THAT(out.str(), ::testing::EndsWith("2 passed, 0 failed\n"));
 }
 
@@ -102,7 +102,7 @@ TEST(CaptureConform, TwoBackendsFailWithoutTheExtraBytes) {
     std::ostringstream out, err;
     EXPECT_EQ(cli::conform({.paths = {folder.string()}}, out, err), 1);
     EXPECT_THAT(out.str(), HasSubstr("FAIL " + (folder / "session-0.jsonl").string() +
-                                     " call 1 (ggml_gallocr_alloc_graph, graphs/split.json)\n"
+                                     " call 1 (ggml_gallocr_alloc_graph, graphs/split.json; buffers 0: 80 B, 1: 160 B)\n"
                                      "  buffer_sizes: expected [80, 160], got [80, 128]\n"));
     EXPECT_THAT(out.str(), ::testing::EndsWith("0 passed, 2 failed\n"));
     fs::remove_all(folder);
@@ -116,7 +116,7 @@ TEST_F(BrokenSeed, OneWrongOffsetIsExactlyOneMismatch) {
 {"call": 2)");
     const Conformed result = conform();
     EXPECT_EQ(result.exit_code, 1);
-    EXPECT_THAT(result.out, HasSubstr("FAIL " + session0().string() + " call 1 (ggml_gallocr_alloc_graph, graphs/seed.json)\n"
+    EXPECT_THAT(result.out, HasSubstr("FAIL " + session0().string() + " call 1 (ggml_gallocr_alloc_graph, graphs/seed.json; buffer 0: 64 B)\n"
                                       "  tensor 'b' offset: expected 64, got 32\n"));
     EXPECT_EQ(result.last_line, "5 passed, 1 failed");
 }
@@ -164,10 +164,10 @@ TEST_F(BrokenSeed, ABadCaptureLogLineIsNamedWithoutTheLibrarysPrefix) {
 TEST_F(BrokenSeed, MissingGraphFileStopsTheSessionThere) {
     fs::remove(folder_ / "graphs" / "seed-f16.json");
     const Conformed result = conform();
-    EXPECT_THAT(result.out, HasSubstr("FAIL " + session0().string() + " call 2 (ggml_gallocr_alloc_graph, graphs/seed-f16.json)\n  " +
+    EXPECT_THAT(result.out, HasSubstr("FAIL " + session0().string() + " call 2 (ggml_gallocr_alloc_graph, graphs/seed-f16.json; buffer 0: 64 B)\n  " +
                                       session0().string() + ": line 4: $.graph: graphs/seed-f16.json is missing from the capture\n"));
     // Call 3 depends on what call 2 left; it is not replayed.
-    EXPECT_THAT(result.out, HasSubstr("SKIP " + session0().string() + " call 3 (ggml_gallocr_alloc_graph, graphs/seed-16.json): "
+    EXPECT_THAT(result.out, HasSubstr("SKIP " + session0().string() + " call 3 (ggml_gallocr_alloc_graph, graphs/seed-16.json; buffer 0: 128 B): "
                                       "not replayed: the graph of call 2 could not be loaded\n"));
     EXPECT_EQ(result.last_line, "4 passed, 1 failed, 1 skipped");
 }
@@ -198,7 +198,7 @@ TEST_F(BrokenSeed, UnknownAllocSizeIsNotReplayable) {
 {"call": 2)");
     const Conformed result = conform();
     // The example as the session wrote it (its fields in the file's order, without blanks).
-    EXPECT_THAT(result.out, HasSubstr("call 1 (ggml_gallocr_alloc_graph, graphs/seed.json): not replayable: buffer type 'CPU' "
+    EXPECT_THAT(result.out, HasSubstr("call 1 (ggml_gallocr_alloc_graph, graphs/seed.json; buffer 0: 64 B): not replayable: buffer type 'CPU' "
                                       "sized tensors by a rule the format cannot name ({\"tensor\":\"a\",\"nbytes\":4,\"alloc_size\":8})\n"));
     EXPECT_EQ(result.last_line, "3 passed, 0 failed, 3 skipped");
 }

@@ -139,7 +139,7 @@ TEST(CommandLine, AFolderIsNoGraphFile) {
     const std::filesystem::path folder = std::filesystem::temp_directory_path();
     const Outcome r = run({"plan", folder.string()});
     EXPECT_EQ(r.code, kBadInput);
-    EXPECT_EQ(r.err, folder.string() + ": is a folder, not a graph file (conform takes folders)\n");
+    EXPECT_EQ(r.err, folder.string() + ": is a folder, but not a capture (no session-N.jsonl): not a graph file\n");
 }
 
 // `plan /dev/zero` used to read until memory ran out (std::bad_alloc, exit 3): a device is
@@ -277,7 +277,7 @@ TEST(CommandLine, ConformNamesWhatItCannotTake) {
     EXPECT_EQ(session.out, "");
     const Outcome planned = run({"plan", capture + "/session-0.jsonl"});
     EXPECT_EQ(planned.code, kBadInput);
-    EXPECT_THAT(planned.err, HasSubstr("not a graph file; conform or gallocsim-gui take the capture folder"));
+    EXPECT_THAT(planned.err, HasSubstr("not a graph file; give the capture folder (--call SESSION:CALL picks a call)"));
 }
 
 // The GUI's saved session is no graph file, and is called what it is.
@@ -450,6 +450,51 @@ TEST(CommandLine, TraceJsonKeepsEveryNameExactly) {
 // six bytes, "x" one. The kind column starts at the same terminal column on every row: the
 // name column is as wide as its header "tensor" (6 columns, wider than "日本"'s 4), so each
 // row is its name padded to 6 columns, then two spaces, then the kind.
+// A capture folder goes wherever a graph goes. tests/data/captures/seed: session 0 reserves the
+// seed graph (a, b: 4 floats each, 32 bytes aligned: 64), then alloc_graph three times, the last
+// on seed-16 (16 floats each: a at 0, b at 64, mul in a's bytes: 128), so that call set the
+// largest buffer; session 1 plans the seed graph again (64). The program reported ggml 0.21.0,
+// the release of d99724f2 (shared/upstream-versions.md), whose allocator state is ggml-0a2b6b20:
+// without --ggml-version the call is planned by it, as conform replays it.
+TEST(CommandLine, ACaptureFolderPlansTheCallThatSetTheLargestBuffer) {
+    const std::string capture = GALLOCSIM_SOURCE_DIR "/tests/data/captures/seed";
+    const Outcome plan = run({"plan", capture});
+    ASSERT_EQ(plan.code, kDone) << plan.err;
+    EXPECT_THAT(plan.out, StartsWith("seed-mul-16 (seed, session 0, call 3 (ggml_gallocr_alloc_graph), which set the "
+                                     "largest buffer: 128 B): planned by ggml-0a2b6b20; "));
+    // 0.21.0 was tagged on more than one state (the version map's note), and the first line says so.
+    EXPECT_THAT(plan.out, HasSubstr("(ggml 0.21.0 may be any allocator state from ggml-0a2b6b20 to "));
+    EXPECT_THAT(plan.out, HasSubstr("\nb       leaf       0      0            64          64\n"));
+    EXPECT_THAT(plan.out, HasSubstr("buffer 0 (CPU, alignment 32): 128 bytes"));
+    // --call names another; every command that plans one graph takes the folder.
+    const Outcome other = run({"stats", capture, "--call", "1:1", "--summary"});
+    ASSERT_EQ(other.code, kDone) << other.err;
+    EXPECT_THAT(other.out, StartsWith("seed-mul (seed, session 1, call 1 (ggml_gallocr_alloc_graph), as --call asks; "));
+    EXPECT_THAT(other.out, HasSubstr("high-water mark: 64 bytes"));
+    for (const char* command : {"why", "compare", "trace", "render"}) {
+        const Outcome r = run({command, capture, "--ggml-version", "ggml-f54604ef"});
+        EXPECT_EQ(r.code, kDone) << command << ": " << r.err;
+    }
+    EXPECT_EQ(run({"walk", capture, "-e", "q"}).code, kDone);
+}
+
+// What --call cannot pick is said with what it can: exit 2, nothing planned.
+TEST(CommandLine, ACallTheCaptureLacksOrAFolderThatIsNoCaptureIsRefused) {
+    const std::string capture = GALLOCSIM_SOURCE_DIR "/tests/data/captures/seed";
+    const Outcome missing = run({"why", capture, "--call", "0:9"});
+    EXPECT_EQ(missing.code, kBadInput);
+    EXPECT_THAT(missing.err, HasSubstr("--call 0:9: the capture has no such call (calls: 0:0, 0:1, 0:2, 0:3, 1:0, 1:1)"));
+    EXPECT_TRUE(missing.out.empty());
+    EXPECT_THAT(run({"plan", capture, "--call", "three"}).err, HasSubstr("not SESSION:CALL"));
+    EXPECT_EQ(run({"plan", "seed", "--call", "0:1"}).code, kBadInput);
+    const Outcome docs = run({"plan", GALLOCSIM_SOURCE_DIR "/docs"});
+    EXPECT_EQ(docs.code, kBadInput);
+    EXPECT_THAT(docs.err, HasSubstr("is a folder, but not a capture"));
+    const Outcome session = run({"plan", capture + "/session-0.jsonl"});
+    EXPECT_EQ(session.code, kBadInput);
+    EXPECT_THAT(session.err, HasSubstr("give the capture folder"));
+}
+
 TEST(CommandLine, PlanColumnsStayAlignedWithMultibyteNames) {
     const std::string file = R"({"format": "ggml-graph/1", "buffer_types": [{"name": "CPU", "alignment": 32}],
       "tensors": [{"name": "é", "type": "f32", "ne": [4], "flags": ["input"]},

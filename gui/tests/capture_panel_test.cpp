@@ -74,13 +74,15 @@ private Q_SLOTS:
         QVERIFY(controller().capture() != nullptr);
         QVERIFY(window_->findChild<QDockWidget*>("capture_dock")->isVisible());
         // Session 0: reserve_n, then alloc_graph three times (kept, kept, re-planned);
-        // session 1: reserve_n_size, then an alloc_graph that must plan (no buffer yet).
+        // session 1: reserve_n_size, then an alloc_graph that must plan (no buffer yet). The
+        // seed graph needs 64 bytes (a and b, 32 each); the re-planned call's graph has 16
+        // floats in each (64 + 64 bytes, mul in a's); reserve_n_size allocates nothing.
         QCOMPARE(calls().topLevelItemCount(), 6);
-        QCOMPARE(row(0), (QStringList{"0", "0", "reserve_n", "1", "plans"}));
-        QCOMPARE(row(1), (QStringList{"0", "1", "alloc_graph", "1", "kept"}));
-        QCOMPARE(row(3), (QStringList{"0", "3", "alloc_graph", "1", "yes"}));
-        QCOMPARE(row(4), (QStringList{"1", "0", "reserve_n_size", "1", "plans"}));
-        QCOMPARE(row(5), (QStringList{"1", "1", "alloc_graph", "1", "yes"}));
+        QCOMPARE(row(0), (QStringList{"0", "0", "reserve_n", "1", "64 B", "plans"}));
+        QCOMPARE(row(1), (QStringList{"0", "1", "alloc_graph", "1", "64 B", "kept"}));
+        QCOMPARE(row(3), (QStringList{"0", "3", "alloc_graph", "1", "128 B", "yes"}));
+        QCOMPARE(row(4), (QStringList{"1", "0", "reserve_n_size", "1", "0 B", "plans"}));
+        QCOMPARE(row(5), (QStringList{"1", "1", "alloc_graph", "1", "64 B", "yes"}));
         // The first call is shown: the reserve's planning alone.
         QVERIFY(controller().selected_call().has_value());
         QCOMPARE(controller().selected_call()->call, std::size_t{0});
@@ -89,7 +91,7 @@ private Q_SLOTS:
     }
 
     // The newcomer round saw the dock cut its columns ("reserve_n", then "no (kept the plan)"):
-    // in the window's default layout (1440 x 900, the dock 360 pixels wide) every column of the
+    // in the window's default layout (1440 x 900, the dock 400 pixels wide) every column of the
     // seed capture's list is as wide as its widest text and the list needs no sideways scrolling.
     void the_call_list_fits_its_dock() {
         window_->resize(1440, 900);

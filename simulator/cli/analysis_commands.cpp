@@ -4,7 +4,6 @@
 #include "simulator/cli/errors.hpp"
 #include "simulator/model/policy_file.hpp"
 
-#include "simulator/analysis/planned_by.hpp"
 #include "simulator/model/amount_text.hpp"
 #include "simulator/analysis/analysis_plans.hpp"
 #include "simulator/analysis/planner_table.hpp"
@@ -178,7 +177,7 @@ int compare(const CompareOptions& options, std::ostream& out, std::ostream& err)
     return run_guarded(err, [&] {
         GraphFile file = load_graph_input(options.graph);
         const Comparison comparison =
-            compare_planners(file, run_ggml_plan(file, chosen_profile(options.graph.ggml_version)), limits_for(options.time_limit));
+            compare_planners(file, run_ggml_plan(file, chosen_profile(options.graph)), limits_for(options.time_limit));
         const bool planners_ok = std::ranges::all_of(comparison.arenas, [](const auto& a) { return a.planner_violations.empty(); });
         const int code = comparison.ggml_error.empty() && comparison.ggml_violations.empty() && planners_ok ? 0 : 1;
         if (options.json) {
@@ -187,7 +186,7 @@ int compare(const CompareOptions& options, std::ostream& out, std::ostream& err)
         }
         out << (file.name.empty() ? options.graph.input : file.name) << ": " << counted(file.graph.nodes.size(), "node") << ", "
             << counted(file.graph.leafs.size(), "leaf") << "; "
-            << planned_by_text(chosen_profile(options.graph.ggml_version), file.buffer_types) << "\n";
+            << planned_by(options.graph, file) << "\n";
         if (!comparison.ggml_error.empty()) {
             out << "ggml's plan failed: " << comparison.ggml_error << "\n";
         }
@@ -408,7 +407,7 @@ int diff(const DiffOptions& options, std::ostream& out, std::ostream& err) {
 int render(const RenderOptions& options, std::ostream& out, std::ostream& err) {
     return run_guarded(err, [&]() -> int {
         GraphFile file = load_graph_input(options.graph);
-        const GgmlPlan ggml = run_ggml_plan(file, chosen_profile(options.graph.ggml_version));
+        const GgmlPlan ggml = run_ggml_plan(file, chosen_profile(options.graph));
         const GraphLifetimes& lifetimes = ggml.lifetimes;
         PlanPicture picture;
         if (options.planner == "ggml") {
@@ -457,7 +456,7 @@ int export_minimalloc(const ExportMiniMallocOptions& options, std::ostream& out,
         GraphFile file = load_graph_input(options.graph);
         // The blocks compare gives the planners: each of ggml's in-place chains is one buffer,
         // since a node and the parent whose bytes it took share them by design.
-        const GgmlPlan ggml = run_ggml_plan(file, chosen_profile(options.graph.ggml_version));
+        const GgmlPlan ggml = run_ggml_plan(file, chosen_profile(options.graph));
         const std::vector<ArenaProblem> problems = in_place_arena_problems(file, ggml.lifetimes, ggml.in_place);
         std::vector<std::size_t> used;
         for (std::size_t t = 0; t < problems.size(); ++t) {

@@ -2,6 +2,7 @@
 
 #include "simulator/cli/errors.hpp"
 #include "simulator/cli/graph_notes.hpp"
+#include "simulator/model/capture_call.hpp"
 #include "simulator/trace/capture_replay.hpp"
 
 #include <ostream>
@@ -13,8 +14,10 @@ namespace {
 
 ConformVerdict call_verdict(const CaptureSession& session, const CallReplay& replay) {
     const CapturedCall& call = session.calls[replay.index];
-    std::string what = session.file.string() + " call " + std::to_string(replay.index) + " (" +
-                       std::string(captured_function_name(call.function)) + ", " + call.graph + ")";
+    // The call number --call takes, and the buffer sizes the program reported after it.
+    std::string what = session.file.string() + " call " + std::to_string(call.number) + " (" +
+                       std::string(captured_function_name(call.function)) + ", " + call.graph + "; " +
+                       call_buffer_sizes_text(call) + ")";
     switch (replay.outcome) {
     case CallOutcome::passed: return {ConformVerdict::Result::pass, std::move(what), {}, true};
     case CallOutcome::not_replayed: return {ConformVerdict::Result::skip, std::move(what), {replay.error}, false};

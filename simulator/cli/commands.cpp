@@ -1,5 +1,4 @@
 #include "simulator/cli/commands.hpp"
-#include "simulator/analysis/planned_by.hpp"
 #include "simulator/model/visible_text.hpp"
 
 #include "simulator/cli/errors.hpp"
@@ -120,7 +119,7 @@ std::string graph_label(const GraphFile& file, const std::string& input) {
 }
 
 int print_measured(const GraphFile& file, const PlanOptions& options, std::ostream& out, std::ostream& err) {
-    const MeasuredPlan measured = measure_plan(file, chosen_profile(options.graph.ggml_version));
+    const MeasuredPlan measured = measure_plan(file, chosen_profile(options.graph));
     if (!measured.sizes) {
         err << input_name(options.graph) << ": " << measured.error << "\n";
         return 1;
@@ -149,7 +148,7 @@ int plan_after_reserve(const GraphFile& file, const PlanOptions& options, std::o
     reserve_input.input = options.reserve_with;
     reserve_input.model = {};
     const GraphFile reserved = load_graph_input(reserve_input);
-    const ReservedPlanRun result = run_plan_after_reserve(reserved, file, chosen_profile(options.graph.ggml_version));
+    const ReservedPlanRun result = run_plan_after_reserve(reserved, file, chosen_profile(options.graph));
     const PlanRun& run = result.run;
     if (!run.plan.reserve) {
         err << options.reserve_with << ": " << run.error << "\n";
@@ -164,7 +163,7 @@ int plan_after_reserve(const GraphFile& file, const PlanOptions& options, std::o
     } else {
         out << "needs_realloc says yes: " << result.realloc_reason << ".\n";
         if (file.buffer_count() == 1) {
-            const AllocatorProfile& profile = chosen_profile(options.graph.ggml_version);
+            const AllocatorProfile& profile = chosen_profile(options.graph);
             out << "With one buffer id, alloc_graph re-plans by itself (reserve); a buffer is allocated anew only "
                 << (profile.reallocation == Reallocation::when_a_chunk_grows ? "where a chunk grows"
                                                                              : "where the plan's total grows")
@@ -212,14 +211,14 @@ int plan(const PlanOptions& options, std::ostream& out, std::ostream& err) {
         if (!options.reserve_with.empty()) {
             return plan_after_reserve(file, options, out, err);
         }
-        const AllocatorProfile& profile = chosen_profile(options.graph.ggml_version);
+        const AllocatorProfile& profile = chosen_profile(options.graph);
         PlanRun run = run_plan(file, nullptr, profile);
         // One verdict: a plan that failed prints no table of places it did not make (JSON still
         // says `reserve` or `alloc_graph` false, with what was placed, for tools).
         if (options.json) {
             out << plan_json(run.plan, std::move(warnings)) << "\n";
         } else if (run.error.empty()) {
-            out << (file.name.empty() ? options.graph.input : file.name) << ": " << planned_by_text(profile, file.buffer_types) << "\n";
+            out << (file.name.empty() ? options.graph.input : file.name) << ": " << planned_by(options.graph, file) << "\n";
             print_plan_table(file, run, name_columns(options.full_names), out);
         }
         if (!run.error.empty()) {

@@ -2,7 +2,10 @@
 
 #include "simulator/cli/errors.hpp"
 #include "simulator/model/buffer_settings.hpp"
+#include "simulator/analysis/planned_by.hpp"
+#include "simulator/model/capture_call.hpp"
 #include "simulator/model/capture_session.hpp"
+#include "simulator/trace/capture_replay.hpp"
 #include "simulator/model/input_file.hpp"
 #include "simulator/model/policy_file.hpp"
 #include "reference/dynamic_allocator.hpp"
@@ -33,6 +36,37 @@ std::string unknown_name_text(const ExampleParameter& parameter, const std::stri
     return "--" + std::string(parameter.name) + ": unknown " + what + " \"" + name + "\" (" + std::string(parameter.values) + ")";
 }
 
+bool names_a_capture(const GraphInput& input) {
+    std::error_code ec;
+    return input.input != "-" && fs::is_directory(input.input, ec) && is_capture_dir(input.input);
+}
+
+// The capture and the call of it the input asks for. The capture is loaded for each question
+// (its graph, its profile): a few small session files, against planning a whole graph.
+struct CaptureCall {
+    Capture capture;
+    PickedCall picked;
+};
+
+CaptureCall capture_call(const GraphInput& input) {
+    CaptureCall result{load_capture(input.input), {}};
+    if (result.capture.sessions.empty()) {
+        throw GraphFileError(input.input + ": no session of the capture could be read" +
+                             (result.capture.errors.empty() ? std::string() : ": " + result.capture.errors.front()));
+    }
+    result.picked = input.call.empty() ? call_that_set_the_largest_buffer(result.capture) : call_named(result.capture, input.call);
+    return result;
+}
+
+GraphFile capture_call_graph(const GraphInput& input) {
+    const CaptureCall chosen = capture_call(input);
+    GraphFile file = load_call_graph(*chosen.picked.session, *chosen.picked.call);
+    // The name every report's first line carries: the graph, and which call of which capture it was.
+    const std::string graph = file.name.empty() ? fs::path(chosen.picked.call->graph).stem().string() : file.name;
+    file.name = graph + " (" + fs::path(input.input).filename().string() + ", " + picked_call_text(chosen.picked) + ")";
+    return file;
+}
+
 } // namespace
 
 std::string input_name(const GraphInput& input) {
@@ -47,6 +81,9 @@ GraphFile load_graph_input(const GraphInput& input) {
 GraphFile load_graph_input(const GraphInput& input, std::optional<std::string>& standard_input) {
     GraphFile file;
     std::error_code ec;
+    if (!input.call.empty() && !names_a_capture(input)) {
+        throw UsageError("--call picks a call of a capture folder; " + input_name(input) + " is not one");
+    }
     if (input.input == "-") {
         if (any_model_flag(input.model)) {
             throw UsageError("-: example options (--layers, --embd, ...) apply to built-in examples only");
@@ -55,15 +92,20 @@ GraphFile load_graph_input(const GraphInput& input, std::optional<std::string>& 
             standard_input = read_input_stream(std::cin, "standard input");
         }
         file = parse_graph_file(*standard_input, "standard input");
+    } else if (names_a_capture(input)) {
+        if (any_model_flag(input.model)) {
+            throw UsageError(input.input + ": example options (--layers, --embd, ...) apply to built-in examples only");
+        }
+        file = capture_call_graph(input);
     } else if (fs::is_directory(input.input, ec)) {
-        throw GraphFileError(input.input + ": is a folder, not a graph file (conform takes folders)");
+        throw GraphFileError(input.input + ": is a folder, but not a capture (no session-N.jsonl): not a graph file");
     } else if (fs::exists(input.input, ec)) {
         if (any_model_flag(input.model)) {
             throw UsageError(input.input + ": example options (--layers, --embd, ...) apply to built-in examples only");
         }
         if (const auto capture = capture_holding(input.input)) {
             throw GraphFileError(input.input + ": part of the capture in " + capture->string() +
-                                 ", not a graph file; conform or gallocsim-gui take the capture folder");
+                                 ", not a graph file; give the capture folder (--call SESSION:CALL picks a call)");
         }
         file = load_graph_file(input.input);
     } else if (input.input.find('/') == std::string::npos && input.input.find(".json") == std::string::npos) {
@@ -89,6 +131,38 @@ const AllocatorProfile& chosen_profile(const std::string& ggml_version) {
         return loaded_policy(ggml_version).profile();
     }
     throw UsageError("--ggml-version " + ggml_version + ": " + resolved.problem + "; or a policy file (docs/policies.md)");
+}
+
+namespace {
+
+// What the version map says of the picked call's program, when its state decides the plan.
+std::optional<VersionMatch> capture_version(const GraphInput& input) {
+    if (!input.ggml_version.empty() || !names_a_capture(input)) {
+        return std::nullopt;
+    }
+    return session_profile(*capture_call(input).picked.session);
+}
+
+} // namespace
+
+const AllocatorProfile& chosen_profile(const GraphInput& input) {
+    const std::optional<VersionMatch> match = capture_version(input);
+    if (!match) {
+        return chosen_profile(input.ggml_version);
+    }
+    if (match->profile == nullptr) {
+        throw UsageError(input.input + ": " + match->note + "; name the state with --ggml-version");
+    }
+    return *match->profile;
+}
+
+std::string planned_by(const GraphInput& input, const GraphFile& file) {
+    std::string text = planned_by_text(chosen_profile(input), file.buffer_types);
+    // When the capture's program could have run more than one state, the first line says so.
+    if (const std::optional<VersionMatch> match = capture_version(input); match && !match->note.empty()) {
+        text += " (" + match->note + "; --ggml-version picks another)";
+    }
+    return text;
 }
 
 const Policy& loaded_policy(const std::string& file) {

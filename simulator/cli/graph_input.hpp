@@ -46,17 +46,26 @@ struct GraphInput {
     ModelFlags model{};
     BufferFlags buffers{};
     std::string ggml_version{};  // --ggml-version: a profile name; empty: the newest
+    std::string call{};          // --call SESSION:CALL, for a capture folder; empty: the call that set the largest buffer
 };
 
 // The profile --ggml-version (or --policy) names: a state, a ggml version, or a policy file
 // (the newest state when empty). Throws UsageError naming the known versions for anything
 // else, GraphFileError for a policy file that cannot be read.
 const AllocatorProfile& chosen_profile(const std::string& ggml_version);
+// The same for a command's input: without --ggml-version, a capture's call is planned by the
+// state its program's ggml carried (as conform replays it), anything else by the newest.
+const AllocatorProfile& chosen_profile(const GraphInput& input);
+// What every text report's first line says planned it (analysis/planned_by), with the version
+// map's note when a capture's program could have run more than one state.
+std::string planned_by(const GraphInput& input, const GraphFile& file);
 // A policy file, read once per process and kept loaded while the process runs.
 const Policy& loaded_policy(const std::string& file);
 
-// A path that names an existing file is loaded, "-" reads the file from standard input;
-// anything else must be an example name (a folder is refused: it is no graph file).
+// A path that names an existing file is loaded, "-" reads the file from standard input, a
+// capture folder gives the graph of one of its calls (model/capture_call.hpp: --call's, or the
+// one that set the largest buffer; the graph's name says which); anything else must be an
+// example name.
 // Example flags are refused for files; buffer flags apply to both. Throws UsageError for
 // flags, GraphFileError for the input.
 // The input as messages name it: "standard input" for "-" (as the reader's own errors say), else

@@ -3,7 +3,6 @@
 // and for the whole plan).
 #include "simulator/cli/step_commands.hpp"
 #include "reference/dynamic_allocator.hpp"
-#include "simulator/analysis/planned_by.hpp"
 
 #include "simulator/cli/errors.hpp"
 #include "simulator/cli/graph_input.hpp"
@@ -46,8 +45,8 @@ struct LoadedTrace {
 LoadedTrace load_trace(const GraphInput& input, std::ostream& err) {
     GraphFile file = load_graph_input(input);
     auto warnings = note_early_reads(file, input.input, err);
-    const AllocatorProfile& profile = chosen_profile(input.ggml_version);
-    return {record_trace(file, profile), std::move(warnings), planned_by_text(profile, file.buffer_types)};
+    const AllocatorProfile& profile = chosen_profile(input);
+    return {record_trace(file, profile), std::move(warnings), planned_by(input, file)};
 }
 
 // "node step 3 of 9, mul" in the node loop, else the stage.

@@ -77,8 +77,15 @@ void add_graph_input(CLI::App* command, GraphInput& input) {
         "plan by the rules of this ggml allocator state, or of the state a ggml version, a llama.cpp build bNNNN "
         "or a ggml or llama.cpp commit carries (gallocsim versions lists them; default: the newest, " +
         std::string(newest_profile().name) + "), or of a policy file (docs/policies.md)";
-    command->add_option("input", input.input, "graph file (- reads standard input), or example name (see `gallocsim examples`)")->required();
-    command->add_option("--ggml-version,--policy", input.ggml_version, version_help);
+    command->add_option("input", input.input,
+                        "graph file (- reads standard input), capture folder (gallocsim capture), or example name (see "
+                        "`gallocsim examples`)")
+        ->required();
+    command->add_option("--ggml-version,--policy", input.ggml_version,
+                        version_help + "; for a capture's call, the default is the state its program's ggml carried");
+    command->add_option("--call", input.call,
+                        "for a capture folder: plan the call SESSION:CALL (session-N.jsonl's N and a call number in it; "
+                        "default: the call that set the largest buffer)");
     add_model_flags(command, input.model);
     add_buffer_flags(command, input.buffers, "Buffer options");
 }

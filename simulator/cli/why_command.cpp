@@ -7,7 +7,6 @@
 #include "simulator/model/visible_text.hpp"
 
 #include "simulator/analysis/analysis_plans.hpp"
-#include "simulator/analysis/planned_by.hpp"
 #include "simulator/analysis/why_report.hpp"
 #include "simulator/cli/errors.hpp"
 #include "simulator/trace/explain.hpp"
@@ -243,7 +242,7 @@ int why(const WhyOptions& options, std::ostream& out, std::ostream& err) {
     return run_guarded(err, [&] {
         GraphFile file = load_graph_input(options.graph);
         auto warnings = note_early_reads(file, input_name(options.graph), err);
-        const AllocatorProfile& profile = chosen_profile(options.graph.ggml_version);
+        const AllocatorProfile& profile = chosen_profile(options.graph);
         // One plan: the peaks, the lifetimes and the comparison are all read off it; then the
         // what-if plans take its working copy of the graph (its places are read by then).
         GgmlPlan ggml = run_ggml_plan(file, profile);
@@ -256,7 +255,7 @@ int why(const WhyOptions& options, std::ostream& out, std::ostream& err) {
             report["warnings"] = std::move(warnings);
             out << report.dump(2, ' ', /*ensure_ascii=*/true) << "\n";
         } else {
-            print_text(trace, ggml.lifetimes, answers, planned_by_text(profile, file.buffer_types), name_columns(options.full_names), out);
+            print_text(trace, ggml.lifetimes, answers, planned_by(options.graph, file), name_columns(options.full_names), out);
         }
         if (!trace.error.empty()) {
             err << input_name(options.graph) << ": " << trace.error << "\n";

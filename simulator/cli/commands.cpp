@@ -17,6 +17,9 @@
 #include "simulator/cli/json_output.hpp"
 
 #include <CLI/CLI.hpp>
+
+#include <map>
+#include <set>
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -267,6 +270,34 @@ const AllocatorProfile& conform_profile(const GraphFile& file, const fs::path& p
 
 } // namespace
 
+namespace {
+
+// A corpus can hold hundreds of graphs that read out of order in the same way (ggml_cast's
+// self-reading CPY in every random golden graph): each kind is told once in full, then counted,
+// so the notes stay readable; --json lists every one.
+void print_warnings_once_per_kind(const ConformTally& tally, std::ostream& err) {
+    std::vector<std::string> told;
+    std::map<std::string, std::pair<std::size_t, std::set<std::string>>> more;  // kind: (nodes, files)
+    for (const auto& [subject, warning] : tally.warnings) {
+        const std::string kind = warning["kind"].get<std::string>();
+        if (std::ranges::find(told, kind) == told.end()) {
+            told.push_back(kind);
+            err << "note: " << subject << ": " << warning["text"].get<std::string>() << "\n";
+        } else {
+            ++more[kind].first;
+            more[kind].second.insert(subject);
+        }
+    }
+    for (const std::string& kind : told) {
+        if (const auto it = more.find(kind); it != more.end()) {
+            err << "note: " << counted(it->second.first, "more node") << " in " << counted(it->second.second.size(), "file")
+                << " read out of order the same way (" << kind << "); --json lists each\n";
+        }
+    }
+}
+
+} // namespace
+
 int conform(const ConformOptions& options, std::ostream& out, std::ostream& err) {
     // An unknown --ggml-version fails before any file is read.
     if (const int code = run_guarded(err, [&] { return (chosen_profile(options.ggml_version), kDone); }); code != kDone) {
@@ -309,9 +340,7 @@ int conform(const ConformOptions& options, std::ostream& out, std::ostream& err)
     if (!paths_ok && tally.verdicts.empty()) {
         return kBadInput;  // nothing was checked: no "0 passed, 0 failed" beside the error
     }
-    for (const auto& [subject, warning] : tally.warnings) {
-        err << "note: " << subject << ": " << warning["text"].get<std::string>() << "\n";
-    }
+    print_warnings_once_per_kind(tally, err);
     if (options.json) {
         nlohmann::json verdicts = nlohmann::json::array();
         for (const ConformVerdict& v : tally.verdicts) {

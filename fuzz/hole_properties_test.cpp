@@ -9,8 +9,6 @@
 // Checked against the trace's events directly, not by the walk that found the runs.
 #include "fuzz/counterexample.hpp"
 #include "fuzz/property_support.hpp"
-#include "simulator/model/capture_session.hpp"
-#include "simulator/trace/capture_replay.hpp"
 #include "simulator/trace/peak.hpp"
 
 #include <gtest/gtest.h>
@@ -18,7 +16,6 @@
 
 #include <filesystem>
 #include <iostream>
-#include <set>
 
 namespace gallocsim::fuzz {
 namespace {
@@ -137,18 +134,13 @@ struct Tally {
 };
 
 TEST(Holes, TheirRunsAreTheirBytesOnTheGoldenCorpus) {
-    const fs::path golden = fs::path(GALLOCSIM_SHARED_DIR) / "golden";
-    if (!fs::is_directory(golden)) {
-        GTEST_SKIP() << golden << " not found";
+    if (!fs::is_directory(golden_corpus())) {
+        GTEST_SKIP() << golden_corpus() << " not found";
     }
     Tally tally;
-    for (const auto& entry : fs::directory_iterator(golden)) {
-        if (entry.path().extension() == ".json") {
-            const GraphFile file = load_graph_file(entry.path());
-            const AllocatorProfile* profile = file.expected ? profile_for_source(file.expected->source) : nullptr;
-            tally.add(entry.path().filename().string(), record_trace(file, profile ? *profile : newest_profile()));
-        }
-    }
+    for_each_golden_graph([&](const std::string& subject, const GraphFile& file, const AllocatorProfile& profile) {
+        tally.add(subject, record_trace(file, profile));
+    });
     std::cout << "golden corpus: " << tally.summary() << "\n";
     EXPECT_EQ(tally.traces, 200u);
     EXPECT_GT(tally.holes, 0u);
@@ -157,22 +149,9 @@ TEST(Holes, TheirRunsAreTheirBytesOnTheGoldenCorpus) {
 
 TEST(Holes, TheirRunsAreTheirBytesOnTheCommittedCaptures) {
     Tally tally;
-    for (const auto& folder : fs::directory_iterator(GALLOCSIM_CAPTURES_DIR)) {
-        if (!folder.is_directory()) {
-            continue;
-        }
-        const Capture capture = load_capture(folder.path());
-        for (const CaptureSession& session : capture.sessions) {
-            const VersionMatch match = session_profile(session);
-            std::set<std::string> seen;
-            for (const CapturedCall& call : session.calls) {
-                if (seen.insert(call.graph).second) {
-                    tally.add((folder.path().filename() / call.graph).string(),
-                              record_trace(load_call_graph(session, call), match.profile ? *match.profile : newest_profile()));
-                }
-            }
-        }
-    }
+    for_each_captured_graph([&](const std::string& subject, const GraphFile& file, const AllocatorProfile& profile) {
+        tally.add(subject, record_trace(file, profile));
+    });
     std::cout << "committed captures: " << tally.summary() << "\n";
     EXPECT_GT(tally.traces, 20u);
     EXPECT_GT(tally.holes, 0u);

@@ -8,6 +8,8 @@
 
 #include <rapidcheck.h>
 
+#include <filesystem>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -43,5 +45,13 @@ bool planned(const PlanRun& run);
 
 // The buffer types of a file as GraphAllocator takes them: one per buffer id.
 std::vector<BufferType*> buffer_ids(const GraphFile& file, const std::vector<std::unique_ptr<ConfigurableBufferType>>& types);
+
+// The corpora the named property tests go through, each graph with the rules that planned it
+// for real: every golden file by its `expected.source` (the newest state for one without), and
+// every graph of every committed capture once, by what its program's ggml reported.
+using CorpusVisit = std::function<void(const std::string& subject, const GraphFile& file, const AllocatorProfile& profile)>;
+std::filesystem::path golden_corpus();  // ../shared/golden; a test skips when it is missing
+void for_each_golden_graph(const CorpusVisit& visit);
+void for_each_captured_graph(const CorpusVisit& visit);
 
 } // namespace gallocsim::fuzz

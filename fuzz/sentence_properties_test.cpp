@@ -7,15 +7,12 @@
 #include "fuzz/property_support.hpp"
 #include "fuzz/sentence_checks.hpp"
 #include "simulator/analysis/graph_order.hpp"
-#include "simulator/model/capture_session.hpp"
-#include "simulator/trace/capture_replay.hpp"
 
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>  // after gtest.h, which it needs
 
 #include <algorithm>
 #include <filesystem>
-#include <set>
 
 namespace gallocsim::fuzz {
 namespace {
@@ -50,19 +47,13 @@ std::string first_few(const std::vector<std::string>& lines) {
 }
 
 TEST(Sentences, NoneContradictsThePlanOnTheGoldenCorpus) {
-    const fs::path golden = fs::path(GALLOCSIM_SHARED_DIR) / "golden";
-    if (!fs::is_directory(golden)) {
-        GTEST_SKIP() << golden << " not found";
+    if (!fs::is_directory(golden_corpus())) {
+        GTEST_SKIP() << golden_corpus() << " not found";
     }
     Tally tally;
-    for (const auto& entry : fs::directory_iterator(golden)) {
-        if (entry.path().extension() != ".json") {
-            continue;
-        }
-        const GraphFile file = load_graph_file(entry.path());
-        const AllocatorProfile* profile = file.expected ? profile_for_source(file.expected->source) : nullptr;
-        tally.add(entry.path().filename().string(), check_sentences(file, profile ? *profile : newest_profile()));
-    }
+    for_each_golden_graph([&](const std::string& subject, const GraphFile& file, const AllocatorProfile& profile) {
+        tally.add(subject, check_sentences(file, profile));
+    });
     std::cout << "golden corpus: " << tally.summary() << "\n";
     EXPECT_EQ(tally.traces, 200u);
     EXPECT_TRUE(tally.contradictions.empty()) << tally.summary() << first_few(tally.contradictions);
@@ -71,23 +62,9 @@ TEST(Sentences, NoneContradictsThePlanOnTheGoldenCorpus) {
 // Each graph a committed capture planned, once, by the rules of the ggml that planned it.
 TEST(Sentences, NoneContradictsThePlanOnTheCommittedCaptures) {
     Tally tally;
-    for (const auto& folder : fs::directory_iterator(GALLOCSIM_CAPTURES_DIR)) {
-        if (!folder.is_directory()) {
-            continue;
-        }
-        const Capture capture = load_capture(folder.path());
-        for (const CaptureSession& session : capture.sessions) {
-            const VersionMatch match = session_profile(session);
-            std::set<std::string> seen;
-            for (const CapturedCall& call : session.calls) {
-                if (seen.insert(call.graph).second) {
-                    const GraphFile file = load_call_graph(session, call);
-                    tally.add((folder.path().filename() / call.graph).string(),
-                              check_sentences(file, match.profile ? *match.profile : newest_profile()));
-                }
-            }
-        }
-    }
+    for_each_captured_graph([&](const std::string& subject, const GraphFile& file, const AllocatorProfile& profile) {
+        tally.add(subject, check_sentences(file, profile));
+    });
     std::cout << "committed captures: " << tally.summary() << "\n";
     EXPECT_GT(tally.traces, 20u);
     EXPECT_TRUE(tally.contradictions.empty()) << tally.summary() << first_few(tally.contradictions);

@@ -115,7 +115,8 @@ TEST(WhyCommand, EachHoleSaysWhatThePlanWouldBeWithoutTheTensorThatLeftIt) {
     EXPECT_EQ(hole["passed_over_by"]["bytes"], 128);
 }
 
-// A hole is told by its bytes, not by the last free that touched it. Alignment 32, f32:
+// A hole is told by its bytes, not by the last free that touched it (docs/examples/carved-hole.json).
+// Alignment 32, f32:
 //   x  input [32]  128 bytes at [0, 128)
 //   k = CONT(x)     32 bytes, output, at the tail [128, 160); x has no consumer left: [0, 128) free
 //   p = CONT(k)     32 bytes: best fit, [0, 32)
@@ -134,22 +135,9 @@ TEST(WhyCommand, EachHoleSaysWhatThePlanWouldBeWithoutTheTensorThatLeftIt) {
 // freed into the tail, r at [64, 320): 320 bytes. Without q: p is freed at q's step, so [0, 128)
 // is whole again, s takes [0, 32) and r still goes to the tail at 160: 416, nothing saved.
 TEST(WhyCommand, AHoleIsToldByItsBytesAndTheRequestThatPassedItBy) {
-    const auto path = test_support::scratch_path("why-carved-hole.json");
-    {
-        std::ofstream file(path);
-        file << R"({"format": "ggml-graph/1", "name": "carved",
-            "buffer_types": [{"name": "CPU", "alignment": 32}],
-            "tensors": [{"name": "x", "type": "f32", "ne": [32], "flags": ["input"]},
-                        {"name": "k", "type": "f32", "ne": [8], "op": "CONT", "src": ["x"], "flags": ["output"]},
-                        {"name": "p", "type": "f32", "ne": [8], "op": "CONT", "src": ["k"]},
-                        {"name": "q", "type": "f32", "ne": [8], "op": "CONT", "src": ["p"]},
-                        {"name": "s", "type": "f32", "ne": [8], "op": "CONT", "src": ["q"]},
-                        {"name": "r", "type": "f32", "ne": [64], "op": "CONT", "src": ["s"], "flags": ["output"]}],
-            "leafs": ["x"], "nodes": ["k", "p", "q", "s", "r"]})";
-    }
-    const json report = why_json(path.string());
-    const Outcome text = run({"why", path.string()});
-    std::filesystem::remove(path);
+    const std::string path = GALLOCSIM_SOURCE_DIR "/docs/examples/carved-hole.json";
+    const json report = why_json(path);
+    const Outcome text = run({"why", path});
     const json& buffer = report["buffers"][0];
     EXPECT_EQ(buffer["size"], 416);
     ASSERT_EQ(buffer["holes"].size(), 1u);

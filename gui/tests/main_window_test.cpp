@@ -178,18 +178,10 @@ private Q_SLOTS:
         QCOMPARE(text.count("without it: 32 B (saves 32 B)"), 2);
     }
 
-    // The Peak panel tells a hole by its bytes, as `why` does (tests/why_test.cpp draws this
-    // graph: x's 128-byte block, q's 32 bytes carved from it, r's 256 bytes passing it by).
+    // The Peak panel tells a hole by its bytes, as `why` does (docs/examples/carved-hole.json, drawn
+    // in tests/why_test.cpp: x's 128-byte block, q's 32 bytes carved from it, r's 256 bytes passing it by).
     void the_peak_panel_tells_a_hole_by_its_bytes() {
-        QVERIFY(controller().load_graph(parse_graph_file(R"({"format": "ggml-graph/1",
-            "buffer_types": [{"name": "CPU", "alignment": 32}],
-            "tensors": [{"name": "x", "type": "f32", "ne": [32], "flags": ["input"]},
-                        {"name": "k", "type": "f32", "ne": [8], "op": "CONT", "src": ["x"], "flags": ["output"]},
-                        {"name": "p", "type": "f32", "ne": [8], "op": "CONT", "src": ["k"]},
-                        {"name": "q", "type": "f32", "ne": [8], "op": "CONT", "src": ["p"]},
-                        {"name": "s", "type": "f32", "ne": [8], "op": "CONT", "src": ["q"]},
-                        {"name": "r", "type": "f32", "ne": [64], "op": "CONT", "src": ["s"], "flags": ["output"]}],
-            "leafs": ["x"], "nodes": ["k", "p", "q", "s", "r"]})", "carved.json"), "carved.json"));
+        QVERIFY(controller().open_file(GALLOCSIM_CARVED_HOLE_EXAMPLE));
         window_->peak_panel().show();
         const QString text = window_->peak_panel().text().toPlainText();
         QVERIFY2(text.contains("chunk 0 [32, 128): 96 B (96 bytes)"), qPrintable(text));

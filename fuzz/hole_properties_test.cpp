@@ -34,16 +34,6 @@ std::optional<MemoryRange> memory_of(const Trace& trace, std::size_t event, int 
     return range && trace.buffer(range->buffer_id).allocator == allocator ? range : std::nullopt;
 }
 
-TensorId freed_tensor(const TraceEvent& event) {
-    if (const auto* freed = std::get_if<Recorded<event::TensorFreed>>(&event.data)) {
-        return freed->tensor;
-    }
-    if (const auto* extra = std::get_if<Recorded<event::ExtraSpaceFreed>>(&event.data)) {
-        return extra->parent;
-    }
-    return kNoTensor;
-}
-
 // What is wrong with one hole, or empty.
 std::vector<std::string> hole_faults(const Trace& trace, int allocator, std::size_t plan, std::size_t peak, const PeakHole& hole) {
     std::vector<std::string> faults;
@@ -58,7 +48,7 @@ std::vector<std::string> hole_faults(const Trace& trace, int allocator, std::siz
         const std::size_t first_after = run.freed_at ? *run.freed_at + 1 : plan;
         if (run.freed_at) {
             const std::optional<MemoryRange> freed = memory_of(trace, *run.freed_at, allocator);
-            if (*run.freed_at < plan || *run.freed_at > peak || !freed || freed_tensor(trace.events[*run.freed_at]) != run.last_holder ||
+            if (*run.freed_at < plan || *run.freed_at > peak || !freed || freed_memory_of(trace.events[*run.freed_at]) != run.last_holder ||
                 freed->chunk != hole.chunk || run.offset < freed->offset || run.offset + run.size > freed->offset + freed->size) {
                 faults.push_back(what + ": its free is not a free of its holder's memory that holds it");
             }

@@ -145,8 +145,10 @@ std::optional<VersionMatch> capture_version(const GraphInput& input) {
 
 } // namespace
 
-const AllocatorProfile& chosen_profile(const GraphInput& input) {
-    const std::optional<VersionMatch> match = capture_version(input);
+namespace {
+
+// The state a capture's call is planned by (`match`: capture_version's answer), else --ggml-version's.
+const AllocatorProfile& profile_for(const GraphInput& input, const std::optional<VersionMatch>& match) {
     if (!match) {
         return chosen_profile(input.ggml_version);
     }
@@ -156,10 +158,17 @@ const AllocatorProfile& chosen_profile(const GraphInput& input) {
     return *match->profile;
 }
 
+} // namespace
+
+const AllocatorProfile& chosen_profile(const GraphInput& input) {
+    return profile_for(input, capture_version(input));
+}
+
 std::string planned_by(const GraphInput& input, const GraphFile& file) {
-    std::string text = planned_by_text(chosen_profile(input), file.buffer_types);
+    const std::optional<VersionMatch> match = capture_version(input);  // the capture read once for both
+    std::string text = planned_by_text(profile_for(input, match), file.buffer_types);
     // When the capture's program could have run more than one state, the first line says so.
-    if (const std::optional<VersionMatch> match = capture_version(input); match && !match->note.empty()) {
+    if (match && !match->note.empty()) {
         text += " (" + match->note + "; --ggml-version picks another)";
     }
     return text;

@@ -395,6 +395,7 @@ nlohmann::json event_json(const Trace& trace, std::size_t event) {
 
 nlohmann::json stats_json(const Trace& trace, const SimState& final_state, const PlanSummary& summary,
                           const std::vector<StatsRow>& rows, bool with_rows) {
+    const HolesAtSize holes = holes_at_size(trace);  // one replay of the trace (buffer_peaks)
     using nlohmann::json;
     json per_buffer = json::array();
     for (const int id : trace.allocator_buffer_ids()) {
@@ -415,7 +416,7 @@ nlohmann::json stats_json(const Trace& trace, const SimState& final_state, const
                 {"high_water", memory_stats(final_state).high_water},
                 {"high_water_per_buffer", per_buffer},
                 {"at_end", memory_json(memory_stats(final_state))},
-                {"holes_at_size", {{"bytes", holes_at_size(trace).bytes}, {"share", holes_at_size(trace).share()}}},
+                {"holes_at_size", {{"bytes", holes.bytes}, {"share", holes.share()}}},
                 {"worst_fragmentation", worst},
                 {"allocations",
                  {{"total", summary.allocations()},

@@ -44,18 +44,6 @@ std::vector<PeakHole> holes_of(const AllocatorState& allocator) {
     return holes;
 }
 
-// Whose memory a free gave back: the freed tensor's, or for the bytes an in-place child frees
-// past its own end, its parent's (they were never the child's). kNoTensor: not a free.
-TensorId freed_memory_of(const TraceEvent& event) {
-    if (const auto* freed = std::get_if<Recorded<event::TensorFreed>>(&event.data)) {
-        return freed->tensor;
-    }
-    if (const auto* extra = std::get_if<Recorded<event::ExtraSpaceFreed>>(&event.data)) {
-        return extra->parent;
-    }
-    return kNoTensor;
-}
-
 struct Span {
     std::size_t begin = 0;
     std::size_t end = 0;
@@ -169,6 +157,16 @@ std::optional<TailRequest> first_growth(const Trace& trace, int allocator, std::
 }
 
 } // namespace
+
+TensorId freed_memory_of(const TraceEvent& event) {
+    if (const auto* freed = std::get_if<Recorded<event::TensorFreed>>(&event.data)) {
+        return freed->tensor;
+    }
+    if (const auto* extra = std::get_if<Recorded<event::ExtraSpaceFreed>>(&event.data)) {
+        return extra->parent;
+    }
+    return kNoTensor;
+}
 
 std::optional<std::size_t> PeakHole::completed_at() const {
     std::optional<std::size_t> last;

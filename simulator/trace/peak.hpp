@@ -70,6 +70,10 @@ struct BufferPeak {
     std::size_t hole_bytes() const;
 };
 
+// Whose memory a free gave back: the freed tensor's, or for the bytes an in-place child frees
+// past its own end, its parent's (they were never the child's). kNoTensor: not a free.
+TensorId freed_memory_of(const TraceEvent& event);
+
 // One per allocator (buffer ids of one buffer type share one), in allocator order.
 std::vector<BufferPeak> buffer_peaks(const Trace& trace);
 

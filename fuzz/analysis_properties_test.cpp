@@ -163,7 +163,7 @@ RC_GTEST_PROP(Planners, AlternativePlansAreSoundAndWithinTheBounds, ()) {
             const bool again = given_memory_again.contains(static_cast<TensorId>(tensor.index));
             return {again ? block.first : l.birth, l.death};
         };
-        const ExactLimits limits{.max_blocks = 14, .time_limit = std::chrono::milliseconds(20), .node_limit = 20'000};
+        const ExactLimits limits{.time_limit = std::chrono::milliseconds(20), .node_limit = 20'000};
         bool proved = false;
         for (const ArenaProblem& problem : arena_problems(g.file, lifetimes)) {
             const std::size_t bound = lower_bound(problem.blocks).bytes;
@@ -195,10 +195,9 @@ RC_GTEST_PROP(Planners, AlternativePlansAreSoundAndWithinTheBounds, ()) {
                 RC_ASSERT(check_plan(arena_plan_to_check(problem, *plan)).empty());
             }
             RC_ASSERT(exact.plan.size <= greedy.size);
-            if (exact.proved_optimal) {
-                RC_ASSERT(exact.plan.size <= first_fit.size);
-            }
-            proved = proved || (exact.attempted && exact.proved_optimal);
+            RC_ASSERT(exact.plan.size <= first_fit.size);
+            RC_ASSERT(bound <= exact.lower_bound && exact.lower_bound <= exact.plan.size);
+            proved = proved || (exact.nodes > 0 && exact.proved_optimal());
         }
         RC_CLASSIFY(proved, "exact planner proved a plan optimal");
     });

@@ -83,7 +83,7 @@ void check_random_csv(bool aligned) {
     const std::string text = csv_text(buffers, aligned);
     RC_LOG() << text;
     const MiniMallocProblem input = parse_minimalloc_csv(text, "random.csv");
-    const ExactLimits limits{.max_blocks = 10, .time_limit = std::chrono::milliseconds(50), .node_limit = 50'000};
+    const ExactLimits limits{.time_limit = std::chrono::milliseconds(50), .node_limit = 50'000};
     const bool proved = check_planners_against_bound(input.problem, limits);
     RC_CLASSIFY(proved, "exact proved optimal");
     RC_CLASSIFY(std::ranges::any_of(input.problem.blocks, [](const LiveBlock& b) { return b.size % b.alignment != 0; }),
@@ -109,7 +109,7 @@ RC_GTEST_PROP(Bounds, NoPlannerBelowTheBoundOnGraphs, ()) {
         if (!planned(ggml.run)) {
             return;
         }
-        const ExactLimits limits{.max_blocks = 12, .time_limit = std::chrono::milliseconds(20), .node_limit = 20'000};
+        const ExactLimits limits{.time_limit = std::chrono::milliseconds(20), .node_limit = 20'000};
         const Comparison comparison = compare_planners(g.file, ggml, limits);
         RC_ASSERT(comparison.ggml_violations.empty());
         for (const ArenaComparison& arena : comparison.arenas) {

@@ -45,7 +45,7 @@ TEST(CompareCommand, PrintsEachPlannerAgainstTheBounds) {
               "  ggml (gallocr)                          64        64 B         1.000       0.667\n"
               "  greedy by size                          64        64 B         1.000       0.667\n"
               "  first fit, execution order              64        64 B         1.000       0.667\n"
-              "  exact (branch and bound)                64        64 B         1.000       0.667  optimal\n"
+              "  exact search                            64        64 B         1.000       0.667  optimal (proven: it meets the peak of live bytes)\n"
               "  lower bound                             64        64 B         1.000       0.667  in-place-aware: peak of live blocks, at node step 0 (start)\n"
               "  bound without in-place                  96        96 B         1.500       1.000  every tensor its own block, at node step 1 (mul)\n"
               "  no reuse                                96        96 B         1.500       1.000\n"
@@ -212,7 +212,7 @@ TEST(MiniMallocCommands, ExportThenImport) {
     EXPECT_EQ(r.code, 0) << r.out;
     EXPECT_NE(r.out.find("  offsets in the file                     96        96 B         1.000       1.000  valid\n"), std::string::npos)
         << r.out;
-    EXPECT_NE(r.out.find("  exact (branch and bound)                96        96 B         1.000       1.000  optimal"), std::string::npos)
+    EXPECT_NE(r.out.find("  exact search                            96        96 B         1.000       1.000  optimal (proven: it meets the peak of live bytes)"), std::string::npos)
         << r.out;
     std::filesystem::remove(csv);
 }
@@ -268,7 +268,7 @@ TEST(MiniMallocCommands, ImportWithAlignmentShowsNoPlannerBelowTheBound) {
     const Result r = run(import_minimalloc, ImportMiniMallocOptions{csv.string(), 1.0});
     for (const char* row : {"  greedy by size                         228       228 B         1.000       1.000\n",
                             "  first fit, execution order             228       228 B         1.000       1.000\n",
-                            "  exact (branch and bound)               228       228 B         1.000       1.000  optimal",
+                            "  exact search                           228       228 B         1.000       1.000  optimal (proven: it meets the peak of live bytes)",
                             "  lower bound                            228       228 B         1.000       1.000  peak of live bytes stacked at "
                             "aligned offsets, at time 0\n",
                             "  no reuse                               228       228 B         1.000       1.000\n"}) {

@@ -56,7 +56,7 @@ TEST(MiniMalloc, ReadmeExampleFitsItsCapacity) {
     EXPECT_FALSE(read.offsets.has_value());
     EXPECT_EQ(lower_bound(read.problem.blocks).bytes, 12u);  // b1 and b2 meet at no step: upper is exclusive
     const ExactResult exact = plan_exact(read.problem);
-    EXPECT_TRUE(exact.proved_optimal);
+    EXPECT_TRUE(exact.proved_optimal());
     EXPECT_EQ(exact.plan.size, 12u);
 }
 

@@ -4,7 +4,8 @@
 
 #include <algorithm>
 #include <array>
-#include <bit>
+#include <cmath>
+#include <cstdio>
 #include <cstdint>
 #include <numeric>
 
@@ -178,175 +179,53 @@ ArenaPlan plan_first_fit(const ArenaProblem& problem) {
 
 namespace {
 
-// Branch and bound over "gravity" placements: in some optimal plan every block sits as
-// low as it can, and then, taken in order of offset, each block's offset is the aligned
-// highest end of the blocks before it that it lives with. So the search picks which
-// block comes next (offsets never decrease; equal offsets in index order) and its offset
-// follows. A branch is cut when, at some step, the blocks still to place that live there
-// cannot fit on top of what is placed below the best plan found.
-class ExactSearch {
-public:
-    ExactSearch(const ArenaProblem& problem, const ExactLimits& limits) : problem_(problem), limits_(limits) {
-        for (std::size_t i = 0; i < problem.blocks.size(); ++i) {
-            if (block_bytes(problem.blocks[i]) > 0) {
-                blocks_.push_back(i);
-            }
-        }
-        const std::size_t n = blocks_.size();
-        lives_with_.assign(n, 0);
-        for (std::size_t i = 0; i < n; ++i) {
-            for (std::size_t j = 0; j < n; ++j) {
-                if (i != j && block(i).lives_with(block(j))) {
-                    lives_with_[i] |= std::uint64_t{1} << j;
-                }
-            }
-        }
-        offsets_.assign(n, 0);
+const ArenaPlan& better(const ArenaPlan& a, const ArenaPlan& b) { return b.size < a.size ? b : a; }
+
+// plan_exact from the heuristics' plans of the problem, made already.
+ExactResult plan_exact_from(const ArenaProblem& problem, const ExactLimits& limits, const ArenaPlan& greedy,
+                            const ArenaPlan& first_fit) {
+    return find_optimum(problem, better(greedy, first_fit), limits);
+}
+
+// "6.3 %": the gap rounded up to a tenth of a percent, so it never claims less than it is.
+std::string gap_text(std::size_t best, std::size_t bound) {
+    if (bound == 0) {
+        return "an unknown share";
     }
-
-    ExactResult run(ArenaPlan start) {
-        ExactResult result;
-        result.attempted = true;
-        best_ = std::move(start);
-        const std::size_t bound = lower_bound(problem_.blocks).bytes;
-        deadline_ = std::chrono::steady_clock::now() + limits_.time_limit;
-        if (best_.size > bound) {
-            search(0, 0, -1, 0);
-        }
-        result.proved_optimal = !stopped_ || best_.size <= bound;
-        result.nodes = nodes_;
-        result.plan = std::move(best_);
-        return result;
-    }
-
-private:
-    const LiveBlock& block(std::size_t i) const { return problem_.blocks[blocks_[i]]; }
-
-    bool out_of_budget() {
-        if (nodes_ >= limits_.node_limit) {
-            return true;
-        }
-        return nodes_ % 1024 == 0 && std::chrono::steady_clock::now() >= deadline_;
-    }
-
-    // Where block i would go now: above every placed block it lives with.
-    std::size_t resting_offset(std::size_t i, std::uint64_t placed) const {
-        std::size_t top = 0;
-        for (std::uint64_t rest = placed & lives_with_[i]; rest != 0; rest &= rest - 1) {
-            const auto j = static_cast<std::size_t>(std::countr_zero(rest));
-            top = std::max(top, offsets_[j] + block_bytes(block(j)));
-        }
-        return align_up(top, alignment_of(block(i)));
-    }
-
-    // At each step where an unplaced block starts: the unplaced blocks live there sit,
-    // disjoint, above the floor and above every placed block live there.
-    std::size_t bound(std::uint64_t placed, std::size_t floor, std::size_t top) const {
-        const std::size_t n = blocks_.size();
-        for (std::size_t t = 0; t < n; ++t) {
-            if (placed >> t & 1) {
-                continue;
-            }
-            const int step = block(t).first;
-            std::size_t base = floor;
-            std::size_t stack = 0;
-            for (std::size_t i = 0; i < n; ++i) {
-                if (!block(i).live_at(step)) {
-                    continue;
-                }
-                if (placed >> i & 1) {
-                    base = std::max(base, offsets_[i] + block_bytes(block(i)));
-                } else {
-                    stack += block_bytes(block(i));
-                }
-            }
-            top = std::max(top, base + stack);
-        }
-        return top;
-    }
-
-    void search(std::uint64_t placed, std::size_t floor, int last, std::size_t top) {
-        if (!stopped_ && out_of_budget()) {
-            stopped_ = true;
-        }
-        if (stopped_) {
-            return;
-        }
-        ++nodes_;
-        const std::size_t n = blocks_.size();
-        if (static_cast<std::size_t>(std::popcount(placed)) == n) {
-            if (top < best_.size) {
-                best_.size = top;
-                best_.offsets.assign(problem_.blocks.size(), 0);
-                for (std::size_t i = 0; i < n; ++i) {
-                    best_.offsets[blocks_[i]] = offsets_[i];
-                }
-            }
-            return;
-        }
-        if (bound(placed, floor, top) >= best_.size) {
-            return;
-        }
-        // Lowest candidates first, larger blocks first among equals: good plans come early.
-        std::vector<std::pair<std::size_t, std::size_t>> candidates;  // (offset, block)
-        for (std::size_t i = 0; i < n; ++i) {
-            if (placed >> i & 1) {
-                continue;
-            }
-            const std::size_t offset = resting_offset(i, placed);
-            if (offset > floor || (offset == floor && static_cast<int>(i) > last)) {
-                candidates.emplace_back(offset, i);
-            }
-        }
-        std::ranges::sort(candidates, [&](const auto& a, const auto& b) {
-            return a.first != b.first ? a.first < b.first : block_bytes(block(a.second)) > block_bytes(block(b.second));
-        });
-        for (const auto& [offset, i] : candidates) {
-            const std::size_t end = offset + block_bytes(block(i));
-            if (end >= best_.size) {
-                continue;
-            }
-            offsets_[i] = offset;
-            search(placed | std::uint64_t{1} << i, offset, static_cast<int>(i), std::max(top, end));
-            if (stopped_) {
-                return;
-            }
-        }
-    }
-
-    const ArenaProblem& problem_;
-    ExactLimits limits_;
-    std::vector<std::size_t> blocks_;          // non-empty blocks (indices into the problem)
-    std::vector<std::uint64_t> lives_with_;    // per block: bit j set when it lives with block j
-    std::vector<std::size_t> offsets_;
-    ArenaPlan best_;
-    std::uint64_t nodes_ = 0;
-    bool stopped_ = false;
-    std::chrono::steady_clock::time_point deadline_;
-};
-
-} // namespace
-
-namespace {
-
-// plan_exact from greedy by size's plan of the problem, made already.
-ExactResult plan_exact_from(const ArenaProblem& problem, const ExactLimits& limits, ArenaPlan start) {
-    const auto non_empty = static_cast<std::size_t>(
-        std::ranges::count_if(problem.blocks, [](const LiveBlock& b) { return block_bytes(b) > 0; }));
-    // The search keeps "lives with" sets in 64-bit masks.
-    if (non_empty > std::min<std::size_t>(limits.max_blocks, 64)) {
-        ExactResult result;
-        result.proved_optimal = start.size <= lower_bound(problem.blocks).bytes;
-        result.plan = std::move(start);
-        return result;
-    }
-    return ExactSearch(problem, limits).run(std::move(start));
+    const auto tenths = static_cast<std::uint64_t>(
+        std::ceil(1000.0 * static_cast<double>(best - bound) / static_cast<double>(bound) - 1e-9));
+    return std::to_string(tenths / 10) + "." + std::to_string(tenths % 10) + " %";
 }
 
 } // namespace
 
 ExactResult plan_exact(const ArenaProblem& problem, const ExactLimits& limits) {
-    return plan_exact_from(problem, limits, plan_greedy_by_size(problem));
+    return plan_exact_from(problem, limits, plan_greedy_by_size(problem), plan_first_fit(problem));
+}
+
+std::string exact_note(const ExactResult& exact, const ExactLimits& limits) {
+    if (exact.proved_optimal()) {
+        if (!exact.bound_by_search()) {
+            return "optimal (proven: it meets the peak of live bytes)";
+        }
+        return "optimal (proven: a search found no plan in " + std::to_string(exact.no_plan_within) +
+               " bytes)";
+    }
+    std::string stopped;
+    switch (exact.stop) {
+    case ExactStop::time_limit: {
+        const double seconds = std::chrono::duration<double>(limits.time_limit).count();
+        char text[32];
+        std::snprintf(text, sizeof text, "%g", seconds);
+        stopped = "stopped by the " + std::string(text) + " s time limit";
+        break;
+    }
+    case ExactStop::node_limit: stopped = "stopped after " + std::to_string(exact.nodes) + " search nodes"; break;
+    case ExactStop::cancelled: stopped = "cancelled"; break;
+    case ExactStop::finished: stopped = "finished"; break;
+    }
+    return "best found, at most " + gap_text(exact.plan.size, exact.lower_bound) + " above the optimum (" + stopped +
+           "; bound: " + (exact.bound_by_search() ? "raised by search" : "the peak of live bytes") + ")";
 }
 
 PlanToCheck arena_plan_to_check(const ArenaProblem& problem, const ArenaPlan& plan) {
@@ -371,23 +250,15 @@ PlannerOutcome first_fit_outcome(const ArenaProblem& problem, const ExactLimits&
     return {plan_first_fit(problem), false, ""};
 }
 
-PlannerOutcome exact_outcome_from(const ArenaProblem& problem, const ExactLimits& limits, ArenaPlan greedy) {
-    ExactResult exact = plan_exact_from(problem, limits, std::move(greedy));
-    std::string note;
-    if (!exact.attempted) {
-        const auto blocks = std::ranges::count_if(problem.blocks, [](const LiveBlock& b) { return block_bytes(b) > 0; });
-        note = exact.proved_optimal ? "optimal: greedy by size meets the lower bound"
-                                    : "not searched: " + std::to_string(blocks) + " blocks, more than " +
-                                          std::to_string(std::min<std::size_t>(limits.max_blocks, 64)) +
-                                          "; greedy by size's plan";
-    } else {
-        note = exact.proved_optimal ? "optimal" : "best found within the limits (" + std::to_string(exact.nodes) + " search nodes)";
-    }
-    return {std::move(exact.plan), exact.proved_optimal, std::move(note)};
+PlannerOutcome exact_outcome_from(const ArenaProblem& problem, const ExactLimits& limits, const ArenaPlan& greedy,
+                                  const ArenaPlan& first_fit) {
+    ExactResult exact = plan_exact_from(problem, limits, greedy, first_fit);
+    std::string note = exact_note(exact, limits);
+    return {std::move(exact.plan), exact.proved_optimal(), std::move(note), exact.lower_bound};
 }
 
 PlannerOutcome exact_outcome(const ArenaProblem& problem, const ExactLimits& limits) {
-    return exact_outcome_from(problem, limits, plan_greedy_by_size(problem));
+    return exact_outcome_from(problem, limits, plan_greedy_by_size(problem), plan_first_fit(problem));
 }
 
 constexpr std::array kPlanners{
@@ -395,7 +266,7 @@ constexpr std::array kPlanners{
             "TensorFlow Lite's planner: largest blocks first, each in the tightest gap (Pisarchyk & Lee 2020)", greedy_outcome},
     Planner{"first-fit", "first fit, execution order", "blocks in execution order, each at the lowest offset that fits",
             first_fit_outcome},
-    Planner{"exact", "exact (branch and bound)", "a branch-and-bound search over placements, for small problems",
+    Planner{"exact", "exact search", "the smallest arena, proven, or the best plan found within the time limit and its gap",
             exact_outcome},
 };
 
@@ -406,13 +277,17 @@ std::span<const Planner> planners() {
 }
 
 std::vector<PlannerOutcome> run_every_planner(const ArenaProblem& problem, const ExactLimits& limits) {
-    const ArenaPlan greedy = plan_greedy_by_size(problem);  // greedy by size's plan, and the exact search's start
+    // The heuristics' plans are made once, for themselves and as the exact search's start.
+    const ArenaPlan greedy = plan_greedy_by_size(problem);
+    const ArenaPlan first_fit = plan_first_fit(problem);
     std::vector<PlannerOutcome> outcomes;
     for (const Planner& planner : kPlanners) {
         if (planner.run == greedy_outcome) {
             outcomes.push_back({greedy, false, ""});
+        } else if (planner.run == first_fit_outcome) {
+            outcomes.push_back({first_fit, false, ""});
         } else if (planner.run == exact_outcome) {
-            outcomes.push_back(exact_outcome_from(problem, limits, greedy));
+            outcomes.push_back(exact_outcome_from(problem, limits, greedy, first_fit));
         } else {
             outcomes.push_back(planner.run(problem, limits));
         }

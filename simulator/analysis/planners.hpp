@@ -9,11 +9,12 @@
 // - first fit in execution order: blocks by first step, each at the lowest offset that
 //   fits among the placed blocks it lives with (an online allocator that knows when
 //   every block dies).
-// - exact: branch and bound over placements, for small problems; says whether it proved
-//   its answer optimal within the limits.
+// - exact: the smallest arena (exact/), proven, or the best plan found within the limits
+//   and how far above the smallest it can be.
 
 #include "simulator/analysis/analysis.hpp"
 #include "simulator/analysis/checker.hpp"
+#include "simulator/analysis/exact/optimum.hpp"
 
 #include <chrono>
 #include <cstddef>
@@ -25,36 +26,25 @@
 
 namespace gallocsim {
 
-struct ArenaPlan {
-    std::vector<std::size_t> offsets;  // one per block of the problem, in its order
-    std::size_t size = 0;              // highest block end
-};
-
 ArenaPlan plan_greedy_by_size(const ArenaProblem& problem);
 ArenaPlan plan_first_fit(const ArenaProblem& problem);
 
-struct ExactLimits {
-    std::size_t max_blocks = 30;  // larger problems are not searched
-    std::chrono::milliseconds time_limit{2000};
-    std::uint64_t node_limit = 50'000'000;  // search nodes; deterministic, unlike time
-};
-
-struct ExactResult {
-    bool attempted = false;       // false: the problem has more than max_blocks blocks
-    bool proved_optimal = false;  // the search finished, or the plan meets the lower bound
-    std::uint64_t nodes = 0;      // search nodes visited
-    ArenaPlan plan;               // best found (greedy by size's when nothing better)
-};
-
+// The smallest arena, or the best plan found within the limits and the proven bound beside it
+// (exact/optimum.hpp), starting from the better of greedy by size and first fit.
 ExactResult plan_exact(const ArenaProblem& problem, const ExactLimits& limits = {});
 
-// What a planner of the registry made of one problem, with a note for people ("optimal",
-// "not searched: 964 blocks, more than 30"), so every view words it the same way.
+// What a planner of the registry made of one problem, with a note for people ("optimal
+// (proven: …)", "best found, at most 6.3 % above the optimum (…)"), so every view words it the
+// same way.
 struct PlannerOutcome {
     ArenaPlan plan;
     bool proved_optimal = false;
     std::string note;
+    std::size_t lower_bound = 0;  // the exact planner's proven bound on the optimum; 0 for heuristics
 };
+
+// The note of an exact result, as every view gives it.
+std::string exact_note(const ExactResult& exact, const ExactLimits& limits);
 
 // The alternatives to ggml's allocator that compare, render, why and the GUI offer, in the
 // order they are shown. A new planner is one function and one line in planners.cpp.

@@ -72,9 +72,9 @@ void PeakPanel::rebuild() {
         // The bound before the details: what any plan needs and where, so nobody reads a hole
         // below as bytes to be won.
         if (answer.arena != nullptr) {
-            html += tr("<p>In-place-aware lower bound (%1): %2; best other planner on the same blocks, %3: %4.</p>")
-                        .arg(qstr(answer.arena->buffer_type).toHtmlEscaped(), qstr(byte_count(answer.lower_bound())),
-                             qstr(answer.best_planner()), qstr(byte_count(answer.best_alternative())));
+            QString bound = qstr(answer.bound_text());
+            bound[0] = bound[0].toUpper();
+            html += tr("<p>%1.</p>").arg(bound.toHtmlEscaped());
             html += tr("<p>The bound is reached at %1.</p>").arg(qstr(bound_position_text(trace, *answer.arena)).toHtmlEscaped());
         }
         html += tr("<p>Live then: %1, %2</p><table cellspacing=4>")

@@ -81,11 +81,23 @@ QString SimulationController::graph_name() const {
 
 const Comparison& SimulationController::comparison() {
     if (!loaded_->comparison) {
-        // The exact planner gets a short leash: the panel must not freeze the window.
+        // The exact search may use its whole time limit on a large graph: it runs off the GUI
+        // thread, keeping the graph it reads alive (a cancelled job runs on until it notices,
+        // maybe after another graph is loaded), and a cancel
+        // stops it; the plans are then made again at once, the search told to stop, so the panel
+        // shows the heuristics' plans and an exact row that says it was cancelled.
+        auto stop = std::make_shared<std::stop_source>();
         ExactLimits limits;
-        limits.time_limit = std::chrono::milliseconds(250);
-        limits.node_limit = 2'000'000;
-        loaded_->comparison = compare_planners(loaded_->file, *loaded_->plan, limits);
+        limits.time_limit = std::chrono::seconds(2);  // as compare's default
+        limits.stop = stop->get_token();
+        std::optional<Comparison> compared =
+            off_thread(tr("searching for the smallest arena"), tr("Comparing planners failed"),
+                       [loaded = loaded_, limits] { return compare_planners(loaded->file, *loaded->plan, limits); });
+        if (!compared) {
+            stop->request_stop();
+            compared = compare_planners(loaded_->file, *loaded_->plan, limits);
+        }
+        loaded_->comparison = std::move(*compared);
     }
     return *loaded_->comparison;
 }

@@ -240,7 +240,7 @@ private:
     template <typename Work>
     auto off_thread(const QString& what, const QString& failure, Work work) -> std::optional<decltype(work())>;
 
-    std::unique_ptr<Loaded> loaded_;
+    std::shared_ptr<Loaded> loaded_;  // shared with a comparison still running off the GUI thread
     BackgroundWork background_;  // planning and loading off the GUI thread
     const AllocatorProfile* profile_ = &newest_profile();
     std::vector<std::unique_ptr<const Policy>> policies_;  // every policy read; profile_ may point into one

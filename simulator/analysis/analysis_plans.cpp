@@ -160,7 +160,11 @@ PlanToCheck ggml_plan_to_check(const GraphFile& file, const GgmlPlan& plan) {
 }
 
 const AlternativePlan& ArenaComparison::best_alternative() const {
-    return *std::ranges::min_element(alternatives, {}, [](const AlternativePlan& a) { return a.outcome.plan.size; });
+    // Among equals the one that proved its plan optimal, since it can say so (the exact search
+    // starts from the heuristics' plans, so it is never above them).
+    return *std::ranges::min_element(alternatives, {}, [](const AlternativePlan& a) {
+        return std::pair(a.outcome.plan.size, !a.outcome.proved_optimal);
+    });
 }
 
 Comparison compare_planners(const GraphFile& file, const GgmlPlan& ggml, const ExactLimits& limits) {

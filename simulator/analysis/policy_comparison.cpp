@@ -2,6 +2,7 @@
 
 #include "simulator/analysis/analysis_plans.hpp"
 
+#include <algorithm>
 #include <numeric>
 #include <stdexcept>
 
@@ -35,6 +36,7 @@ PolicyPlan policy_plan(const GraphFile& file, const GgmlPlan& ggml) {
 void add_bounds(const Comparison& comparison, PolicyGraphResult& result) {
     std::string planner;
     bool one_planner = true;
+    result.best_offline_optimal = true;
     for (const ArenaComparison& arena : comparison.arenas) {
         result.lower_bound += arena.lower_bound.bytes;
         if (arena.alternatives.empty()) {
@@ -42,6 +44,7 @@ void add_bounds(const Comparison& comparison, PolicyGraphResult& result) {
         }
         const AlternativePlan& best = arena.best_alternative();
         result.best_offline += best.outcome.plan.size;
+        result.best_offline_optimal = result.best_offline_optimal && best.outcome.proved_optimal;
         const std::string title(best.planner->title);
         one_planner = one_planner && (planner.empty() || planner == title);
         planner = title;
@@ -51,19 +54,37 @@ void add_bounds(const Comparison& comparison, PolicyGraphResult& result) {
 
 } // namespace
 
-double PolicyComparison::share_of_excess_recovered(std::size_t p) const {
+namespace {
+
+// Of the reference's bytes above `baseline` (per graph), summed over the graphs no policy broke,
+// the part policy `p` recovers.
+double share_recovered(const PolicyComparison& c, std::size_t p, std::size_t PolicyGraphResult::*baseline) {
     double reference_excess = 0;
     double policy_excess = 0;
-    for (const PolicyGraphResult& graph : graphs) {
+    for (const PolicyGraphResult& graph : c.graphs) {
         const PolicyPlan& reference = graph.plans.front();
         const PolicyPlan& policy = graph.plans.at(p);
         if (reference.broken() || policy.broken()) {
             continue;
         }
-        reference_excess += static_cast<double>(reference.total) - static_cast<double>(graph.lower_bound);
-        policy_excess += static_cast<double>(policy.total) - static_cast<double>(graph.lower_bound);
+        reference_excess += static_cast<double>(reference.total) - static_cast<double>(graph.*baseline);
+        policy_excess += static_cast<double>(policy.total) - static_cast<double>(graph.*baseline);
     }
     return reference_excess > 0 ? (reference_excess - policy_excess) / reference_excess : 0.0;
+}
+
+} // namespace
+
+double PolicyComparison::share_of_excess_recovered(std::size_t p) const {
+    return share_recovered(*this, p, &PolicyGraphResult::lower_bound);
+}
+
+double PolicyComparison::share_of_excess_over_best_recovered(std::size_t p) const {
+    return share_recovered(*this, p, &PolicyGraphResult::best_offline);
+}
+
+std::size_t PolicyComparison::graphs_with_proven_optimum() const {
+    return static_cast<std::size_t>(std::ranges::count_if(graphs, &PolicyGraphResult::best_offline_optimal));
 }
 
 PolicyComparison compare_policies(std::span<const CorpusGraph> graphs, std::span<const AllocatorProfile* const> policies,
@@ -75,7 +96,7 @@ PolicyComparison compare_policies(std::span<const CorpusGraph> graphs, std::span
     comparison.policies.assign(policies.begin(), policies.end());
     comparison.totals.resize(policies.size());
     for (const CorpusGraph& graph : graphs) {
-        PolicyGraphResult result{graph.label, graph.path.string(), graph.file.graph.nodes.size(), {}, 0, 0, {}};
+        PolicyGraphResult result{graph.label, graph.path.string(), graph.file.graph.nodes.size(), {}, 0, 0, {}, false};
         GgmlPlan reference = run_ggml_plan(graph.file, *policies.front());
         if (reference.run.error.empty()) {
             // The comparison checks the reference plan as policy_plan would: its verdict serves both.

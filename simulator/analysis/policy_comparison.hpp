@@ -36,6 +36,7 @@ struct PolicyGraphResult {
     std::size_t lower_bound = 0;    // the reference plan's in-place-aware bound, summed over buffer types
     std::size_t best_offline = 0;   // the best other planner on the reference plan's blocks, summed likewise
     std::string best_offline_planner;  // its title where one planner was best everywhere, else "best per buffer type"
+    bool best_offline_optimal = false; // every buffer type's best plan is proven optimal: best_offline is the optimum
 };
 
 struct PolicyTotals {
@@ -56,6 +57,10 @@ struct PolicyComparison {
     // Of the reference's excess over the bound, summed over the graphs no policy broke, the part
     // policy `p` recovers (negative: it adds excess). 0 when the reference meets the bound.
     double share_of_excess_recovered(std::size_t p) const;
+    // The same against the best offline plan (the optimum where it is proven): of what the
+    // reference needs above the best plan any placement of its blocks found, the part `p` recovers.
+    double share_of_excess_over_best_recovered(std::size_t p) const;
+    std::size_t graphs_with_proven_optimum() const;
 };
 
 // Plans every graph by every policy (policies[0] is the reference; at least one). An exact

@@ -185,6 +185,19 @@ std::string cost_text(const std::optional<std::size_t>& without, std::size_t siz
 
 } // namespace
 
+std::string BufferAnswer::bound_text() const {
+    if (arena == nullptr) {
+        return "";
+    }
+    const AlternativePlan& best = arena->best_alternative();
+    std::string text = "in-place-aware lower bound (" + arena->buffer_type + "): " + byte_count(lower_bound()) +
+                       "; best plan of the same blocks, " + std::string(best.planner->title) + ": " +
+                       byte_count(best.outcome.plan.size);
+    // The exact search is never above a heuristic, so the best plan is its plan, with its note
+    // (optimal, or how far from the optimum it can be).
+    return best.outcome.note.empty() ? text : text + ", " + best.outcome.note;
+}
+
 std::string BufferAnswer::without_text(std::size_t i) const {
     return i < size_without.size() ? "without it: " + cost_text(size_without[i], peak->size) : std::string();
 }

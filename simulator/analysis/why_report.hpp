@@ -64,6 +64,11 @@ struct BufferAnswer {
     // The best other planner on the same merged blocks.
     std::size_t best_alternative() const { return arena != nullptr ? arena->best_alternative().outcome.plan.size : 0; }
     std::string best_planner() const { return arena != nullptr ? std::string(arena->best_alternative().planner->title) : ""; }
+    // The bound and the best plan of the same blocks, in words, as every front end gives them:
+    // "in-place-aware lower bound (CPU): 292.01 MiB (306192384 bytes); best plan of the same
+    // blocks, exact search: 292.01 MiB (306192384 bytes), optimal (proven: it meets the peak of
+    // live bytes)". Empty when no tensor is there.
+    std::string bound_text() const;
     // What live tensor `i` (peak->live's order) costs, in words, or empty when it was not asked.
     std::string without_text(std::size_t i) const;
 };

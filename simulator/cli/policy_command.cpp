@@ -164,7 +164,9 @@ void print_rows(const PolicyComparison& c, std::size_t name_limit, std::ostream&
         out << "\n" << static_cast<char>('A' + p) << " (" << c.policies[p]->name << ") against A: "
             << counted(t.graphs_smaller, "graph") << " smaller, " << counted(t.graphs_larger, "graph") << " larger, "
             << counted(t.graphs_broken, "graph") << " broken; of A's excess over the bound it recovers "
-            << percent(c.share_of_excess_recovered(p)) << "\n";
+            << percent(c.share_of_excess_recovered(p)) << ", of A's excess over the best offline plan "
+            << percent(c.share_of_excess_over_best_recovered(p)) << " (the optimum on "
+            << c.graphs_with_proven_optimum() << " of " << counted(c.graphs.size(), "graph") << ")\n";
     };
     bool any_unsafe = c.policies[0]->unsafe;
     for (std::size_t p = 1; p < policies; ++p) {
@@ -223,6 +225,7 @@ nlohmann::ordered_json comparison_json(const PolicyComparison& c) {
         entry["graphs_larger"] = t.graphs_larger;
         entry["graphs_broken"] = t.graphs_broken;
         entry["share_of_excess_recovered"] = c.share_of_excess_recovered(p);
+        entry["share_of_excess_over_best_recovered"] = c.share_of_excess_over_best_recovered(p);
         policies.push_back(entry);
     }
     auto& graphs = out["graphs"] = nlohmann::ordered_json::array();
@@ -232,7 +235,8 @@ nlohmann::ordered_json comparison_json(const PolicyComparison& c) {
                                      {"nodes", g.nodes},
                                      {"lower_bound", g.lower_bound},
                                      {"best_offline", g.best_offline},
-                                     {"best_offline_planner", g.best_offline_planner}};
+                                     {"best_offline_planner", g.best_offline_planner},
+                                     {"best_offline_optimal", g.best_offline_optimal}};
         auto& plans = entry["plans"] = nlohmann::ordered_json::array();
         for (const PolicyPlan& plan : g.plans) {
             nlohmann::ordered_json p{{"total", plan.broken() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(plan.total)},
@@ -246,6 +250,7 @@ nlohmann::ordered_json comparison_json(const PolicyComparison& c) {
     }
     out["lower_bound"] = c.lower_bound;
     out["best_offline"] = c.best_offline;
+    out["graphs_with_proven_optimum"] = c.graphs_with_proven_optimum();
     return out;
 }
 

@@ -120,9 +120,8 @@ void print_text(const Trace& trace, const GraphLifetimes& lifetimes, const std::
                 out << "      " << what_if << "\n";
             }
         }
-        out << "  in-place-aware lower bound (" << a.type->name << "): " << byte_count(a.lower_bound())
-            << "; best other planner on the same blocks, " << a.best_planner() << ": " << byte_count(a.best_alternative()) << "\n";
         if (a.arena != nullptr) {
+            out << "  " << a.bound_text() << "\n";
             out << "  the bound is reached at " << bound_position_text(trace, *a.arena) << "\n";
         }
         if (peak.size > a.lower_bound()) {
@@ -174,7 +173,9 @@ json to_json(const Trace& trace, const GraphLifetimes& lifetimes, const std::vec
         json buffer{{"buffer", peak.buffer_id},        {"type", a.type->name},
                     {"size", peak.size},               {"chunk_sizes", peak.chunk_sizes},
                     {"holes_bytes", peak.hole_bytes()}, {"lower_bound", a.lower_bound()},
-                    {"best_alternative", a.best_alternative()}, {"best_alternative_planner", a.best_planner()}};
+                    {"best_alternative", a.best_alternative()}, {"best_alternative_planner", a.best_planner()},
+                    {"best_alternative_note", a.arena != nullptr ? a.arena->best_alternative().outcome.note : ""},
+                    {"best_alternative_optimal", a.arena != nullptr && a.arena->best_alternative().outcome.proved_optimal}};
         if (a.arena != nullptr) {
             const int step = a.arena->lower_bound.step;
             const TensorId node = trace.tensors.node_at_step(step);

@@ -72,10 +72,27 @@ std::string sizes_text(const std::vector<std::size_t>& sizes) {
     return text + "]";
 }
 
-ExactLimits limits_for(double seconds) {
+// With `progress`, a search that runs past 0.1 s draws a bar of its time limit on `err`, with
+// where it stands, and wipes it when the next line is printed.
+ExactLimits limits_for(double seconds, bool progress, std::ostream& err) {
     ExactLimits limits;
     limits.time_limit = std::chrono::milliseconds(static_cast<long long>(std::max(seconds, 0.0) * 1000));
+    if (progress) {
+        limits.progress = [&err, total = std::max(seconds, 1e-3)](const ExactProgress& at) {
+            constexpr int kWidth = 20;
+            const int done = std::clamp(static_cast<int>(at.elapsed.count() / total * kWidth), 0, kWidth);
+            err << "\r  exact search [" << std::string(static_cast<std::size_t>(done), '#')
+                << std::string(static_cast<std::size_t>(kWidth - done), ' ') << "] best " << binary_size(at.best) << ", bound "
+                << binary_size(at.lower_bound) << ", trying " << binary_size(at.trying) << "   " << std::flush;
+        };
+    }
     return limits;
+}
+
+void wipe_progress(bool progress, std::ostream& err) {
+    if (progress) {
+        err << "\r\033[K" << std::flush;
+    }
 }
 
 // Rows of planner results: name, bytes, and the ratios to the bound and to no reuse.
@@ -176,8 +193,10 @@ nlohmann::json comparison_json(const GraphFile& file, const std::string& name, c
 int compare(const CompareOptions& options, std::ostream& out, std::ostream& err) {
     return run_guarded(err, [&] {
         GraphFile file = load_graph_input(options.graph);
-        const Comparison comparison =
-            compare_planners(file, run_ggml_plan(file, chosen_profile(options.graph)), limits_for(options.time_limit));
+        const bool progress = options.progress && !options.json;
+        const Comparison comparison = compare_planners(file, run_ggml_plan(file, chosen_profile(options.graph)),
+                                                       limits_for(options.time_limit, progress, err));
+        wipe_progress(progress, err);
         const bool planners_ok = std::ranges::all_of(comparison.arenas, [](const auto& a) { return a.planner_violations.empty(); });
         const int code = comparison.ggml_error.empty() && comparison.ggml_violations.empty() && planners_ok ? 0 : 1;
         if (options.json) {
@@ -523,7 +542,9 @@ int import_minimalloc(const ImportMiniMallocOptions& options, std::ostream& out,
             file_violations = check_plan(arena_plan_to_check(problem, given));
             table.row("offsets in the file", given.size, file_violations.empty() ? "valid" : "INVALID");
         }
-        print_alternatives(table, run_every_planner(problem, limits_for(options.time_limit)));
+        const std::vector<PlannerOutcome> outcomes = run_every_planner(problem, limits_for(options.time_limit, options.progress, err));
+        wipe_progress(options.progress, err);
+        print_alternatives(table, outcomes);
         // With alignments the bound is more than the live bytes: it counts the padding that
         // aligned offsets force between blocks stacked at once (lower_bound).
         const bool aligned = std::ranges::any_of(problem.blocks, [](const LiveBlock& b) { return b.alignment > 1; });
@@ -569,6 +590,7 @@ Subcommand add_compare_command(CLI::App& app, const Console& io) {
     command->add_option("--time-limit", options->time_limit, "seconds for each exact search (default 2)")
         ->check(CLI::Range(0.0, 86400.0));
     command->add_flag("--json", options->json, "one JSON object with a `buffer_types` list (docs/json-reports.md)");
+    options->progress = io.err_is_terminal;
     return {command, [options, &io] { return compare(*options, io.out, io.err); }};
 }
 
@@ -622,6 +644,7 @@ Subcommand add_import_minimalloc_command(CLI::App& app, const Console& io) {
     command->add_option("csv", options->path, "MiniMalloc CSV file")->required();
     command->add_option("--time-limit", options->time_limit, "seconds for the exact search (default 2)")
         ->check(CLI::Range(0.0, 86400.0));
+    options->progress = io.err_is_terminal;
     return {command, [options, &io] { return import_minimalloc(*options, io.out, io.err); }};
 }
 

@@ -17,6 +17,7 @@ struct CompareOptions {
     GraphInput graph;
     double time_limit = 2.0;  // seconds for each exact search
     bool json = false;
+    bool progress = false;  // a bar on standard error while a search runs (a terminal, no --json)
 };
 int compare(const CompareOptions& options, std::ostream& out, std::ostream& err);
 
@@ -53,6 +54,7 @@ int export_minimalloc(const ExportMiniMallocOptions& options, std::ostream& out,
 struct ImportMiniMallocOptions {
     std::string path;
     double time_limit = 2.0;
+    bool progress = false;
 };
 int import_minimalloc(const ImportMiniMallocOptions& options, std::ostream& out, std::ostream& err);
 

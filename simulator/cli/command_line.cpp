@@ -90,7 +90,7 @@ int run_command_line(int argc, const char* const* argv, const Console& console) 
 
     // The subcommands, in the order --help lists them; each registers itself and declares its options in its
     // own file.
-    const Console io{in, out, err, console.interactive};
+    const Console io{in, out, err, console.interactive, console.err_is_terminal};
     std::vector<Subcommand> commands;
     for (const CommandRegistration& registration : registered_commands()) {
         commands.push_back(registration.add(app, io));

@@ -11,6 +11,7 @@ struct Console {
     std::ostream& out;
     std::ostream& err;
     bool interactive = false;  // standard input is a terminal: walk shows a prompt
+    bool err_is_terminal = false;  // standard error is a terminal: long searches draw a progress bar there
 };
 
 // Exit codes: cli/errors.hpp.

@@ -109,6 +109,9 @@ private:
         if (nodes_ % 1024 != 0) {
             return false;
         }
+        if (budget_.every_1024_nodes) {
+            budget_.every_1024_nodes(nodes_);
+        }
         cancelled_ = budget_.stop.stop_requested();
         return cancelled_ || std::chrono::steady_clock::now() >= budget_.deadline;
     }

@@ -24,6 +24,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <stop_token>
 #include <vector>
@@ -60,6 +61,7 @@ struct Budget {
     std::uint64_t node_limit = 0;  // 0: none
     std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max();
     std::stop_token stop{};
+    std::function<void(std::uint64_t nodes)> every_1024_nodes{};  // progress reports, from the searching thread
 };
 
 enum class Answer { fits, cannot_fit, stopped };

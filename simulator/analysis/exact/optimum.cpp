@@ -98,7 +98,10 @@ private:
             }
             search_budget.node_limit = std::min(budget, limits_.node_limit - result_.nodes);
         }
-        report(capacity);
+        report(capacity, result_.nodes);
+        if (limits_.progress) {
+            search_budget.every_1024_nodes = [this, capacity](std::uint64_t nodes) { report(capacity, result_.nodes + nodes); };
+        }
         const exact::FitResult found = exact::search_fit(instance_, capacity, order, search_budget);
         result_.nodes += found.nodes;
         switch (found.answer) {
@@ -137,11 +140,14 @@ private:
         result_.plan = std::move(plan);
     }
 
-    void report(std::size_t capacity) {
+    void report(std::size_t capacity, std::uint64_t nodes) {
+        if (!limits_.progress) {
+            return;
+        }
         const Clock::time_point now = Clock::now();
-        if (limits_.progress && now - last_report_ >= std::chrono::milliseconds(100)) {
+        if (now - last_report_ >= std::chrono::milliseconds(100)) {
             last_report_ = now;
-            limits_.progress({result_.plan.size, result_.lower_bound, capacity, result_.nodes, now - started_});
+            limits_.progress({result_.plan.size, result_.lower_bound, capacity, nodes, now - started_});
         }
     }
 
@@ -158,7 +164,7 @@ private:
     exact::Instance instance_;
     std::size_t granule_;
     Clock::time_point started_, deadline_;
-    Clock::time_point last_report_{};
+    Clock::time_point last_report_ = Clock::now();  // the first report comes after 0.1 s: short searches make none
     ExactResult result_;
 };
 

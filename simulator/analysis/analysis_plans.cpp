@@ -159,6 +159,27 @@ PlanToCheck ggml_plan_to_check(const GraphFile& file, const GgmlPlan& plan) {
     return check;
 }
 
+namespace {
+
+// The planners lay the blocks out in one arena. A buffer type with a max size splits ggml's
+// buffer into chunks that no tensor straddles; a plan higher than the max size may not cut
+// into such chunks, so the smallest arena is then a bound on a chunked plan, not an optimum
+// ggml could reach: the exact search's row says so and claims no optimum.
+void note_chunks(const BufferTypeSpec& type, std::vector<PlannerOutcome>& outcomes) {
+    if (!type.max_size) {
+        return;
+    }
+    for (PlannerOutcome& outcome : outcomes) {
+        if (outcome.lower_bound != 0 && outcome.plan.size > *type.max_size) {
+            outcome.note = (outcome.proved_optimal ? std::string("smallest in one arena (proven)") : outcome.note) +
+                           "; chunks of at most " + binary_size(*type.max_size) + " may need more";
+            outcome.proved_optimal = false;
+        }
+    }
+}
+
+} // namespace
+
 const AlternativePlan& ArenaComparison::best_alternative() const {
     // Among equals the one that proved its plan optimal, since it can say so (the exact search
     // starts from the heuristics' plans, so it is never above them).
@@ -202,6 +223,7 @@ Comparison compare_planners(const GraphFile& file, const GgmlPlan& ggml, const E
         arena.bound_without_in_place = lower_bound(tensors[type].blocks);
         arena.no_reuse = no_reuse_size(tensors[type].blocks);
         std::vector<PlannerOutcome> outcomes = run_every_planner(problem, limits);
+        note_chunks(file.buffer_types[type], outcomes);
         std::vector<Violation> verdict;  // the checker's on the last plan checked
         for (std::size_t p = 0; p < outcomes.size(); ++p) {
             // A plan the same as the one before it (the exact search keeps greedy by size's

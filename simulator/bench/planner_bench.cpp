@@ -1,8 +1,11 @@
 // How the planner's time grows with graph size, what recording a trace costs on top of
 // it, what a cursor jump costs, and how much memory an event takes. llama-style graphs
 // (simulator/model/examples.hpp) from about 100 to 100,000 nodes; weights are external, so
-// only activations are planned, as in llama.cpp's compute graphs.
+// only activations are planned, as in llama.cpp's compute graphs. And the exact planner on
+// MiniMalloc's challenging instances (BM_ExactChallenging).
 #include "reference/graph_allocator.hpp"
+#include "simulator/analysis/minimalloc.hpp"
+#include "simulator/analysis/planners.hpp"
 #include "simulator/trace/cursor.hpp"
 #include "simulator/model/examples.hpp"
 #include "simulator/model/plan.hpp"
@@ -15,9 +18,12 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
+#include <exception>
+#include <filesystem>
 #include <map>
 #include <memory>
 #include <random>
+#include <string>
 
 namespace gallocsim {
 namespace {
@@ -168,6 +174,36 @@ void BM_TraceMemoryPerEvent(benchmark::State& state) {
     state.counters["bytes_per_event"] = bytes / static_cast<double>(trace.size());
 }
 
+// The exact planner (planners.hpp) on one of MiniMalloc's challenging instances
+// (../shared/minimalloc-challenging, from google/minimalloc's benchmark; each fits in 1 MiB),
+// with the 60 s limit of `gallocsim import-minimalloc --time-limit 60`: the smallest arena,
+// proven, or the best plan found and the bound. Counters: bytes (the plan found),
+// lower_bound, proven (1: the plan meets the bound), nodes (search nodes, not graph nodes).
+void BM_ExactChallenging(benchmark::State& state, const char* file) {
+    const std::filesystem::path path = std::filesystem::path(GALLOCSIM_SHARED_DIR) / "minimalloc-challenging" / file;
+    if (!std::filesystem::exists(path)) {
+        state.SkipWithError((path.string() + " is not here (../shared is the project's shared material)").c_str());
+        return;
+    }
+    ArenaProblem problem;
+    try {
+        problem = load_minimalloc_csv(path).problem;
+    } catch (const std::exception& error) {
+        state.SkipWithError(error.what());
+        return;
+    }
+    ExactResult result;
+    for (auto _ : state) {
+        result = plan_exact(problem, {.time_limit = std::chrono::seconds(60)});
+        benchmark::DoNotOptimize(result.plan.offsets.data());
+    }
+    state.counters["buffers"] = static_cast<double>(problem.blocks.size());
+    state.counters["bytes"] = static_cast<double>(result.plan.size);
+    state.counters["lower_bound"] = static_cast<double>(result.lower_bound);
+    state.counters["proven"] = result.proved_optimal() ? 1.0 : 0.0;
+    state.counters["nodes"] = static_cast<double>(result.nodes);
+}
+
 BENCHMARK(BM_PlanBare)->Arg(100)->Arg(1000)->Arg(10000)->Arg(100000)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_PlanTraced)->Arg(100)->Arg(1000)->Arg(10000)->Arg(100000)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_TraceOverhead)->Arg(100)->Arg(1000)->Arg(10000)->Arg(100000)->Unit(benchmark::kMicrosecond);
@@ -175,6 +211,20 @@ BENCHMARK(BM_DescribeTensors)->Arg(100)->Arg(1000)->Arg(10000)->Arg(100000)->Uni
 BENCHMARK(BM_CursorJump)->Arg(1000)->Arg(10000)->Arg(100000)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_CursorStepForward)->Arg(10000)->Unit(benchmark::kNanosecond);
 BENCHMARK(BM_TraceMemoryPerEvent)->Arg(1000)->Arg(100000)->Iterations(1);
+// D and J are not closed within the limit: each runs the full 60 s, so once. The other nine take
+// seconds at most: these add about 2.3 minutes to a default run (136 s on a 2-core EPYC VM;
+// --benchmark_filter=-BM_Exact leaves them out).
+BENCHMARK_CAPTURE(BM_ExactChallenging, A, "A.1048576.csv")->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_ExactChallenging, B, "B.1048576.csv")->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_ExactChallenging, C, "C.1048576.csv")->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_ExactChallenging, D, "D.1048576.csv")->Unit(benchmark::kMillisecond)->Iterations(1);
+BENCHMARK_CAPTURE(BM_ExactChallenging, E, "E.1048576.csv")->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_ExactChallenging, F, "F.1048576.csv")->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_ExactChallenging, G, "G.1048576.csv")->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_ExactChallenging, H, "H.1048576.csv")->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_ExactChallenging, I, "I.1048576.csv")->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_ExactChallenging, J, "J.1048576.csv")->Unit(benchmark::kMillisecond)->Iterations(1);
+BENCHMARK_CAPTURE(BM_ExactChallenging, K, "K.1048576.csv")->Unit(benchmark::kMillisecond);
 
 // glibc gives freed memory back to the system once the heap's free top passes a threshold
 // it tunes from the largest block freed so far. A loop that builds and drops a trace of a

@@ -5,6 +5,8 @@
 // says it proved its plan, never claim a bound above the oracle's optimum (also when a tiny
 // node limit stops it), always hand the checker a valid plan, and stay at or below both
 // heuristics. Each rule of the search switched off must change no answer.
+#include "fuzz/property_support.hpp"
+#include "simulator/analysis/analysis_plans.hpp"
 #include "simulator/analysis/checker.hpp"
 #include "simulator/analysis/exact/fit_search.hpp"
 #include "simulator/analysis/planners.hpp"
@@ -13,6 +15,7 @@
 #include <rapidcheck/gtest.h>  // after gtest.h, which it needs
 
 #include <algorithm>
+#include <iostream>
 #include <string>
 #include <vector>
 
@@ -112,6 +115,77 @@ RC_GTEST_PROP(Exact, EachRuleKeepsEveryAnswer, ()) {
             }
         }
     }
+}
+
+// On real graphs (issue 37: never silently a heuristic): every buffer type's exact row is proven
+// optimal, or says how far above the optimum it can be (or, past a max size, that one arena is
+// only a bound on chunks), and its words agree with its flag; its plan is never below the
+// bound, never above a heuristic's, and the checker accepts it (compare_planners checks it).
+struct ExactTally {
+    std::size_t arenas = 0, proven = 0, with_gap = 0, chunk_bounds = 0;
+    std::vector<std::string> faults;
+
+    void add(const std::string& subject, const GraphFile& file, const AllocatorProfile& profile) {
+        const GgmlPlan ggml = run_ggml_plan(file, profile);
+        if (!ggml.run.error.empty()) {
+            return;
+        }
+        const Comparison comparison = compare_planners(file, ggml, {.time_limit = std::chrono::milliseconds(100)});
+        for (const ArenaComparison& arena : comparison.arenas) {
+            ++arenas;
+            const auto exact = std::ranges::find(arena.alternatives, std::string_view("exact"),
+                                                 [](const AlternativePlan& a) { return a.planner->key; });
+            const PlannerOutcome& outcome = exact->outcome;
+            const bool says_proven = outcome.note.starts_with("optimal (proven: ");
+            const bool says_gap = outcome.note.starts_with("best found, at most ");
+            const bool says_chunks = outcome.note.find("; chunks of at most ") != std::string::npos;
+            proven += says_proven ? 1 : 0;
+            with_gap += says_gap ? 1 : 0;
+            chunk_bounds += says_chunks ? 1 : 0;
+            const auto fault = [&](const std::string& what) { faults.push_back(subject + " " + arena.buffer_type + ": " + what); };
+            if (says_proven != outcome.proved_optimal || !(says_proven || says_gap || says_chunks)) {
+                fault("note \"" + outcome.note + "\"");
+            }
+            if (outcome.plan.size < arena.lower_bound.bytes || outcome.lower_bound > outcome.plan.size) {
+                fault("below a bound");
+            }
+            for (const AlternativePlan& other : arena.alternatives) {
+                if (other.outcome.plan.size < outcome.plan.size) {
+                    fault(std::string(other.planner->key) + " is smaller");
+                }
+            }
+            if (!arena.planner_violations.empty()) {
+                fault(arena.planner_violations.front().message);
+            }
+        }
+    }
+    std::string summary() const {
+        return std::to_string(arenas) + " buffer types: " + std::to_string(proven) + " proven optimal, " +
+               std::to_string(with_gap) + " with a gap, " + std::to_string(chunk_bounds) + " one-arena bounds on chunks";
+    }
+};
+
+TEST(Exact, EveryAnswerOnTheGoldenCorpusIsProvenOrHasItsGap) {
+    if (!std::filesystem::is_directory(golden_corpus())) {
+        GTEST_SKIP() << golden_corpus() << " not found";
+    }
+    ExactTally tally;
+    for_each_golden_graph([&](const std::string& subject, const GraphFile& file, const AllocatorProfile& profile) {
+        tally.add(subject, file, profile);
+    });
+    std::cout << "golden corpus: " << tally.summary() << "\n";
+    EXPECT_GT(tally.proven, 0u);
+    EXPECT_TRUE(tally.faults.empty()) << tally.faults.front();
+}
+
+TEST(Exact, EveryAnswerOnTheCommittedCapturesIsProvenOrHasItsGap) {
+    ExactTally tally;
+    for_each_captured_graph([&](const std::string& subject, const GraphFile& file, const AllocatorProfile& profile) {
+        tally.add(subject, file, profile);
+    });
+    std::cout << "committed captures: " << tally.summary() << "\n";
+    EXPECT_GT(tally.proven, 0u);
+    EXPECT_TRUE(tally.faults.empty()) << tally.faults.front();
 }
 
 } // namespace

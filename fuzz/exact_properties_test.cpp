@@ -138,7 +138,7 @@ struct ExactTally {
             const PlannerOutcome& outcome = exact->outcome;
             const bool says_proven = outcome.note.starts_with("optimal (proven: ");
             const bool says_gap = outcome.note.starts_with("best found, at most ");
-            const bool says_chunks = outcome.note.find("; chunks of at most ") != std::string::npos;
+            const bool says_chunks = outcome.note.find("; a bound for chunks of at most ") != std::string::npos;
             proven += says_proven ? 1 : 0;
             with_gap += says_gap ? 1 : 0;
             chunk_bounds += says_chunks ? 1 : 0;

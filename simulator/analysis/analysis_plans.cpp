@@ -164,17 +164,25 @@ namespace {
 // The planners lay the blocks out in one arena. A buffer type with a max size splits ggml's
 // buffer into chunks that no tensor straddles; a plan higher than the max size may not cut
 // into such chunks, so the smallest arena is then a bound on a chunked plan, not an optimum
-// ggml could reach: the exact search's row says so and claims no optimum.
-void note_chunks(const BufferTypeSpec& type, std::vector<PlannerOutcome>& outcomes) {
+// ggml could reach. ggml's own plan is a chunked plan: the chunked optimum lies between the
+// two, and the exact search's row says so and claims no optimum.
+void note_chunks(const BufferTypeSpec& type, std::size_t ggml_size, std::vector<PlannerOutcome>& outcomes) {
     if (!type.max_size) {
         return;
     }
     for (PlannerOutcome& outcome : outcomes) {
-        if (outcome.lower_bound != 0 && outcome.plan.size > *type.max_size) {
-            outcome.note = (outcome.proved_optimal ? std::string("smallest in one arena (proven)") : outcome.note) +
-                           "; chunks of at most " + binary_size(*type.max_size) + " may need more";
-            outcome.proved_optimal = false;
+        if (outcome.lower_bound == 0 || outcome.plan.size <= *type.max_size) {
+            continue;  // a heuristic's row, or a plan that fits one chunk
         }
+        std::string note = (outcome.proved_optimal ? std::string("smallest in one arena (proven)") : outcome.note) +
+                           "; a bound for chunks of at most " + binary_size(*type.max_size);
+        if (ggml_size == outcome.lower_bound) {
+            note += ": ggml's chunked plan meets it, so it is their optimum";
+        } else if (ggml_size > outcome.lower_bound) {
+            note += ": ggml's chunked plan is at most " + gap_text(ggml_size, outcome.lower_bound) + " above their optimum";
+        }
+        outcome.note = std::move(note);
+        outcome.proved_optimal = false;
     }
 }
 
@@ -223,7 +231,7 @@ Comparison compare_planners(const GraphFile& file, const GgmlPlan& ggml, const E
         arena.bound_without_in_place = lower_bound(tensors[type].blocks);
         arena.no_reuse = no_reuse_size(tensors[type].blocks);
         std::vector<PlannerOutcome> outcomes = run_every_planner(problem, limits);
-        note_chunks(file.buffer_types[type], outcomes);
+        note_chunks(file.buffer_types[type], comparison.ggml_error.empty() ? arena.ggml_size : 0, outcomes);
         std::vector<Violation> verdict;  // the checker's on the last plan checked
         for (std::size_t p = 0; p < outcomes.size(); ++p) {
             // A plan the same as the one before it (the exact search keeps greedy by size's

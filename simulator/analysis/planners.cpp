@@ -187,7 +187,8 @@ ExactResult plan_exact_from(const ArenaProblem& problem, const ExactLimits& limi
     return find_optimum(problem, better(greedy, first_fit), limits);
 }
 
-// "6.3 %": the gap rounded up to a tenth of a percent, so it never claims less than it is.
+} // namespace
+
 std::string gap_text(std::size_t best, std::size_t bound) {
     if (bound == 0) {
         return "an unknown share";
@@ -196,8 +197,6 @@ std::string gap_text(std::size_t best, std::size_t bound) {
         std::ceil(1000.0 * static_cast<double>(best - bound) / static_cast<double>(bound) - 1e-9));
     return std::to_string(tenths / 10) + "." + std::to_string(tenths % 10) + " %";
 }
-
-} // namespace
 
 ExactResult plan_exact(const ArenaProblem& problem, const ExactLimits& limits) {
     return plan_exact_from(problem, limits, plan_greedy_by_size(problem), plan_first_fit(problem));

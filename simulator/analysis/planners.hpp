@@ -43,6 +43,9 @@ struct PlannerOutcome {
     std::size_t lower_bound = 0;  // the exact planner's proven bound on the optimum; 0 for heuristics
 };
 
+// "6.3 %": how far `best` is above `bound`, rounded up to a tenth of a percent, so it never
+// claims less than it is.
+std::string gap_text(std::size_t best, std::size_t bound);
 // The note of an exact result, as every view gives it.
 std::string exact_note(const ExactResult& exact, const ExactLimits& limits);
 

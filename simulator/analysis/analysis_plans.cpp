@@ -189,10 +189,10 @@ void note_chunks(const BufferTypeSpec& type, std::size_t ggml_size, std::vector<
 } // namespace
 
 const AlternativePlan& ArenaComparison::best_alternative() const {
-    // Among equals the one that proved its plan optimal, since it can say so (the exact search
-    // starts from the heuristics' plans, so it is never above them).
+    // Among equals the exact search's, since it can say how good the plan is (it starts from
+    // the heuristics' plans, so it is never above them).
     return *std::ranges::min_element(alternatives, {}, [](const AlternativePlan& a) {
-        return std::pair(a.outcome.plan.size, !a.outcome.proved_optimal);
+        return std::pair(a.outcome.plan.size, a.outcome.lower_bound == 0);
     });
 }
 

@@ -68,7 +68,7 @@ struct ArenaComparison {
     std::vector<AlternativePlan> alternatives;  // in the registry's order
     std::vector<Violation> planner_violations;  // the checker's verdict on the alternatives
 
-    const AlternativePlan& best_alternative() const;  // the smallest; of equals, a proven one, else the first
+    const AlternativePlan& best_alternative() const;  // the smallest; of equals, the exact search's
 };
 
 struct Comparison {

@@ -252,17 +252,17 @@ private:
         if (groups.empty()) {
             return true;
         }
+        // Every block still to place sits at or above last_offset, whichever group it is in.
+        for (Group& group : groups) {
+            group.need = need(group, last_offset);
+            if (rules_.sections && group.need > capacity_) {
+                return false;
+            }
+        }
         if (groups.size() > 1) {
             // Groups meet no more: each is searched on its own (its canonical order from offset
             // 0 again), the fullest first, so that a group that cannot fit is found before the
             // others are searched.
-            // Every block still to place sits at or above last_offset, whichever group it is in.
-            for (Group& group : groups) {
-                group.need = need(group, last_offset);
-                if (rules_.sections && group.need > capacity_) {
-                    return false;
-                }
-            }
             std::ranges::stable_sort(groups, std::greater{}, &Group::need);
             for (std::size_t g = 0; g < groups.size(); ++g) {
                 const Group group = groups[g];
@@ -274,9 +274,6 @@ private:
             return true;
         }
         const Group group = groups.front();
-        if (rules_.sections && need(group, last_offset) > capacity_) {
-            return false;
-        }
         std::uint64_t lowest_top = kUnplaced;  // the lowest top any unplaced block could have now
         for (std::uint32_t i = group.begin; i < group.end; ++i) {
             const std::uint32_t b = by_first_[i];

@@ -33,19 +33,22 @@ std::size_t round_up(std::size_t bytes, std::size_t granule) {
 class OptimumSearch {
 public:
     OptimumSearch(const ArenaProblem& problem, ArenaPlan start, const ExactLimits& limits)
-        : problem_(problem), limits_(limits), instance_(exact::make_instance(problem)), granule_(plan_granule(problem)),
-          started_(Clock::now()), deadline_(started_ + limits.time_limit) {
+        : problem_(problem), limits_(limits), granule_(plan_granule(problem)), started_(Clock::now()),
+          deadline_(started_ + limits.time_limit) {
         result_.plan = std::move(start);
         result_.lower_bound = round_up(lower_bound(problem.blocks).bytes, granule_);
     }
 
     ExactResult run() {
+        if (result_.proved_optimal()) {
+            return finish();  // the start meets the bound (most graphs): no sweep, no search
+        }
+        instance_ = exact::make_instance(problem_);
         // Searches start small: most capacities are settled in a few thousand nodes, and a
         // search that is stuck on one order of ties often is not on another.
         std::uint64_t budget = 1000 + 8 * instance_.blocks.size();
         for (std::size_t round = 0; !result_.proved_optimal(); ++round, budget *= 2) {
-            // At the bound first, in every order of ties (a plan there ends the search), then
-            // halfway and just below the best; each from what the searches before it learnt.
+            // At the bound first, in every order of ties: a plan there ends the search.
             for (const exact::Preorder order : kOrders) {
                 if (!try_capacity(result_.lower_bound, order, budget)) {
                     return finish();
@@ -161,7 +164,7 @@ private:
 
     const ArenaProblem& problem_;
     const ExactLimits& limits_;
-    exact::Instance instance_;
+    exact::Instance instance_;  // made when a search is needed
     std::size_t granule_;
     Clock::time_point started_, deadline_;
     Clock::time_point last_report_ = Clock::now();  // the first report comes after 0.1 s: short searches make none

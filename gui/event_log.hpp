@@ -35,7 +35,6 @@ class CueText : public QWidget {
 public:
     CueText(int lines, bool framed, QWidget* parent = nullptr);
     void set_html(const QString& html);
-    QString plain_text() const { return document_.toPlainText(); }
 
 protected:
     void paintEvent(QPaintEvent* event) override;

@@ -52,7 +52,6 @@ public:
     std::optional<std::size_t> box_at(QPointF scene) const;
 
 private:
-    void add_box(std::size_t tensor, bool is_view);
 
     std::vector<GraphBox> boxes_;
     std::vector<GraphEdge> edges_;

@@ -74,7 +74,6 @@ public:
     // Brings a dock to the front by its short name: events, memory, timeline, state, statistics.
     bool raise_dock(const QString& name);
     // The picture view that last had the focus (the graph at first).
-    CanvasView& current_view() const { return *current_view_; }
 
 protected:
     void closeEvent(QCloseEvent* event) override;

@@ -13,6 +13,19 @@
 
 namespace gallocsim::gui {
 
+namespace {
+
+// One of the analysis' sentences as a paragraph's: a capital first, HTML-escaped.
+QString sentence(const std::string& words) {
+    QString text = qstr(words);
+    if (!text.isEmpty()) {
+        text[0] = text[0].toUpper();
+    }
+    return text.toHtmlEscaped();
+}
+
+} // namespace
+
 PeakPanel::PeakPanel(SimulationController& controller, QWidget* parent)
     : LazyPanel(controller, parent), controller_(controller), text_(new QTextBrowser) {
     auto* layout = new QVBoxLayout(this);
@@ -53,58 +66,33 @@ void PeakPanel::rebuild() {
                         .arg(qstr(buffer.type_name).toHtmlEscaped());
             continue;
         }
-        html += tr("<h3>Buffer %1 (%2): %3</h3>")
-                    .arg(peak.buffer_id)
-                    .arg(qstr(buffer.type_name).toHtmlEscaped(), qstr(byte_count(peak.size)));
-        if (!peak.event) {
-            html += tr("<p>Nothing was planned in it.</p>");
+        const BufferWords words = buffer_words(trace, lifetimes, controller_.splits(), answer);
+        html += "<h3>" + sentence(words.title) + "</h3>";
+        if (!words.empty.empty()) {
+            html += "<p>" + sentence(words.empty) + ".</p>";
             continue;
         }
-        const TraceEvent& event = trace.events[*peak.event];
-        html += tr("<p>Its high-water mark was set at <b>event %1</b> (%2), node step %3 %4. "
-                   "<a href=\"#%5\">Show it</a></p>")
-                    .arg(*peak.event + 1)
-                    .arg(qstr(kind_name(kind_of(event))))
-                    .arg(node_step(trace, event))
-                    .arg(event.node != kNoTensor ? tr("(%1 running)").arg(qstr(trace.tensor(event.node).name).toHtmlEscaped())
-                                                 : tr("(before the first node)"))
-                    .arg(i);
+        html += "<p>" + sentence(words.high_water) + ". " + tr("<a href=\"#%1\">Show it</a>").arg(i) + "</p>";
         // The bound before the details: what any plan needs and where, so nobody reads a hole
         // below as bytes to be won.
-        if (answer.arena != nullptr) {
-            QString bound = qstr(answer.bound_text());
-            bound[0] = bound[0].toUpper();
-            html += tr("<p>%1.</p>").arg(bound.toHtmlEscaped());
-            html += tr("<p>The bound is reached at %1.</p>").arg(qstr(bound_position_text(trace, *answer.arena)).toHtmlEscaped());
-        }
-        html += tr("<p>Live then: %1, %2</p><table cellspacing=4>")
-                    .arg(qstr(counted(peak.live.size(), "tensor")), qstr(byte_count(peak.live_bytes())));
-        for (std::size_t t = 0; t < peak.live.size(); ++t) {
-            const PeakTensor& live = peak.live[t];
-            const TraceTensor& tensor = trace.tensor(live.tensor);
-            // Where ggml's scheduler cut the graph, the split each tensor belongs to (#0 first, as ggml numbers them).
-            const auto split = controller_.splits().split_of(tensor);
-            html += QStringLiteral("<tr><td><span style=\"background:%1\">&nbsp;&nbsp;</span> %2</td><td>%3</td><td>%4</td><td align=right>%5</td><td>%6</td><td>%7</td></tr>")
-                        .arg(controller_.color(live.tensor).name(), qstr(tensor.name).toHtmlEscaped(),
-                             tensor.role == TensorRole::leaf ? tr("leaf") : qstr(op_name(tensor.op)),
-                             split ? tr("split #%1").arg(*split) : QString(), human_bytes(live.bytes),
-                             qstr(lifetime_end_text(trace, lifetimes, live.tensor)).toHtmlEscaped(),
-                             qstr(answer.without_text(t)).toHtmlEscaped());
-        }
-        html += tr("</table><p>Live then by op: %1</p><p>Live then by layer: %2</p>")
-                    .arg(qstr(live_groups_text(answer.live_by_op)).toHtmlEscaped(),
-                         qstr(live_by_layer_text(answer)).toHtmlEscaped());
-        html += tr("<p>Holes below the high-water mark then: %1, %2</p><ul>")
-                    .arg(qstr(counted(peak.holes.size(), "hole")), qstr(byte_count(peak.hole_bytes())));
-        for (std::size_t h = 0; h < peak.holes.size(); ++h) {
-            const PeakHole& hole = peak.holes[h];
-            html += "<li>" + qstr(hole_title(hole)).toHtmlEscaped() + "<ul>";
-            for (const HoleBytes& run : hole.bytes) {
-                html += "<li>" + qstr(hole_bytes_text(trace, run)).toHtmlEscaped() + "</li>";
+        for (const std::string* line : {&words.bound, &words.bound_at, &words.verdict}) {
+            if (!line->empty()) {
+                html += "<p>" + sentence(*line) + ".</p>";
             }
-            html += "<li>" + qstr(hole_stays_text(trace, hole)).toHtmlEscaped() + "</li>";
-            for (const std::string& what_if : hole_what_if_texts(trace, answer, h)) {
-                html += "<li>" + qstr(what_if).toHtmlEscaped() + "</li>";
+        }
+        html += "<p>" + sentence(words.live) + "</p><table cellspacing=4>";
+        for (const LiveTensorWords& live : words.live_tensors) {
+            html += QStringLiteral("<tr><td><span style=\"background:%1\">&nbsp;&nbsp;</span> %2</td><td>%3</td><td>%4</td><td align=right>%5</td><td>%6</td><td>%7</td></tr>")
+                        .arg(controller_.color(live.tensor).name(), qstr(trace.tensor(live.tensor).name).toHtmlEscaped(),
+                             qstr(live.op), qstr(live.split), human_bytes(live.bytes), qstr(live.kept_by).toHtmlEscaped(),
+                             qstr(live.without).toHtmlEscaped());
+        }
+        html += "</table><p>" + sentence(words.live_by_op) + "</p><p>" + sentence(words.live_by_layer) + "</p>";
+        html += "<p>" + sentence(words.holes) + "</p><ul>";
+        for (const HoleWords& hole : words.hole_list) {
+            html += "<li>" + qstr(hole.title).toHtmlEscaped() + "<ul>";
+            for (const std::string& line : hole.lines) {
+                html += "<li>" + qstr(line).toHtmlEscaped() + "</li>";
             }
             html += QStringLiteral("</ul></li>");
         }

@@ -31,7 +31,6 @@ public:
 
     // What the last failing CUDA call on this type or its buffers reported; empty if none failed.
     const std::string& last_error() const { return last_error_; }
-    void clear_error() { last_error_.clear(); }
 
 protected:
     std::unique_ptr<Buffer> allocate_memory(std::size_t size) override;

@@ -225,10 +225,10 @@ TEST(PolicyCommand, RulesListsEveryRuleAPolicyFileMaySet) {
 // Every command that takes --ggml-version takes a policy file there (or as --policy).
 TEST(PolicyCommand, APolicyFileIsAProfileForEveryCommand) {
     const std::string path = write_policy("largest", R"({"block_fit": "largest"})");
-    const AllocatorProfile& profile = chosen_profile(path);
-    EXPECT_EQ(profile.name, "largest");
-    EXPECT_EQ(profile.block_fit, BlockFit::largest);
-    EXPECT_EQ(&chosen_profile(path), &profile);  // read once
+    const Rules rules = chosen_rules(path);
+    EXPECT_EQ(rules.profile().name, "largest");
+    EXPECT_EQ(rules.profile().block_fit, BlockFit::largest);
+    EXPECT_NE(rules.policy(), nullptr);
 }
 
 } // namespace

@@ -1,6 +1,8 @@
 #include "simulator/analysis/why_report.hpp"
 
 #include "simulator/model/amount_text.hpp"
+#include "simulator/analysis/analysis.hpp"
+#include "simulator/trace/explain.hpp"
 
 #include <algorithm>
 #include <climits>
@@ -260,6 +262,85 @@ std::vector<std::string> hole_what_if_texts(const Trace& trace, const BufferAnsw
         }
     }
     return texts;
+}
+
+namespace {
+
+std::string title_words(const BufferAnswer& answer) {
+    const BufferPeak& peak = *answer.peak;
+    std::string title = "buffer " + std::to_string(peak.buffer_id) + " (" + answer.type->name + ", alignment " +
+                        std::to_string(answer.type->alignment) + "): " + byte_count(peak.size);
+    if (peak.chunk_sizes.size() > 1) {
+        title += " in " + std::to_string(peak.chunk_sizes.size()) + " chunks:";
+        for (const std::size_t size : peak.chunk_sizes) {
+            title += " " + std::to_string(size);
+        }
+    }
+    return title;
+}
+
+// "event 9 of 20 (node-allocated), node step 3 of 5 (mul running)"
+std::string event_words(const Trace& trace, std::size_t event) {
+    const TraceEvent& e = trace.events[event];
+    std::string text = "event " + std::to_string(event + 1) + " of " + std::to_string(trace.size()) + " (" +
+                       std::string(kind_name(kind_of(e))) + "), node step " + std::to_string(node_step(trace, e)) + " of " +
+                       std::to_string(trace.node_count);
+    return text + (e.node != kNoTensor ? " (" + trace.tensor(e.node).name + " running)" : " (before the first node)");
+}
+
+std::string verdict_words(const BufferAnswer& answer) {
+    const std::size_t size = answer.peak->size;
+    const std::size_t bound = answer.lower_bound();
+    if (size > bound) {
+        return "the allocator's choices cost " + byte_count(size - bound) + " (" + percent_of(size - bound, bound) +
+               ") over the bound";
+    }
+    return "the plan meets the bound: only a different in-place decision or graph could need less";
+}
+
+} // namespace
+
+BufferWords buffer_words(const Trace& trace, const GraphLifetimes& lifetimes, const SchedulerSplits& splits,
+                         const BufferAnswer& answer) {
+    const BufferPeak& peak = *answer.peak;
+    BufferWords words;
+    words.title = title_words(answer);
+    if (!peak.event) {
+        // No event raised its high-water mark: no tensor went there, or only zero-byte ones.
+        words.empty = "no tensor in it ever took a byte";
+        return words;
+    }
+    words.high_water = "its high-water mark was set at " + event_words(trace, *peak.event);
+    words.live = "live then: " + counted(peak.live.size(), "tensor") + ", " + byte_count(peak.live_bytes());
+    for (std::size_t i = 0; i < peak.live.size(); ++i) {
+        const TraceTensor& tensor = trace.tensor(peak.live[i].tensor);
+        const std::optional<int> split = splits.split_of(tensor);
+        words.live_tensors.push_back({peak.live[i].tensor,
+                                      tensor.role == TensorRole::leaf ? "leaf" : std::string(op_name(tensor.op)),
+                                      split ? "split #" + std::to_string(*split) : "", peak.live[i].bytes,
+                                      lifetime_end_text(trace, lifetimes, peak.live[i].tensor), answer.without_text(i)});
+    }
+    words.live_by_op = "live then by op: " + live_groups_text(answer.live_by_op);
+    words.live_by_layer = "live then by layer: " + live_by_layer_text(answer);
+    words.holes = "holes below the high-water mark then: " + counted(peak.holes.size(), "hole") + ", " +
+                  byte_count(peak.hole_bytes());
+    for (std::size_t h = 0; h < peak.holes.size(); ++h) {
+        HoleWords hole{hole_title(peak.holes[h]), {}};
+        for (const HoleBytes& run : peak.holes[h].bytes) {
+            hole.lines.push_back(hole_bytes_text(trace, run));
+        }
+        hole.lines.push_back(hole_stays_text(trace, peak.holes[h]));
+        for (std::string& what_if : hole_what_if_texts(trace, answer, h)) {
+            hole.lines.push_back(std::move(what_if));
+        }
+        words.hole_list.push_back(std::move(hole));
+    }
+    if (answer.arena != nullptr) {
+        words.bound = answer.bound_text();
+        words.bound_at = "the bound is reached at " + bound_position_text(trace, *answer.arena);
+        words.verdict = verdict_words(answer);
+    }
+    return words;
 }
 
 } // namespace gallocsim

@@ -10,6 +10,7 @@
 
 #include "simulator/analysis/analysis_plans.hpp"
 #include "simulator/trace/peak.hpp"
+#include "simulator/trace/scheduler_splits.hpp"
 
 #include <cstddef>
 #include <optional>
@@ -90,6 +91,41 @@ std::string hole_bytes_text(const Trace& trace, const HoleBytes& run);
 std::string hole_stays_text(const Trace& trace, const PeakHole& hole);
 //   "without attn_norm-0: 300.01 MiB (saves 8.00 MiB)", one per costed maker
 std::vector<std::string> hole_what_if_texts(const Trace& trace, const BufferAnswer& answer, std::size_t i);
+
+// An answer in words, every sentence of it, as each front end lays it out: `why` as indented
+// lines, the GUI's Peak panel as headings, paragraphs, a table and lists (starting each
+// sentence with a capital). Nothing here is worded by a front end again.
+struct LiveTensorWords {
+    TensorId tensor = kNoTensor;
+    std::string op;       // "MUL_MAT", "leaf"
+    std::string split;    // "split #2" where ggml's scheduler cut the graph, else empty
+    std::size_t bytes = 0;
+    std::string kept_by;  // lifetime_end_text: what keeps it alive
+    std::string without;  // without_text: what it costs, or empty when not asked
+};
+
+struct HoleWords {
+    std::string title;               // hole_title
+    std::vector<std::string> lines;  // its bytes, why it stayed a hole, the what-ifs
+};
+
+struct BufferWords {
+    std::string title;        // "buffer 0 (CPU, alignment 32): 1024 bytes (1.00 KiB)", its chunks when several
+    std::string empty;        // "no tensor in it ever took a byte", and then nothing below is set
+    std::string high_water;   // "its high-water mark was set at event 9 of 20 (node-allocated), node step 3 of 5 (mul running)"
+    std::string live;         // "live then: 3 tensors, 96 bytes"
+    std::vector<LiveTensorWords> live_tensors;  // peak->live's order
+    std::string live_by_op;     // "live then by op: ..."
+    std::string live_by_layer;  // "live then by layer: ..."
+    std::string holes;          // "holes below the high-water mark then: 1 hole, 32 bytes"
+    std::vector<HoleWords> hole_list;
+    std::string bound;     // bound_text(), empty when no tensor is there
+    std::string bound_at;  // "the bound is reached at node step 3 (...)", with `bound`
+    std::string verdict;   // what the allocator's choices cost over the bound, or that the plan meets it; with `bound`
+};
+
+BufferWords buffer_words(const Trace& trace, const GraphLifetimes& lifetimes, const SchedulerSplits& splits,
+                         const BufferAnswer& answer);
 
 // Each buffer's answer; `trace`, `peaks` and `comparison` come from ggml's plan of `file` under
 // `profile`. `file` is planned again once per costed tensor (a bare plan each: no trace; a tensor

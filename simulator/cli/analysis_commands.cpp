@@ -194,7 +194,8 @@ int compare(const CompareOptions& options, std::ostream& out, std::ostream& err)
     return run_guarded(err, [&] {
         GraphFile file = load_graph_input(options.graph);
         const bool progress = options.progress && !options.json;
-        const Comparison comparison = compare_planners(file, run_ggml_plan(file, chosen_profile(options.graph)),
+        const Rules rules = chosen_rules(options.graph);
+        const Comparison comparison = compare_planners(file, run_ggml_plan(file, rules.profile()),
                                                        limits_for(options.time_limit, progress, err));
         wipe_progress(progress, err);
         const bool planners_ok = std::ranges::all_of(comparison.arenas, [](const auto& a) { return a.planner_violations.empty(); });
@@ -355,8 +356,10 @@ int diff(const DiffOptions& options, std::ostream& out, std::ostream& err) {
         }
         // One side named: it is B, measured against the default state (what a user runs today).
         const auto& versions = options.ggml_versions;
-        const AllocatorProfile& profile_a = chosen_profile(versions.size() == 2 ? versions[0] : std::string());
-        const AllocatorProfile& profile_b = chosen_profile(versions.empty() ? std::string() : versions.back());
+        const Rules rules_a = chosen_rules(versions.size() == 2 ? versions[0] : std::string());
+        const Rules rules_b = chosen_rules(versions.empty() ? std::string() : versions.back());
+        const AllocatorProfile& profile_a = rules_a.profile();
+        const AllocatorProfile& profile_b = rules_b.profile();
         // The places are all a diff reads: bare plans, without a trace or lifetimes.
         const PlanRun run_before = run_plan(before, nullptr, profile_a);
         const PlanRun run_after = run_plan(after, nullptr, profile_b);
@@ -426,7 +429,8 @@ int diff(const DiffOptions& options, std::ostream& out, std::ostream& err) {
 int render(const RenderOptions& options, std::ostream& out, std::ostream& err) {
     return run_guarded(err, [&]() -> int {
         GraphFile file = load_graph_input(options.graph);
-        const GgmlPlan ggml = run_ggml_plan(file, chosen_profile(options.graph));
+        const Rules rules = chosen_rules(options.graph);
+        const GgmlPlan ggml = run_ggml_plan(file, rules.profile());
         const GraphLifetimes& lifetimes = ggml.lifetimes;
         PlanPicture picture;
         if (options.planner == "ggml") {
@@ -475,7 +479,8 @@ int export_minimalloc(const ExportMiniMallocOptions& options, std::ostream& out,
         GraphFile file = load_graph_input(options.graph);
         // The blocks compare gives the planners: each of ggml's in-place chains is one buffer,
         // since a node and the parent whose bytes it took share them by design.
-        const GgmlPlan ggml = run_ggml_plan(file, chosen_profile(options.graph));
+        const Rules rules = chosen_rules(options.graph);
+        const GgmlPlan ggml = run_ggml_plan(file, rules.profile());
         const std::vector<ArenaProblem> problems = in_place_arena_problems(file, ggml.lifetimes, ggml.in_place);
         std::vector<std::size_t> used;
         for (std::size_t t = 0; t < problems.size(); ++t) {

@@ -122,7 +122,8 @@ std::string graph_label(const GraphFile& file, const std::string& input) {
 }
 
 int print_measured(const GraphFile& file, const PlanOptions& options, std::ostream& out, std::ostream& err) {
-    const MeasuredPlan measured = measure_plan(file, chosen_profile(options.graph));
+    const Rules rules = chosen_rules(options.graph);
+    const MeasuredPlan measured = measure_plan(file, rules.profile());
     if (!measured.sizes) {
         err << input_name(options.graph) << ": " << measured.error << "\n";
         return 1;
@@ -151,7 +152,8 @@ int plan_after_reserve(const GraphFile& file, const PlanOptions& options, std::o
     reserve_input.input = options.reserve_with;
     reserve_input.model = {};
     const GraphFile reserved = load_graph_input(reserve_input);
-    const ReservedPlanRun result = run_plan_after_reserve(reserved, file, chosen_profile(options.graph));
+    const Rules rules = chosen_rules(options.graph);
+    const ReservedPlanRun result = run_plan_after_reserve(reserved, file, rules.profile());
     const PlanRun& run = result.run;
     if (!run.plan.reserve) {
         err << options.reserve_with << ": " << run.error << "\n";
@@ -166,7 +168,7 @@ int plan_after_reserve(const GraphFile& file, const PlanOptions& options, std::o
     } else {
         out << "needs_realloc says yes: " << result.realloc_reason << ".\n";
         if (file.buffer_count() == 1) {
-            const AllocatorProfile& profile = chosen_profile(options.graph);
+            const AllocatorProfile& profile = rules.profile();
             out << "With one buffer id, alloc_graph re-plans by itself (reserve); a buffer is allocated anew only "
                 << (profile.reallocation == Reallocation::when_a_chunk_grows ? "where a chunk grows"
                                                                              : "where the plan's total grows")
@@ -214,7 +216,8 @@ int plan(const PlanOptions& options, std::ostream& out, std::ostream& err) {
         if (!options.reserve_with.empty()) {
             return plan_after_reserve(file, options, out, err);
         }
-        const AllocatorProfile& profile = chosen_profile(options.graph);
+        const Rules rules = chosen_rules(options.graph);
+        const AllocatorProfile& profile = rules.profile();
         PlanRun run = run_plan(file, nullptr, profile);
         // One verdict: a plan that failed prints no table of places it did not make (JSON still
         // says `reserve` or `alloc_graph` false, with what was placed, for tools).
@@ -249,10 +252,10 @@ std::string upper(std::string word) {
     return word;
 }
 
-// The profile a file is checked under: the one asked for, else the one its source names.
-const AllocatorProfile& conform_profile(const GraphFile& file, const fs::path& path, const ConformOptions& options) {
-    if (!options.ggml_version.empty()) {
-        return chosen_profile(options.ggml_version);
+// The profile a file is checked under: the one asked for (`forced`), else the one its source names.
+const AllocatorProfile& conform_profile(const GraphFile& file, const fs::path& path, const AllocatorProfile* forced) {
+    if (forced != nullptr) {
+        return *forced;
     }
     if (const AllocatorProfile* profile = profile_for_source(file.expected->source)) {
         return *profile;
@@ -300,9 +303,17 @@ void print_warnings_once_per_kind(const ConformTally& tally, std::ostream& err) 
 
 int conform(const ConformOptions& options, std::ostream& out, std::ostream& err) {
     // An unknown --ggml-version fails before any file is read.
-    if (const int code = run_guarded(err, [&] { return (chosen_profile(options.ggml_version), kDone); }); code != kDone) {
+    std::optional<Rules> asked;
+    const auto resolve = [&] {
+        if (!options.ggml_version.empty()) {
+            asked = chosen_rules(options.ggml_version);
+        }
+        return kDone;
+    };
+    if (const int code = run_guarded(err, resolve); code != kDone) {
         return code;
     }
+    const AllocatorProfile* forced = asked ? &asked->profile() : nullptr;
     bool paths_ok = true;
     const auto [files, captures] = collect_inputs(options.paths, err, paths_ok);
     ConformTally tally;
@@ -314,7 +325,7 @@ int conform(const ConformOptions& options, std::ostream& out, std::ostream& err)
                 tally.add({ConformVerdict::Result::skip, path.string(), {"no expected plan"}, true});
                 continue;
             }
-            const AllocatorProfile& profile = conform_profile(file, path, options);
+            const AllocatorProfile& profile = conform_profile(file, path, forced);
             PlanRun run = run_plan(file, nullptr, profile);
             auto differences = compare_plans(*file.expected, run.plan);
             if (differences.empty()) {
@@ -331,7 +342,6 @@ int conform(const ConformOptions& options, std::ostream& out, std::ostream& err)
         }
     }
     // A capture whose program's allocator version cannot be told is a usage error: exit 2.
-    const AllocatorProfile* forced = options.ggml_version.empty() ? nullptr : &chosen_profile(options.ggml_version);
     for (const fs::path& folder : captures) {
         if (const int code = run_guarded(err, [&] { return (conform_capture(folder, forced, tally), kDone); }); code != kDone) {
             return code;

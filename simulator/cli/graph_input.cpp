@@ -7,7 +7,6 @@
 #include "simulator/model/capture_session.hpp"
 #include "simulator/trace/capture_replay.hpp"
 #include "simulator/model/input_file.hpp"
-#include "simulator/model/policy_file.hpp"
 #include "reference/dynamic_allocator.hpp"
 #include "reference/version_map.hpp"
 
@@ -117,20 +116,12 @@ GraphFile load_graph_input(const GraphInput& input, std::optional<std::string>& 
     return file;
 }
 
-const AllocatorProfile& chosen_profile(const std::string& ggml_version) {
-    if (ggml_version.empty()) {
-        return newest_profile();
+Rules chosen_rules(const std::string& ggml_version) {
+    try {
+        return resolve_rules(ggml_version);
+    } catch (const UnknownRules& unknown) {
+        throw UsageError("--ggml-version " + ggml_version + ": " + unknown.what());
     }
-    // One resolver for every way a user names a state (reference/version_map.hpp); what it
-    // cannot read may still be a policy file.
-    const ResolvedVersion resolved = resolve_version(ggml_version);
-    if (resolved.profile != nullptr) {
-        return *resolved.profile;
-    }
-    if (looks_like_policy_file(ggml_version)) {
-        return loaded_policy(ggml_version).profile();
-    }
-    throw UsageError("--ggml-version " + ggml_version + ": " + resolved.problem + "; or a policy file (docs/policies.md)");
 }
 
 namespace {
@@ -143,51 +134,31 @@ std::optional<VersionMatch> capture_version(const GraphInput& input) {
     return session_profile(*capture_call(input).picked.session);
 }
 
-} // namespace
-
-namespace {
-
-// The state a capture's call is planned by (`match`: capture_version's answer), else --ggml-version's.
-const AllocatorProfile& profile_for(const GraphInput& input, const std::optional<VersionMatch>& match) {
+// The rules a capture's call is planned by (`match`: capture_version's answer), else --ggml-version's.
+Rules rules_for(const GraphInput& input, const std::optional<VersionMatch>& match) {
     if (!match) {
-        return chosen_profile(input.ggml_version);
+        return chosen_rules(input.ggml_version);
     }
     if (match->profile == nullptr) {
         throw UsageError(input.input + ": " + match->note + "; name the state with --ggml-version");
     }
-    return *match->profile;
+    return Rules(*match->profile);
 }
 
 } // namespace
 
-const AllocatorProfile& chosen_profile(const GraphInput& input) {
-    return profile_for(input, capture_version(input));
+Rules chosen_rules(const GraphInput& input) {
+    return rules_for(input, capture_version(input));
 }
 
 std::string planned_by(const GraphInput& input, const GraphFile& file) {
     const std::optional<VersionMatch> match = capture_version(input);  // the capture read once for both
-    std::string text = planned_by_text(profile_for(input, match), file.buffer_types);
+    std::string text = planned_by_text(rules_for(input, match).profile(), file.buffer_types);
     // When the capture's program could have run more than one state, the first line says so.
     if (match && !match->note.empty()) {
         text += " (" + match->note + "; --ggml-version picks another)";
     }
     return text;
-}
-
-const Policy& loaded_policy(const std::string& file) {
-    // A command plans by a policy for as long as it runs: the policies it read stay loaded
-    // for the process (a handful of small objects), each read once.
-    static std::vector<std::unique_ptr<const Policy>> loaded;
-    for (const auto& policy : loaded) {
-        if (policy->file() == file) {
-            return *policy;
-        }
-    }
-    return *loaded.emplace_back(load_policy_file(file));
-}
-
-GraphFile load_input(const std::string& input) {
-    return load_graph_input({.input = input});
 }
 
 GraphFile example_from_flags(const std::string& name, const ModelFlags& flags) {

@@ -7,6 +7,7 @@
 #include "simulator/model/buffer_settings.hpp"
 #include "simulator/model/examples.hpp"
 #include "simulator/model/graph_file.hpp"
+#include "simulator/model/rules.hpp"
 
 #include <cstddef>
 #include <cstdint>
@@ -49,18 +50,16 @@ struct GraphInput {
     std::string call{};          // --call SESSION:CALL, for a capture folder; empty: the call that set the largest buffer
 };
 
-// The profile --ggml-version (or --policy) names: a state, a ggml version, or a policy file
-// (the newest state when empty). Throws UsageError naming the known versions for anything
-// else, GraphFileError for a policy file that cannot be read.
-const AllocatorProfile& chosen_profile(const std::string& ggml_version);
+// The rules --ggml-version (or --policy) names: a state, a ggml version, or a policy file (the
+// newest state when empty; model/rules.hpp). Throws UsageError naming the known versions for
+// anything else, GraphFileError for a policy file that cannot be read.
+Rules chosen_rules(const std::string& ggml_version);
 // The same for a command's input: without --ggml-version, a capture's call is planned by the
 // state its program's ggml carried (as conform replays it), anything else by the newest.
-const AllocatorProfile& chosen_profile(const GraphInput& input);
+Rules chosen_rules(const GraphInput& input);
 // What every text report's first line says planned it (analysis/planned_by), with the version
 // map's note when a capture's program could have run more than one state.
 std::string planned_by(const GraphInput& input, const GraphFile& file);
-// A policy file, read once per process and kept loaded while the process runs.
-const Policy& loaded_policy(const std::string& file);
 
 // A path that names an existing file is loaded, "-" reads the file from standard input, a
 // capture folder gives the graph of one of its calls (model/capture_call.hpp: --call's, or the
@@ -75,7 +74,6 @@ GraphFile load_graph_input(const GraphInput& input);
 // The same, for a command that loads "-" more than once (diff): standard input is read into
 // `standard_input` the first time and parsed from there every time.
 GraphFile load_graph_input(const GraphInput& input, std::optional<std::string>& standard_input);
-GraphFile load_input(const std::string& input);  // no flags
 
 // The model's inputs from the flags; throw UsageError for a flag that is wrong.
 ExampleOptions example_options(const ModelFlags& flags);

@@ -258,9 +258,13 @@ nlohmann::ordered_json comparison_json(const PolicyComparison& c) {
 
 int policy_compare(const PolicyCompareOptions& options, std::ostream& out, std::ostream& err) {
     return run_guarded(err, [&]() -> int {
-        std::vector<const AllocatorProfile*> policies{&chosen_profile(options.against)};
+        std::vector<Rules> rules{chosen_rules(options.against)};
         for (const std::string& policy : options.policies) {
-            policies.push_back(&chosen_profile(policy));
+            rules.push_back(chosen_rules(policy));
+        }
+        std::vector<const AllocatorProfile*> policies;
+        for (const Rules& named : rules) {
+            policies.push_back(&named.profile());
         }
         if (options.inputs.empty()) {
             throw UsageError("policy compare: give graph files, folders or capture folders to compare the policies on");
@@ -286,7 +290,8 @@ int policy_compare(const PolicyCompareOptions& options, std::ostream& out, std::
 
 int policy_export(const PolicyExportOptions& options, std::ostream& out, std::ostream& err) {
     return run_guarded(err, [&]() -> int {
-        const AllocatorProfile& profile = chosen_profile(options.state);
+        const Rules rules = chosen_rules(options.state);
+        const AllocatorProfile& profile = rules.profile();
         const std::string name = options.name.value_or(std::string(profile.name));
         const std::string description = is_builtin_profile(profile)
                                             ? "every rule of " + std::string(profile.name) + ": " + std::string(profile.upstream)

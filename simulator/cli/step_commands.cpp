@@ -17,6 +17,8 @@
 #include "simulator/trace/trace.hpp"
 #include "simulator/trace/trace_json.hpp"
 
+#include "simulator/analysis/plan_stats.hpp"
+#include "simulator/model/amount_text.hpp"
 #include "simulator/cli/command_registry.hpp"
 
 #include <CLI/CLI.hpp>
@@ -45,7 +47,8 @@ struct LoadedTrace {
 LoadedTrace load_trace(const GraphInput& input, std::ostream& err) {
     GraphFile file = load_graph_input(input);
     auto warnings = note_early_reads(file, input.input, err);
-    const AllocatorProfile& profile = chosen_profile(input);
+    const Rules rules = chosen_rules(input);
+    const AllocatorProfile& profile = rules.profile();
     return {record_trace(file, profile), std::move(warnings), planned_by(input, file)};
 }
 
@@ -56,18 +59,6 @@ std::string context(const Trace& trace, const TraceEvent& event) {
     }
     const TraceTensor& node = trace.tensor(event.node);
     return "node step " + std::to_string(node.position + 1) + " of " + std::to_string(trace.node_count) + ", " + node.name;
-}
-
-std::string percent1(double share) {
-    std::ostringstream s;
-    s << std::fixed << std::setprecision(1) << 100.0 * share << " %";
-    return s.str();
-}
-
-std::string fixed2(double value) {
-    std::ostringstream s;
-    s << std::fixed << std::setprecision(2) << value;
-    return s.str();
 }
 
 
@@ -153,9 +144,7 @@ public:
         const SimState& state = cursor_.state();
         const MemoryStats stats = memory_stats(state);
         out_ << (state.position == 0 ? std::string("At the start") : "After event " + std::to_string(state.position))
-             << ": " << byte_count(stats.live_bytes) << " live, high-water mark " << byte_count(stats.high_water) << ", "
-             << byte_count(stats.free_bytes) << " free below it, " << percent1(stats.hole_share()) << " of it in holes (largest hole "
-             << stats.largest_free << ", fragmentation " << fixed2(stats.fragmentation) << ").\n";
+             << ": " << memory_text(stats) << ".\n";
         for (const int id : trace.allocator_buffer_ids()) {
             const TraceBuffer& buffer = trace.buffer(id);
             const AllocatorState& allocator = state.allocator_of(trace, id);
@@ -273,97 +262,6 @@ private:
 
 // --- stats ----------------------------------------------------------------------------
 
-struct PlanSummary {
-    std::size_t peak_live = 0;
-    std::size_t peak_live_event = 0;  // counted from 1; 0: nothing was ever live
-    double worst_fragmentation = 0.0;
-    std::size_t worst_fragmentation_event = 0;
-    std::array<std::size_t, kEventKindCount> kinds{};
-    std::array<std::size_t, 3> choices{};  // by BlockChoice
-
-    std::size_t count(EventKind kind) const { return kinds[static_cast<std::size_t>(kind)]; }
-    std::size_t allocations() const {
-        return count(EventKind::leaf_allocated) + count(EventKind::input_allocated) + count(EventKind::parent_allocated) +
-               count(EventKind::node_allocated);
-    }
-};
-
-// One row of the stats table: the state after an event.
-struct StatsRow {
-    std::size_t event = 0;  // counted from 1
-    EventKind kind{};
-    std::size_t node_step = 0;
-    MemoryStats memory;
-};
-
-// "event 180 (node step 28, node-allocated ffn_up-0)"
-std::string event_position(const Trace& trace, std::size_t event) {
-    const TraceEvent& e = trace.events[event - 1];
-    const auto touched = touched_tensors(e);
-    return "event " + std::to_string(event) + " (node step " + std::to_string(node_step(trace, e)) + ", " +
-           std::string(kind_name(kind_of(e))) + (touched.empty() ? "" : " " + trace.tensor(touched.front()).name) + ")";
-}
-
-// The holes below each buffer's high-water mark at the event that set its size (trace/peak),
-// all buffers together: what the plan wastes, as `why` tells hole by hole.
-struct HolesAtSize {
-    std::size_t bytes = 0;
-    std::size_t size = 0;  // the buffers' sizes together
-    double share() const { return size == 0 ? 0.0 : static_cast<double>(bytes) / static_cast<double>(size); }
-};
-
-HolesAtSize holes_at_size(const Trace& trace) {
-    HolesAtSize holes;
-    for (const BufferPeak& peak : buffer_peaks(trace)) {
-        holes.bytes += peak.hole_bytes();
-        holes.size += peak.size;
-    }
-    return holes;
-}
-
-void print_summary(const Trace& trace, const SimState& final_state, const PlanSummary& summary, std::ostream& out) {
-    const MemoryStats final_stats = memory_stats(final_state);
-    out << "Whole plan (" << counted(trace.size(), "event") << ", " << counted(trace.node_count, "node step") << "):\n";
-    out << "  peak live bytes: " << byte_count(summary.peak_live);
-    if (summary.peak_live_event > 0) {
-        out << " at " << event_position(trace, summary.peak_live_event);
-    }
-    out << "\n  high-water mark: " << byte_count(final_stats.high_water);
-    std::vector<std::string> per_buffer;
-    for (const int id : trace.allocator_buffer_ids()) {
-        per_buffer.push_back("buffer " + std::to_string(id) + ": " +
-                             std::to_string(memory_stats(final_state.allocator_of(trace, id)).high_water));
-    }
-    if (per_buffer.size() > 1) {
-        out << " (";
-        for (std::size_t i = 0; i < per_buffer.size(); ++i) {
-            out << (i ? "; " : "") << per_buffer[i];
-        }
-        out << ")";
-    }
-    if (summary.peak_live > 0) {
-        out << ", " << fixed2(static_cast<double>(final_stats.high_water) / static_cast<double>(summary.peak_live))
-            << " times the peak live bytes";
-    }
-    const HolesAtSize holes = holes_at_size(trace);
-    out << "\n  in holes when each buffer's size was set: " << byte_count(holes.bytes) << ", " << percent1(holes.share())
-        << " of the high-water mark (gallocsim why tells each hole)";
-    out << "\n  at the end: " << byte_count(final_stats.live_bytes) << " live, " << byte_count(final_stats.free_bytes)
-        << " free below the high-water mark, " << percent1(final_stats.hole_share()) << " of it (largest hole "
-        << final_stats.largest_free << ", fragmentation " << fixed2(final_stats.fragmentation) << ")\n";
-    out << "  worst fragmentation (1 - largest hole / free bytes: how scattered the holes are, not how many bytes): "
-        << fixed2(summary.worst_fragmentation);
-    if (summary.worst_fragmentation_event > 0) {
-        out << " at " << event_position(trace, summary.worst_fragmentation_event);
-    }
-    out << "\n  allocations: " << summary.allocations() << " (" << summary.choices[0] << " best fit, " << summary.choices[1]
-        << " from a tail, " << summary.choices[2] << " in a new chunk); in-place reuses: "
-        << summary.count(EventKind::in_place_reused) << " (" << summary.count(EventKind::in_place_rejected)
-        << " candidates rejected); frees: " << summary.count(EventKind::tensor_freed) << " (+"
-        << summary.count(EventKind::extra_space_freed) << " extra-space frees); outputs kept: "
-        << summary.count(EventKind::output_kept) << "\n";
-}
-
 bool check_range(const TraceOptions& options, std::size_t events, std::ostream& err) {
     const std::size_t to = options.to.value_or(events);
     if (events == 0 && !options.to && options.from == 1) {
@@ -393,45 +291,43 @@ nlohmann::json event_json(const Trace& trace, std::size_t event) {
     return {{"event", event}, {"node_step", node_step(trace, trace.events[event - 1])}};
 }
 
-nlohmann::json stats_json(const Trace& trace, const SimState& final_state, const PlanSummary& summary,
-                          const std::vector<StatsRow>& rows, bool with_rows) {
-    const HolesAtSize holes = holes_at_size(trace);  // one replay of the trace (buffer_peaks)
+nlohmann::json stats_json(const Trace& trace, const PlanStats& stats, bool with_rows) {
     using nlohmann::json;
     json per_buffer = json::array();
-    for (const int id : trace.allocator_buffer_ids()) {
-        per_buffer.push_back({{"buffer", id}, {"high_water", memory_stats(final_state.allocator_of(trace, id)).high_water}});
+    for (const BufferHighWater& buffer : stats.high_water_per_buffer) {
+        per_buffer.push_back({{"buffer", buffer.buffer}, {"high_water", buffer.bytes}});
     }
-    json peak = event_json(trace, summary.peak_live_event);
+    json peak = event_json(trace, stats.peak_live_event);
     if (!peak.is_null()) {
-        peak["bytes"] = summary.peak_live;
+        peak["bytes"] = stats.peak_live;
     }
-    json worst = event_json(trace, summary.worst_fragmentation_event);
+    json worst = event_json(trace, stats.worst_fragmentation_event);
     if (!worst.is_null()) {
-        worst["fragmentation"] = summary.worst_fragmentation;
+        worst["fragmentation"] = stats.worst_fragmentation;
     }
     json result{{"graph", trace.graph_name},
                 {"events", trace.size()},
                 {"node_steps", trace.node_count},
                 {"peak_live", peak},
-                {"high_water", memory_stats(final_state).high_water},
+                {"high_water", stats.at_end.high_water},
                 {"high_water_per_buffer", per_buffer},
-                {"at_end", memory_json(memory_stats(final_state))},
-                {"holes_at_size", {{"bytes", holes.bytes}, {"share", holes.share()}}},
+                {"at_end", memory_json(stats.at_end)},
+                {"holes_at_size", {{"bytes", stats.holes_at_size}, {"share", stats.holes_share()}}},
                 {"worst_fragmentation", worst},
                 {"allocations",
-                 {{"total", summary.allocations()},
-                  {"best_fit", summary.choices[0]},
-                  {"from_tail", summary.choices[1]},
-                  {"new_chunk", summary.choices[2]}}},
-                {"in_place_reuses", summary.count(EventKind::in_place_reused)},
-                {"in_place_rejected", summary.count(EventKind::in_place_rejected)},
-                {"frees", summary.count(EventKind::tensor_freed)},
-                {"extra_space_frees", summary.count(EventKind::extra_space_freed)},
-                {"outputs_kept", summary.count(EventKind::output_kept)},
+                 {{"total", stats.allocations()},
+                  {"best_fit", stats.choices[0]},
+                  {"from_tail", stats.choices[1]},
+                  {"new_chunk", stats.choices[2]}}},
+                {"in_place_reuses", stats.count(EventKind::in_place_reused)},
+                {"in_place_rejected", stats.count(EventKind::in_place_rejected)},
+                {"frees", stats.count(EventKind::tensor_freed)},
+                {"extra_space_frees", stats.count(EventKind::extra_space_freed)},
+                {"outputs_kept", stats.count(EventKind::output_kept)},
                 {"error", trace.error.empty() ? json() : json(trace.error)}};
     if (with_rows) {
         json list = json::array();
-        for (const StatsRow& row : rows) {
+        for (const StatsRow& row : stats.rows) {
             json item = memory_json(row.memory);
             item["event"] = row.event;
             item["kind"] = kind_name(row.kind);
@@ -527,35 +423,10 @@ int stats(const StatsOptions& options, std::ostream& out, std::ostream& err) {
     return run_guarded(err, [&] {
         const LoadedTrace loaded = load_trace(options.graph, err);
         const Trace& recorded = loaded.trace;
-        PlanSummary summary;
-        std::vector<StatsRow> rows;
-        rows.reserve(options.summary_only ? 0 : recorded.size());
         Progress progress(err, "replaying " + options.graph.input, recorded.size());
-        SimState state = initial_state(recorded);
-        while (state.position < recorded.size()) {
-            const TraceEvent& event = recorded.events[state.position];
-            const EventKind kind = kind_of(event);
-            summary.kinds[static_cast<std::size_t>(kind)] += 1;
-            if (const auto* allocated = std::get_if<Recorded<event::TensorAllocated>>(&event.data)) {
-                summary.choices[static_cast<std::size_t>(recorded.taken(*allocated).choice)] += 1;
-            }
-            apply_next(state, recorded);
-            progress.update(state.position);
-            const MemoryStats stats = memory_stats(state);
-            if (stats.live_bytes > summary.peak_live) {
-                summary.peak_live = stats.live_bytes;
-                summary.peak_live_event = state.position;
-            }
-            if (stats.fragmentation > summary.worst_fragmentation) {
-                summary.worst_fragmentation = stats.fragmentation;
-                summary.worst_fragmentation_event = state.position;
-            }
-            if (!options.summary_only) {
-                rows.push_back({state.position, kind, node_step(recorded, event), stats});
-            }
-        }
+        const PlanStats stats = plan_stats(recorded, !options.summary_only, [&](std::size_t done) { progress.update(done); });
         if (options.json) {
-            nlohmann::json report = stats_json(recorded, state, summary, rows, !options.summary_only);
+            nlohmann::json report = stats_json(recorded, stats, !options.summary_only);
             report["warnings"] = loaded.warnings;
             out << report.dump(2, ' ', /*ensure_ascii=*/true) << "\n";
         } else {
@@ -565,7 +436,7 @@ int stats(const StatsOptions& options, std::ostream& out, std::ostream& err) {
                 out << " event  kind                node step" << std::setw(14) << "live" << std::setw(14) << "high-water"
                     << std::setw(14) << "free" << std::setw(8) << "holes" << std::setw(14) << "largest free" << std::setw(7)
                     << "frag" << "\n";
-                for (const StatsRow& row : rows) {
+                for (const StatsRow& row : stats.rows) {
                     out << std::setw(6) << row.event << "  " << std::left << std::setw(19) << kind_name(row.kind)
                         << std::right << std::setw(10) << row.node_step << std::setw(14) << row.memory.live_bytes
                         << std::setw(14) << row.memory.high_water << std::setw(14) << row.memory.free_bytes
@@ -573,7 +444,11 @@ int stats(const StatsOptions& options, std::ostream& out, std::ostream& err) {
                         << "\n";
                 }
             }
-            print_summary(recorded, state, summary, out);
+            const PlanStatsWords words = plan_stats_words(recorded, stats);
+            out << words.heading << "\n";
+            for (const std::string& line : words.lines) {
+                out << "  " << line << "\n";
+            }
         }
         if (!recorded.error.empty()) {
             err << input_name(options.graph) << ": " << recorded.error << "\n";

@@ -41,27 +41,6 @@ struct WhyOptions {
     bool full_names = false;  // names whole in the lists of live tensors (else cut at kNameColumns)
 };
 
-std::string percent_of(std::size_t part, std::size_t whole) {
-    std::ostringstream text;
-    text << std::fixed << std::setprecision(1) << (whole == 0 ? 0.0 : 100.0 * static_cast<double>(part) / static_cast<double>(whole))
-         << " %";
-    return text.str();
-}
-
-std::string event_text(const Trace& trace, std::size_t event) {
-    const TraceEvent& e = trace.events[event];
-    const std::size_t step = node_step(trace, e);
-    std::string text = "event " + std::to_string(event + 1) + " of " + std::to_string(trace.size()) + " (" +
-                       std::string(kind_name(kind_of(e))) + "), node step " + std::to_string(step) + " of " +
-                       std::to_string(trace.node_count);
-    return text + (e.node != kNoTensor ? " (" + trace.tensor(e.node).name + " running)" : " (before the first node)");
-}
-
-std::string split_label(const TraceTensor& tensor, const SchedulerSplits& splits) {
-    const auto split = splits.split_of(tensor);
-    return split ? "split #" + std::to_string(*split) : "";
-}
-
 void print_text(const Trace& trace, const GraphLifetimes& lifetimes, const std::vector<BufferAnswer>& answers,
                 const std::string& planned_by, std::size_t name_limit, std::ostream& out) {
     const SchedulerSplits splits = scheduler_splits(trace);
@@ -70,65 +49,41 @@ void print_text(const Trace& trace, const GraphLifetimes& lifetimes, const std::
         out << ", " << splits_summary(trace, splits);
     }
     out << "; " << planned_by << "\n";
-    for (const BufferAnswer& a : answers) {
-        const BufferPeak& peak = *a.peak;
-        out << "\nbuffer " << peak.buffer_id << " (" << a.type->name << ", alignment " << a.type->alignment
-            << "): " << byte_count(peak.size);
-        if (peak.chunk_sizes.size() > 1) {
-            out << " in " << peak.chunk_sizes.size() << " chunks:";
-            for (std::size_t size : peak.chunk_sizes) {
-                out << " " << size;
-            }
-        }
-        out << "\n";
-        if (!peak.event) {
-            // No event raised its high-water mark: no tensor went there, or only zero-byte ones.
-            out << "  no tensor in it ever took a byte\n";
+    for (const BufferAnswer& answer : answers) {
+        const BufferWords words = buffer_words(trace, lifetimes, splits, answer);
+        out << "\n" << words.title << "\n";
+        if (!words.empty.empty()) {
+            out << "  " << words.empty << "\n";
             continue;
         }
-        out << "  its high-water mark was set at " << event_text(trace, *peak.event) << "\n";
-        out << "  live then: " << counted(peak.live.size(), "tensor") << ", " << byte_count(peak.live_bytes()) << "\n";
+        out << "  " << words.high_water << "\n  " << words.live << "\n";
         std::size_t width = 6;
-        for (const PeakTensor& t : peak.live) {
+        for (const LiveTensorWords& t : words.live_tensors) {
             width = std::max(width, std::min(display_width(trace.tensor(t.tensor).name), name_limit));
         }
-        for (const PeakTensor& t : peak.live) {
-            const TraceTensor& tensor = trace.tensor(t.tensor);
-            out << "    " << padded(shortened(tensor.name, name_limit), width) << "  " << std::left << std::setw(10)
-                << (tensor.role == TensorRole::leaf ? std::string_view("leaf") : op_name(tensor.op));
+        for (const LiveTensorWords& t : words.live_tensors) {
+            out << "    " << padded(shortened(trace.tensor(t.tensor).name, name_limit), width) << "  " << std::left
+                << std::setw(10) << t.op;
             if (!splits.empty()) {
-                out << std::setw(10) << split_label(tensor, splits);
+                out << std::setw(10) << t.split;
             }
-            out << std::right << std::setw(12) << t.bytes << " bytes  " << lifetime_end_text(trace, lifetimes, t.tensor);
-            if (const std::string without = a.without_text(static_cast<std::size_t>(&t - peak.live.data())); !without.empty()) {
-                out << "; " << without;
+            out << std::right << std::setw(12) << t.bytes << " bytes  " << t.kept_by;
+            if (!t.without.empty()) {
+                out << "; " << t.without;
             }
             out << "\n";
         }
-        out << "  live then by op: " << live_groups_text(a.live_by_op) << "\n";
-        out << "  live then by layer: " << live_by_layer_text(a) << "\n";
-        out << "  holes below the high-water mark then: " << counted(peak.holes.size(), "hole") << ", "
-            << byte_count(peak.hole_bytes()) << "\n";
-        for (std::size_t i = 0; i < peak.holes.size(); ++i) {
-            const PeakHole& hole = peak.holes[i];
-            out << "    " << hole_title(hole) << "\n";
-            for (const HoleBytes& run : hole.bytes) {
-                out << "      " << hole_bytes_text(trace, run) << "\n";
-            }
-            out << "      " << hole_stays_text(trace, hole) << "\n";
-            for (const std::string& what_if : hole_what_if_texts(trace, a, i)) {
-                out << "      " << what_if << "\n";
+        out << "  " << words.live_by_op << "\n  " << words.live_by_layer << "\n  " << words.holes << "\n";
+        for (const HoleWords& hole : words.hole_list) {
+            out << "    " << hole.title << "\n";
+            for (const std::string& line : hole.lines) {
+                out << "      " << line << "\n";
             }
         }
-        if (a.arena != nullptr) {
-            out << "  " << a.bound_text() << "\n";
-            out << "  the bound is reached at " << bound_position_text(trace, *a.arena) << "\n";
-        }
-        if (peak.size > a.lower_bound()) {
-            out << "  the allocator's choices cost " << byte_count(peak.size - a.lower_bound()) << " ("
-                << percent_of(peak.size - a.lower_bound(), a.lower_bound()) << ") over the bound\n";
-        } else {
-            out << "  the plan meets the bound: only a different in-place decision or graph could need less\n";
+        for (const std::string* line : {&words.bound, &words.bound_at, &words.verdict}) {
+            if (!line->empty()) {
+                out << "  " << *line << "\n";
+            }
         }
     }
 }
@@ -243,7 +198,8 @@ int why(const WhyOptions& options, std::ostream& out, std::ostream& err) {
     return run_guarded(err, [&] {
         GraphFile file = load_graph_input(options.graph);
         auto warnings = note_early_reads(file, input_name(options.graph), err);
-        const AllocatorProfile& profile = chosen_profile(options.graph);
+        const Rules rules = chosen_rules(options.graph);
+        const AllocatorProfile& profile = rules.profile();
         // One plan: the peaks, the lifetimes and the comparison are all read off it; then the
         // what-if plans take its working copy of the graph (its places are read by then).
         GgmlPlan ggml = run_ggml_plan(file, profile);

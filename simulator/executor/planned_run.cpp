@@ -20,10 +20,6 @@ PlannedRun failed(std::string error) {
 
 } // namespace
 
-std::string_view planner_name(Planner planner) {
-    return planner == Planner::gallocr ? "gallocr" : "oracle";
-}
-
 PlannedRun plan_and_run(Graph& graph, std::span<BufferType* const> types, std::span<const int> node_buffer_ids,
                         std::span<const int> leaf_buffer_ids, Planner planner, Executor& executor,
                         const ExecutionOptions& options) {

@@ -16,8 +16,6 @@ namespace gallocsim {
 
 enum class Planner { gallocr, oracle };
 
-std::string_view planner_name(Planner planner);
-
 struct PlannedRun {
     ExecutionResult result;          // result.error also says why planning failed
     std::size_t planned_bytes = 0;   // the bytes of the buffers the plan allocated

@@ -31,4 +31,20 @@ std::string counted(std::uint64_t n, std::string_view noun) {
     return std::to_string(n) + " " + std::string(noun) + (n == 1 ? "" : "s");
 }
 
+std::string percent1(double share) {
+    char text[48];
+    std::snprintf(text, sizeof text, "%.1f %%", 100.0 * share);
+    return text;
+}
+
+std::string percent_of(std::uint64_t part, std::uint64_t whole) {
+    return percent1(whole == 0 ? 0.0 : static_cast<double>(part) / static_cast<double>(whole));
+}
+
+std::string fixed2(double value) {
+    char text[48];
+    std::snprintf(text, sizeof text, "%.2f", value);
+    return text;
+}
+
 } // namespace gallocsim

@@ -18,4 +18,11 @@ std::string byte_count(std::uint64_t bytes);
 // "2 consumers", "1 view": a count and a noun that takes an s in the plural.
 std::string counted(std::uint64_t n, std::string_view noun);
 
+// A share as a percentage with one decimal: 0.2504 → "25.0 %".
+std::string percent1(double share);
+// The share `part` is of `whole`, the same way ("0.0 %" of nothing).
+std::string percent_of(std::uint64_t part, std::uint64_t whole);
+// A ratio or measure with two decimals: "1.07".
+std::string fixed2(double value);
+
 } // namespace gallocsim

@@ -195,15 +195,6 @@ std::vector<CallReplay> replay_session(const CaptureSession& session, const Allo
     return replays;
 }
 
-std::string describe_call(const CapturedCall& call) {
-    std::string text = "call " + std::to_string(call.number) + ": " + short_name(call.function) + ", " +
-                       std::to_string(call.nodes) + (call.nodes == 1 ? " node" : " nodes");
-    if (call.replanned) {
-        text += *call.replanned ? ", re-planned" : ", kept the plan";
-    }
-    return text;
-}
-
 namespace {
 
 // Replays calls [replayer.next_call(), end) untraced; throws when one cannot be replayed.

@@ -99,7 +99,4 @@ struct CallTrace {
 // Throws GraphFileError when the call cannot be reached (a call before it cannot be replayed).
 CallTrace trace_call(const CaptureSession& session, std::size_t index, const AllocatorProfile& profile);
 
-// A short label of a call: "call 3: alloc_graph, 68 nodes, re-planned".
-std::string describe_call(const CapturedCall& call);
-
 } // namespace gallocsim

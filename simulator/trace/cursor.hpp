@@ -49,7 +49,6 @@ public:
         : Cursor(std::make_shared<const Trace>(std::move(trace)), checkpoint_interval) {}
 
     const Trace& trace() const { return *trace_; }
-    std::shared_ptr<const Trace> shared_trace() const { return trace_; }
     std::size_t size() const { return trace_->size(); }
     std::size_t position() const { return state_.position; }
     bool at_start() const { return position() == 0; }

@@ -53,7 +53,6 @@ struct MemorySpan {
     TensorId in_place_of = kNoTensor;  // the parent whose memory it took over
 
     bool live_at(std::size_t position) const { return first <= position && position < end; }
-    bool live_in_step(std::size_t step) const { return first_step <= step && step <= last_step; }
 };
 
 // One chunk of an allocator, as large as it ever gets in the trace.

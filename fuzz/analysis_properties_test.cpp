@@ -4,7 +4,7 @@
 #include "fuzz/counterexample.hpp"
 #include "fuzz/independent_checks.hpp"
 #include "fuzz/property_support.hpp"
-#include "simulator/analysis/analysis_plans.hpp"
+#include "simulator/analysis/ggml_plan.hpp"
 #include "simulator/analysis/checker.hpp"
 #include "simulator/analysis/in_place_bound.hpp"
 

@@ -5,7 +5,8 @@
 // second definition from creeping back, and the bound honest where alignment pads.
 #include "fuzz/counterexample.hpp"
 #include "fuzz/property_support.hpp"
-#include "simulator/analysis/analysis_plans.hpp"
+#include "simulator/analysis/comparison.hpp"
+#include "simulator/analysis/ggml_plan.hpp"
 #include "simulator/analysis/checker.hpp"
 #include "simulator/analysis/minimalloc.hpp"
 #include "simulator/analysis/planners.hpp"

@@ -6,7 +6,8 @@
 // node limit stops it), always hand the checker a valid plan, and stay at or below both
 // heuristics. Each rule of the search switched off must change no answer.
 #include "fuzz/property_support.hpp"
-#include "simulator/analysis/analysis_plans.hpp"
+#include "simulator/analysis/comparison.hpp"
+#include "simulator/analysis/ggml_plan.hpp"
 #include "simulator/analysis/checker.hpp"
 #include "simulator/analysis/exact/fit_search.hpp"
 #include "simulator/analysis/planners.hpp"

@@ -1,7 +1,8 @@
 // The analysis commands as the command line runs them: their output and exit codes.
 #include "simulator/cli/analysis_commands.hpp"
 #include "simulator/analysis/analysis.hpp"
-#include "simulator/analysis/analysis_plans.hpp"
+#include "simulator/analysis/comparison.hpp"
+#include "simulator/analysis/ggml_plan.hpp"
 #include "simulator/model/buffer_settings.hpp"
 #include "simulator/model/examples.hpp"
 #include "tests/cli_run.hpp"

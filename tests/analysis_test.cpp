@@ -2,7 +2,9 @@
 // expectation is worked out from ggml's release rule by hand, in the picture above it. Step 0
 // is the start (leafs and inputs); step i+1 is node i running.
 #include "simulator/analysis/analysis.hpp"
-#include "simulator/analysis/analysis_plans.hpp"
+#include "simulator/analysis/comparison.hpp"
+#include "simulator/analysis/ggml_plan.hpp"
+#include "simulator/analysis/what_if.hpp"
 #include "simulator/analysis/in_place_bound.hpp"
 #include "simulator/model/examples.hpp"
 

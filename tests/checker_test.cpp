@@ -1,6 +1,7 @@
 // The plan checker on hand-made plans, good and bad, and on ggml's plan for every golden
 // file. Pictures: one row per tensor, bytes left to right, with the steps it is live.
-#include "simulator/analysis/analysis_plans.hpp"
+#include "simulator/analysis/ggml_plan.hpp"
+#include "simulator/analysis/plan_check.hpp"
 #include "simulator/analysis/checker.hpp"
 
 #include "golden_files.hpp"

@@ -2,7 +2,9 @@
 // graphs tensor for tensor (and so upstream's plans), and the other models are what they
 // say they are.
 #include "reference/builder.hpp"
-#include "simulator/analysis/analysis_plans.hpp"
+#include "simulator/analysis/comparison.hpp"
+#include "simulator/model/buffer_settings.hpp"
+#include "simulator/analysis/ggml_plan.hpp"
 #include "simulator/model/examples.hpp"
 
 #include "golden_files.hpp"

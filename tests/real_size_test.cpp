@@ -5,7 +5,8 @@
 // call they conform (ctest's real_size_captures); here the same graphs meet chunks: planned
 // with a max size below and above their largest tensor, every plan is checked by the checker,
 // which knows nothing of how plans are made.
-#include "simulator/analysis/analysis_plans.hpp"
+#include "simulator/analysis/ggml_plan.hpp"
+#include "simulator/analysis/plan_check.hpp"
 #include "simulator/analysis/checker.hpp"
 #include "simulator/model/buffer_settings.hpp"
 #include "simulator/model/corpus.hpp"

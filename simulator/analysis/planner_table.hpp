@@ -4,7 +4,7 @@
 // a Comparison; `gallocsim compare` prints it and the GUI's Statistics panel shows it, so both
 // name and order the rows the same way.
 
-#include "simulator/analysis/analysis_plans.hpp"
+#include "simulator/analysis/comparison.hpp"
 
 #include <cstddef>
 #include <string>

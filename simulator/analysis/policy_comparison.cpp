@@ -1,6 +1,8 @@
 #include "simulator/analysis/policy_comparison.hpp"
 
-#include "simulator/analysis/analysis_plans.hpp"
+#include "simulator/analysis/comparison.hpp"
+#include "simulator/analysis/ggml_plan.hpp"
+#include "simulator/analysis/plan_check.hpp"
 
 #include <algorithm>
 #include <numeric>

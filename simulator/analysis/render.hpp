@@ -6,7 +6,7 @@
 // A tensor has the same colour in every picture (a hash of its name). Elements carry
 // data-* attributes (name, offset, size, steps) so pictures can be read back by tools.
 
-#include "simulator/analysis/analysis_plans.hpp"
+#include "simulator/analysis/ggml_plan.hpp"
 #include "simulator/analysis/policy_comparison.hpp"
 #include "simulator/trace/trace.hpp"
 

@@ -8,7 +8,8 @@
 // went past the hole to the tail, and what each tensor that made it costs. The sentences are
 // here too; front ends only lay them out.
 
-#include "simulator/analysis/analysis_plans.hpp"
+#include "simulator/analysis/comparison.hpp"
+#include "simulator/analysis/what_if.hpp"
 #include "simulator/trace/peak.hpp"
 #include "simulator/trace/scheduler_splits.hpp"
 

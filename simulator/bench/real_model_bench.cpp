@@ -5,7 +5,10 @@
 // largest of tests/data/captures' real-size captures, or each graph file named in
 // GALLOCSIM_BENCH_GRAPHS (colon-separated; a capture's graphs/ID.json copied out, or any graph
 // file), so the larger corpus (tests/models/capture_corpus.sh --matrix) can be measured too.
-#include "simulator/analysis/analysis_plans.hpp"
+#include "simulator/analysis/comparison.hpp"
+#include "simulator/analysis/ggml_plan.hpp"
+#include "simulator/analysis/plan_check.hpp"
+#include "simulator/analysis/what_if.hpp"
 #include "simulator/analysis/policy_comparison.hpp"
 #include "simulator/analysis/why_report.hpp"
 #include "simulator/model/corpus.hpp"

@@ -5,7 +5,10 @@
 #include "simulator/model/policy_file.hpp"
 
 #include "simulator/model/amount_text.hpp"
-#include "simulator/analysis/analysis_plans.hpp"
+#include "simulator/analysis/comparison.hpp"
+#include "simulator/analysis/ggml_plan.hpp"
+#include "simulator/analysis/plan_diff.hpp"
+#include "simulator/analysis/rule_effects.hpp"
 #include "simulator/analysis/planner_table.hpp"
 #include "simulator/analysis/minimalloc.hpp"
 #include "simulator/analysis/render.hpp"

@@ -6,7 +6,8 @@
 // built as data (analysis/why_report.hpp); this file prints it and declares the options.
 #include "simulator/model/visible_text.hpp"
 
-#include "simulator/analysis/analysis_plans.hpp"
+#include "simulator/analysis/comparison.hpp"
+#include "simulator/analysis/ggml_plan.hpp"
 #include "simulator/analysis/why_report.hpp"
 #include "simulator/cli/errors.hpp"
 #include "simulator/trace/explain.hpp"

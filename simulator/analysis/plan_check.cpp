@@ -1,0 +1,46 @@
+#include "simulator/analysis/plan_check.hpp"
+
+#include "simulator/model/buffer_settings.hpp"
+
+#include <string>
+#include <utility>
+
+namespace gallocsim {
+
+PlanToCheck ggml_plan_to_check(const GraphFile& file, const GgmlPlan& plan) {
+    const auto name_of = [&](TensorId id) -> const std::string& { return plan.trace.tensor(id).name; };
+    PlanToCheck check;
+    for_each_placement(file, plan.run.plan, [&](const Tensor* tensor, const std::string& name, const Placement& place) {
+        if (tensor != nullptr && tensor->is_view()) {
+            return;  // a view lives in its root's bytes and has no lifetime of its own
+        }
+        check.placements.push_back({name, place.buffer_id, place.chunk, place.offset});
+    });
+    for (const TensorLifetime& lifetime : plan.lifetimes.tensors) {
+        check.tensors.push_back({name_of(lifetime.tensor), lifetime.first, lifetime.last, lifetime.size, 0});
+    }
+    for (int id = 0; id < file.buffer_count(); ++id) {
+        const TraceBuffer& traced = plan.trace.buffer(id);
+        CheckedBuffer buffer;
+        buffer.name = traced.type_name;
+        buffer.alignment = traced.alignment;
+        buffer.max_size = traced.max_size;  // as planning used it
+        if (static_cast<std::size_t>(id) < plan.run.plan.chunk_sizes.size()) {
+            buffer.chunk_sizes = plan.run.plan.chunk_sizes[static_cast<std::size_t>(id)];
+        }
+        check.buffers.push_back(std::move(buffer));
+    }
+    // A node may share its parent's bytes because it overwrites them only when it runs, as
+    // the parent's last consumer. Should the parent outlive that step, the pair is checked
+    // like any other.
+    for (const InPlacePair& pair : plan.in_place) {
+        const TraceTensor& node = plan.trace.tensor(pair.node);
+        const TensorLifetime* parent = plan.lifetimes.find(pair.parent);
+        if (node.role == TensorRole::node && parent != nullptr && parent->last <= node.position + 1) {
+            check.may_share.emplace_back(node.name, name_of(pair.parent));
+        }
+    }
+    return check;
+}
+
+} // namespace gallocsim

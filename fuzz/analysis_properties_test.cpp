@@ -4,7 +4,9 @@
 #include "fuzz/counterexample.hpp"
 #include "fuzz/independent_checks.hpp"
 #include "fuzz/property_support.hpp"
+#include "simulator/analysis/comparison.hpp"
 #include "simulator/analysis/ggml_plan.hpp"
+#include "simulator/analysis/plan_check.hpp"
 #include "simulator/analysis/checker.hpp"
 #include "simulator/analysis/in_place_bound.hpp"
 

@@ -36,8 +36,9 @@ std::shared_ptr<const Trace> shown_trace(const std::shared_ptr<const GgmlPlan>& 
 
 } // namespace
 
-SimulationController::Loaded::Loaded(GraphFile graph, std::shared_ptr<const GgmlPlan> ggml, std::optional<Trace> replay, QString from)
-    : file(std::move(graph)), plan(std::move(ggml)), cursor(shown_trace(plan, replay)), final_state(cursor.state_at(cursor.size())),
+SimulationController::Loaded::Loaded(GraphFile graph, std::shared_ptr<const GgmlPlan> ggml, const AllocatorProfile& planned_by,
+                                     std::optional<Trace> replay, QString from)
+    : file(std::move(graph)), plan(std::move(ggml)), profile(&planned_by), cursor(shown_trace(plan, replay)), final_state(cursor.state_at(cursor.size())),
       timeline(shows_plan() ? std::shared_ptr<const Timeline>(plan, &plan->timeline) : std::make_shared<const Timeline>(cursor.trace())),
       // A trace that only places (a capture's alloc_graph that kept another graph's plan) knows no lifetimes.
       lifetimes(!timeline->has_plan() ? std::make_shared<const GraphLifetimes>()
@@ -105,7 +106,9 @@ const Comparison& SimulationController::comparison() {
 const std::vector<BufferAnswer>& SimulationController::why_answers() {
     if (!loaded_->answers) {
         const Comparison& compared = comparison();
-        loaded_->answers = gallocsim::why_answers(loaded_->file, *profile_, trace(), compared, loaded_->peaks);
+        // By the rules the plan shown was made by, not the toolbar's: a capture's call is planned
+        // by its session's version, and its what-if plans must not come from another allocator.
+        loaded_->answers = gallocsim::why_answers(loaded_->file, planned_by(), trace(), compared, loaded_->peaks);
     }
     return *loaded_->answers;
 }
@@ -129,7 +132,7 @@ bool SimulationController::install(GraphFile file, QString from, std::size_t sta
                                  try {
                                      TraceTensors described = tensors ? std::move(*tensors) : describe_tensors(file);
                                      auto plan = plan_graph(file, std::move(described), *profile);
-                                     return std::make_unique<Loaded>(std::move(file), std::move(plan), std::nullopt, from);
+                                     return std::make_unique<Loaded>(std::move(file), std::move(plan), *profile, std::nullopt, from);
                                  } catch (const std::exception& error) {
                                      throw std::runtime_error(from.toStdString() + ": " + error.what());
                                  }
@@ -221,7 +224,7 @@ bool SimulationController::select_call(std::size_t session, std::size_t call) {
         // version map placed it), so that the reports speak of the allocator on screen.
         // Choosing another version replans the call's graph alone (set_profile).
         auto plan = plan_graph(traced.file, traced.trace.tensors, profile);
-        return std::pair(std::make_unique<Loaded>(std::move(traced.file), std::move(plan), std::move(traced.trace), from),
+        return std::pair(std::make_unique<Loaded>(std::move(traced.file), std::move(plan), profile, std::move(traced.trace), from),
                          qstr(traced.note));
     });
     if (!loaded) {

@@ -70,6 +70,10 @@ public:
     // Why each buffer is as large as it is (the answer `why` prints), with what each of the
     // largest tensors live at its high-water mark costs on its own; worked out on first use.
     const std::vector<BufferAnswer>& why_answers();
+    // The rules the graph shown was planned by: profile() when it was planned here, the
+    // version its session's program ran for a capture's call (select_call). The plan, the
+    // comparison and the what-if plans of why_answers() are all made by it.
+    const AllocatorProfile& planned_by() const { return *loaded_->profile; }
     // Where the graph came from: a file path, or "example:NAME".
     const QString& source() const { return loaded_->source; }
     QString graph_name() const;
@@ -203,7 +207,8 @@ private:
     struct Loaded {
         // `plan` is ggml's plan of `graph`; shown is its own trace, or `replay` where one is
         // given (a capture's call as the program made it, beside the plan of its graph).
-        Loaded(GraphFile graph, std::shared_ptr<const GgmlPlan> plan, std::optional<Trace> replay, QString from);
+        Loaded(GraphFile graph, std::shared_ptr<const GgmlPlan> plan, const AllocatorProfile& planned_by,
+               std::optional<Trace> replay, QString from);
         Loaded(const Loaded&) = delete;
         Loaded& operator=(const Loaded&) = delete;
         // Whether the trace shown is the plan's own (then its timeline and lifetimes are the plan's too).
@@ -212,6 +217,8 @@ private:
         // Made once, by the loader (install, select_call): the comparison and the why answers
         // read it, and the cursor, timeline and lifetimes share its trace where it is shown.
         std::shared_ptr<const GgmlPlan> plan;
+        // The rules `plan` (and a replay) were made by; the what-if plans must use the same.
+        const AllocatorProfile* profile;
         Cursor cursor;
         SimState final_state;
         std::shared_ptr<const Timeline> timeline;         // the shown trace's

@@ -114,20 +114,19 @@ std::optional<int> parse_flags(Options& options, int argc, char** argv) {
     return std::nullopt;
 }
 
-// --ggml-version/--policy: a state, a ggml version, or a policy file.
+// --ggml-version/--policy: a state, a ggml version, or a policy file, read as the command line reads it.
 bool choose_rules(const Options& options, SimulationController& controller) {
     if (!options.has(options.version)) {
         return true;
     }
-    const QString value = options.value(options.version);
-    if (const gallocsim::AllocatorProfile* profile = gallocsim::profile_named(value.toStdString())) {
-        return controller.set_profile(*profile);
+    const std::string value = options.value(options.version).toStdString();
+    try {
+        return controller.use_rules(gallocsim::resolve_rules(value));
+    } catch (const gallocsim::UnknownRules& unknown) {
+        std::cerr << "gallocsim-gui: --ggml-version " << value << ": " << unknown.what() << "\n";
+    } catch (const gallocsim::GraphFileError& error) {
+        std::cerr << "gallocsim-gui: " << error.what() << "\n";
     }
-    if (gallocsim::looks_like_policy_file(value.toStdString())) {
-        return controller.load_policy(value);  // the controller says why when it cannot
-    }
-    std::cerr << "gallocsim-gui: --ggml-version " << value.toStdString() << ": " << gallocsim::unknown_version_text()
-              << "; or a policy file (docs/policies.md)\n";
     return false;
 }
 

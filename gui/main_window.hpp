@@ -10,14 +10,13 @@
 #include "simulator/trace/timeline.hpp"
 
 #include <QMainWindow>
-#include <QProgressDialog>
 
 #include <functional>
 #include <memory>
 
 class QAction;
 class QCheckBox;
-class QComboBox;
+class QDockWidget;
 class QLabel;
 class QLineEdit;
 class QMenu;
@@ -81,21 +80,44 @@ protected:
     void dropEvent(QDropEvent* event) override;
 
 private:
+    // Construction (main_window.cpp: docks; main_window_actions.cpp: actions, menus, toolbars).
+    QDockWidget* add_dock(const QString& title, const QString& name, QWidget* body, Qt::DockWidgetArea area);
     void build_docks();
     void build_actions();
+    void build_file_actions();
+    void build_playback_actions();
+    void build_zoom_actions();
+    void build_view_actions();
+    void build_simulation_actions();
     void build_menus();
+    void build_file_menu();
+    void build_simulation_menu();
+    void build_breakpoints_menu();
+    void build_view_menu();
     void build_toolbars();
+    void build_playback_toolbar();
+    void build_view_toolbar();
+    // Wiring the controller, the controls and the views together (main_window.cpp).
     void connect_views();
-    void restore_settings(bool layout);
-    void remember_recent(const QString& path);
-    void rebuild_recent_menu();
-    void rebuild_examples_menu();
+    void connect_controls();
+    void connect_messages();
+    void connect_playback_controls();
+    void connect_canvas_views();
+    void graph_changed();
+    void complete_tensor_names();
     void update_controls();
+    void update_playback_actions();
     void update_title();
     void note_early_reads();
     void focus_current_view();
     void show_tensor_tooltip(std::optional<std::size_t> tensor, QPoint global_pos);
     void search();
+    void toggle_selected_breakpoint();
+    void restore_settings(bool layout);
+    // Files (main_window_files.cpp).
+    void remember_recent(const QString& path);
+    void rebuild_recent_menu();
+    void rebuild_examples_menu();
     void open_dialog();
     void open_capture_dialog();
     void open_policy_dialog();
@@ -103,7 +125,6 @@ private:
     void export_dialog(const QString& format);
     void buffer_settings_dialog();
     void example_dialog(const ExampleInfo& example);
-    void toggle_selected_breakpoint();
 
     SimulationController* controller_;
     GraphView* graph_view_;
@@ -120,7 +141,6 @@ private:
     QLabel* step_label_ = nullptr;
     QSpinBox* speed_ = nullptr;
     QCheckBox* unlimited_ = nullptr;
-    QComboBox* ggml_version_ = nullptr;  // the allocator profile that plans
     QLineEdit* search_ = nullptr;
     QMenu* recent_menu_ = nullptr;
     QMenu* examples_menu_ = nullptr;
@@ -154,10 +174,9 @@ private:
     QAction* legend_action_ = nullptr;
     QAction* events_axis_action_ = nullptr;
     QAction* log_offsets_action_ = nullptr;
+    QAction* peak_action_ = nullptr;
     QString shown_source_;  // the graph the find box was last used with
     QString pending_note_;  // what the next status message adds about the graph just opened (note_early_reads)
-    QProgressDialog* progress_ = nullptr;  // while the controller loads on its worker  // checked: the timeline's axis is events
-    QAction* peak_action_ = nullptr;
 
     MessageSink message_sink_;
 };

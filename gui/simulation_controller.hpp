@@ -8,20 +8,19 @@
 //
 // Errors (unreadable files, bad settings) never replace what is shown: the controller
 // emits error_occurred with a title and a message naming the problem and keeps the graph.
+//
+// What is shown is one LoadedGraph (gui/loaded_graph.hpp), made whole by the loader. The
+// class is defined in parts, by what each does: simulation_controller.cpp (loading, planning,
+// selection), _playback.cpp (the cursor, runs, breakpoints, peaks), _capture.cpp (capture
+// calls), _reports.cpp (comparison, why answers), _sessions.cpp (sessions and policies).
 
 #include "gui/background_work.hpp"
 #include "gui/breakpoint_set.hpp"
-#include "simulator/trace/timeline.hpp"
-#include "simulator/analysis/comparison.hpp"
-#include "simulator/analysis/ggml_plan.hpp"
-#include "simulator/analysis/why_report.hpp"
+#include "gui/loaded_graph.hpp"
 #include "simulator/model/capture_session.hpp"
-#include "simulator/trace/cursor.hpp"
-#include "simulator/trace/peak.hpp"
-#include "simulator/trace/scheduler_splits.hpp"
 #include "simulator/model/examples.hpp"
-#include "simulator/model/graph_file.hpp"
 #include "simulator/model/policy_file.hpp"
+#include "simulator/model/rules.hpp"
 
 #include <QColor>
 #include <QJsonObject>
@@ -38,6 +37,8 @@
 #include <vector>
 
 namespace gallocsim::gui {
+
+struct SessionDocument;
 
 class SimulationController : public QObject {
     Q_OBJECT
@@ -71,6 +72,10 @@ public:
     // Why each buffer is as large as it is (the answer `why` prints), with what each of the
     // largest tensors live at its high-water mark costs on its own; worked out on first use.
     const std::vector<BufferAnswer>& why_answers();
+    // The rules the graph shown was planned by: profile() when it was planned here, the
+    // version its session's program ran for a capture's call (select_call). The plan, the
+    // comparison and the what-if plans of why_answers() are all made by it.
+    const AllocatorProfile& planned_by() const { return *loaded_->profile; }
     // Where the graph came from: a file path, or "example:NAME".
     const QString& source() const { return loaded_->source; }
     QString graph_name() const;
@@ -94,7 +99,10 @@ public:
     // the file's error, when it cannot be read or the plan fails. Policies read stay
     // selectable by name for the rest of the run (policies_changed).
     bool load_policy(const QString& path);
-    const std::vector<std::unique_ptr<const Policy>>& policies() const { return policies_; }
+    const std::vector<std::shared_ptr<const Policy>>& policies() const { return policies_; }
+    // Plans by rules resolved as the command line resolves them (model/rules.hpp); a policy among
+    // them is kept as load_policy keeps one.
+    bool use_rules(const Rules& rules);
     // A state (by name or alias) or a policy read before, by its name; nullptr for neither.
     const AllocatorProfile* profile_named(const QString& name) const;
 
@@ -201,53 +209,33 @@ Q_SIGNALS:
     void busy_changed(bool busy, const QString& what);  // loading on the worker began (what) or ended
 
 private:
-    struct Loaded {
-        // `plan` is ggml's plan of `graph`; shown is its own trace, or `replay` where one is
-        // given (a capture's call as the program made it, beside the plan of its graph).
-        Loaded(GraphFile graph, std::shared_ptr<const GgmlPlan> plan, std::optional<Trace> replay, QString from);
-        Loaded(const Loaded&) = delete;
-        Loaded& operator=(const Loaded&) = delete;
-        // Whether the trace shown is the plan's own (then its timeline and lifetimes are the plan's too).
-        bool shows_plan() const { return &cursor.trace() == &plan->trace; }
-        GraphFile file;
-        // Made once, by the loader (install, select_call): the comparison and the why answers
-        // read it, and the cursor, timeline and lifetimes share its trace where it is shown.
-        std::shared_ptr<const GgmlPlan> plan;
-        Cursor cursor;
-        SimState final_state;
-        std::shared_ptr<const Timeline> timeline;         // the shown trace's
-        std::shared_ptr<const GraphLifetimes> lifetimes;  // read off that timeline; none for a trace that only places
-        std::vector<std::string> explanations;
-        std::vector<QColor> colors;
-        QString source;
-        std::optional<Comparison> comparison;
-        std::optional<std::vector<BufferAnswer>> answers;  // point into comparison and peaks
-        std::vector<BufferPeak> peaks;
-        SchedulerSplits splits;  // ggml's scheduler splits, where the graph shows them
-    };
-
     // Plans `file` and shows it at `start_at` (clamped); false, with the error emitted, when
     // planning throws. `same_graph`: a re-plan of the shown graph keeps breakpoints and selection.
     bool install(GraphFile file, QString from, std::size_t start_at, bool same_graph);
     // Shows a recorded trace of `file`.
-    void show(std::unique_ptr<Loaded> loaded, std::size_t start_at, bool same_graph);
+    void show(std::unique_ptr<LoadedGraph> loaded, std::size_t start_at, bool same_graph);
+    bool plan_again_showing_the_same_decision();  // set_profile's re-plan
+    void report_capture_problems();               // sessions of an opened capture that cannot be read
+    Comparison compare_in_background();
+    void restore_controls(const SessionDocument& document);
     void set_selected_call(std::optional<CallChoice> call, QString note);
     void moved();  // after every cursor move
     void tick();
     void breakpoints_changed_now();  // locates the breakpoints again and says so
     bool fail(const QString& title, const QString& message);
     // Runs `work` on a worker thread and waits for it in a local event loop; nothing when it
-    // threw (error_occurred with `failure`) or was cancelled.
+    // threw (error_occurred with `failure`) or was cancelled. (Defined below: every part of
+    // the class that loads or compares uses it.)
     template <typename Work>
     auto off_thread(const QString& what, const QString& failure, Work work) -> std::optional<decltype(work())>;
 
-    std::shared_ptr<Loaded> loaded_;  // shared with a comparison still running off the GUI thread
+    std::shared_ptr<LoadedGraph> loaded_;  // shared with a comparison still running off the GUI thread
     BackgroundWork background_;  // planning and loading off the GUI thread
     const AllocatorProfile* profile_ = &newest_profile();
-    std::vector<std::unique_ptr<const Policy>> policies_;  // every policy read; profile_ may point into one
+    std::vector<std::shared_ptr<const Policy>> policies_;  // every policy read; profile_ may point into one
     // Keeps a policy read from a file or a session; the one of the same name read before is
     // replaced only when nothing plans by it.
-    const AllocatorProfile& keep_policy(std::unique_ptr<const Policy> policy);
+    const AllocatorProfile& keep_policy(std::shared_ptr<const Policy> policy);
     SimState before_;
     QTimer timer_;
     int speed_ = kDefaultSpeed;
@@ -259,5 +247,16 @@ private:
     QString call_note_;
     std::optional<std::size_t> shown_peak_;  // index into peaks()
 };
+
+template <typename Work>
+auto SimulationController::off_thread(const QString& what, const QString& failure, Work work) -> std::optional<decltype(work())> {
+    auto outcome = background_.run(what, std::move(work), [this](bool busy, const QString& doing) { Q_EMIT busy_changed(busy, doing); });
+    if (outcome.error) {
+        fail(failure, *outcome.error);
+    } else if (!outcome.result) {
+        Q_EMIT status_message(tr("Cancelled: %1").arg(what));
+    }
+    return std::move(outcome.result);
+}
 
 } // namespace gallocsim::gui

@@ -9,12 +9,18 @@
 #include "gui/peak_panel.hpp"
 #include "gui/simulation_controller.hpp"
 #include "gui/timeline_view.hpp"
+#include "simulator/analysis/comparison.hpp"
+#include "simulator/analysis/ggml_plan.hpp"
+#include "simulator/analysis/planners.hpp"
 #include "simulator/trace/capture_replay.hpp"
 
+#include <QDir>
 #include <QDockWidget>
+#include <QFile>
 #include <QLabel>
 #include <QMimeData>
 #include <QStandardPaths>
+#include <QTemporaryDir>
 #include <QTest>
 #include <QTextBrowser>
 #include <QScrollBar>
@@ -42,6 +48,13 @@ private:
     }
     long count(EventKind kind) {
         return std::ranges::count_if(controller().trace().events, [kind](const TraceEvent& e) { return kind_of(e) == kind; });
+    }
+
+    static void write_file(const QString& path, const QByteArray& text) {
+        QFile file(path);
+        if (!file.open(QIODevice::WriteOnly) || file.write(text) != text.size()) {
+            qFatal("cannot write %s", qPrintable(path));
+        }
     }
 
     void drop_folder(const QString& folder) {
@@ -218,6 +231,58 @@ private Q_SLOTS:
         QCOMPARE(controller().plan().run.plan.buffer_sizes, std::vector<std::size_t>{128});
         QCOMPARE(controller().comparison().arenas[0].ggml_size, std::size_t{128});
         QVERIFY2(messages_.isEmpty(), qPrintable(messages_.join("\n")));
+    }
+
+    // A capture whose program ran the seeds' 2024 ggml (commit f54604ef, the ggml that
+    // llama-cpp-python 0.2.80 vendored): one reserve_n of c = clamp(a), d = c + b, with a and b
+    // 16-float inputs (64 bytes each), alignment 32, d the output. The call is planned by the
+    // session's version (select_call), and so must be the what-if plans of its why answers (the
+    // Peak panel's "without it"), whatever the toolbar says (the newest, here).
+    //
+    // By ggml-f54604ef's rules CLAMP does not run in place (llama.cpp #27644 made it, in
+    // llama.cpp-0c1e570): a at 0, b at 64, c at 128 while a is still live: the buffer's 192
+    // bytes are set by c, with a, b and c live; d then takes c's bytes in place (ADD may).
+    // Without b (b outside the buffer, as a weight is): a at 0, c at 64, d in place of c: 128
+    // bytes. `gallocsim why CAPTURE --json`, which plans a capture by its session's version,
+    // gives b's size_without_it as 128. By today's newest rules c runs in place of a and d in
+    // place of c, so b's what-if plan is 64 bytes: the answer the GUI gave before it planned
+    // the what-ifs by the rules of the plan they question.
+    void a_calls_what_if_plans_are_by_its_sessions_version() {
+        QTemporaryDir dir;
+        QVERIFY(QDir(dir.path()).mkdir("graphs"));
+        write_file(dir.filePath("graphs/era.json"), R"({"format": "ggml-graph/1", "name": "clamp-then-add",
+            "buffer_types": [{"name": "CPU", "alignment": 32}],
+            "tensors": [{"name": "a", "type": "f32", "ne": [16], "flags": ["input"]},
+                        {"name": "b", "type": "f32", "ne": [16], "flags": ["input"]},
+                        {"name": "c", "type": "f32", "ne": [16], "op": "CLAMP", "src": ["a"]},
+                        {"name": "d", "type": "f32", "ne": [16], "op": "ADD", "src": ["c", "b"], "flags": ["output"]}],
+            "leafs": ["a", "b"], "nodes": ["c", "d"]})");
+        write_file(dir.filePath("session-0.jsonl"),
+                   R"({"format": "ggml-session/1", "allocator": 0, "created_by": "ggml_gallocr_new_n", "ggml_version": null, )"
+                   R"("ggml_commit": "f54604ef", "pid": 1, "program": ["hand-written"], )"
+                   R"("buffer_types": [{"name": "CPU", "alignment": 32, "max_size": null}], "buffers": ["CPU"]})" "\n"
+                   R"({"call": 0, "function": "ggml_gallocr_reserve_n", "graph": "graphs/era.json", "nodes": 2, "leafs": 2, )"
+                   R"("returned": true, "alloc_size": ["nbytes"], "buffer_sizes": [192], "chunk_sizes": [[192]]})" "\n");
+        QVERIFY(window_->open(dir.path()));
+        QVERIFY2(messages_.isEmpty(), qPrintable(messages_.join("\n")));
+        QCOMPARE(&controller().profile(), &newest_profile());  // the toolbar's
+        QCOMPARE(&controller().planned_by(), &seed_era_profile());
+        QCOMPARE(controller().trace().profile, &seed_era_profile());
+
+        const std::vector<BufferAnswer>& answers = controller().why_answers();
+        QCOMPARE(answers.size(), std::size_t{1});
+        const BufferPeak& peak = *answers[0].peak;
+        QCOMPARE(peak.size, std::size_t{192});
+        const TensorId b = *controller().find_tensor("b");
+        const auto live_b = std::ranges::find(peak.live, b, &PeakTensor::tensor);
+        QVERIFY(live_b != peak.live.end());
+        const auto i = static_cast<std::size_t>(live_b - peak.live.begin());
+        QVERIFY(i < answers[0].size_without.size());
+        QCOMPARE(answers[0].size_without[i], std::optional<std::size_t>(128));
+        // The newest rules' answer, which the Peak panel must not show for this call.
+        const TensorId outside[] = {b};
+        QCOMPARE(buffer_sizes_without_each(controller().file(), newest_profile(), outside),
+                 (std::vector<std::vector<std::size_t>>{{64}}));
     }
 
     void a_renamed_tensor_shows_the_programs_name() {

@@ -1,6 +1,7 @@
 // The controller on its own: loading, stepping, running to breakpoints, errors that keep
 // the shown graph, re-planning with other buffer settings, sessions. The seed example
-// (a, b: one f32 each; mul = a*b, output) has these 17 steps:
+// (a, b: one f32 each; mul = a*b, output) has these 17 steps (the tests find the ones they
+// stop at by kind and tensor, find_step.hpp, so that a new event moves none of them):
 //
 //    1 plan-started        7 consumer-counted b    13 buffer-allocated
 //    2 chunk-created       8 node-started mul      14 plan-finished
@@ -8,6 +9,7 @@
 //    4 leaf-allocated b   10 parent-released a     16 tensor-initialised b
 //    5 counting-started   11 parent-released b     17 tensor-initialised mul
 //    6 consumer-counted a 12 tensor-freed b
+#include "find_step.hpp"
 #include "gui/simulation_controller.hpp"
 #include "gui/text.hpp"
 #include "simulator/trace/explain.hpp"
@@ -20,6 +22,8 @@
 #include <QTimer>
 
 namespace gallocsim::gui {
+
+using test_support::find_step;
 
 class ControllerTest : public QObject {
     Q_OBJECT
@@ -56,7 +60,7 @@ private Q_SLOTS:
         QVERIFY(controller.load_example("seed"));
         QSignalSpy shown(&controller, &SimulationController::peak_shown);
         controller.go_to_peak();
-        QCOMPARE(controller.position(), 4u);
+        QCOMPARE(controller.position(), find_step(controller.trace(), EventKind::leaf_allocated, "b"));
         const BufferPeak* peak = controller.shown_peak();
         QVERIFY(peak != nullptr);
         QCOMPARE(peak->size, 64u);
@@ -100,17 +104,18 @@ private Q_SLOTS:
             controller.step_back();
             QVERIFY(controller.state() == replay(trace, p));
         }
-        controller.jump(9);
-        QVERIFY(controller.state() == replay(trace, 9));
-        QVERIFY(controller.state_before() == replay(trace, 8));
-        QCOMPARE(moved.takeLast().at(0).value<std::size_t>(), 9u);
+        const std::size_t mul_in_place = find_step(trace, EventKind::in_place_reused, "mul");
+        controller.jump(mul_in_place);
+        QVERIFY(controller.state() == replay(trace, mul_in_place));
+        QVERIFY(controller.state_before() == replay(trace, mul_in_place - 1));
+        QCOMPARE(moved.takeLast().at(0).value<std::size_t>(), mul_in_place);
     }
 
     void last_event_tensors_are_those_of_the_step_just_taken() {
         SimulationController controller;
         QVERIFY(controller.load_example("seed"));
         QVERIFY(controller.last_event_tensors().empty());
-        controller.jump(9);  // mul reuses a in place
+        controller.jump(find_step(controller.trace(), EventKind::in_place_reused, "mul"));
         const TensorId mul = *controller.find_tensor("mul");
         const TensorId a = *controller.find_tensor("a");
         QCOMPARE(controller.last_event_tensors(), (std::vector<TensorId>{mul, a}));
@@ -121,10 +126,15 @@ private Q_SLOTS:
         QVERIFY(controller.load_example("seed"));
         controller.set_unlimited(true);
         controller.set_tensor_breakpoint(*controller.find_tensor("b"), true);
-        // Steps about b: 4 (allocated), 7 (counted), 11 (released), 12 (freed), 16 (placed);
-        // step 9 is about mul and a only.
-        QCOMPARE(controller.breakpoint_positions(), (std::vector<std::size_t>{4, 7, 11, 12, 16}));
-        for (std::size_t stop : {4u, 7u, 11u, 12u, 16u, 17u}) {
+        // The steps about b (4, 7, 11, 12 and 16 in the list above); mul's in-place reuse is
+        // about mul and a only.
+        const Trace& trace = controller.trace();
+        const std::vector<std::size_t> about_b{
+            find_step(trace, EventKind::leaf_allocated, "b"), find_step(trace, EventKind::consumer_counted, "b"),
+            find_step(trace, EventKind::parent_released, "b"), find_step(trace, EventKind::tensor_freed, "b"),
+            find_step(trace, EventKind::tensor_initialised, "b")};
+        QCOMPARE(controller.breakpoint_positions(), about_b);
+        for (std::size_t stop : {about_b[0], about_b[1], about_b[2], about_b[3], about_b[4], trace.size()}) {
             controller.run();
             QCOMPARE(controller.position(), stop);
         }
@@ -139,11 +149,11 @@ private Q_SLOTS:
         controller.run();
         QVERIFY(controller.is_running());
         QTRY_VERIFY(!controller.is_running());
-        QCOMPARE(controller.position(), 12u);
+        QCOMPARE(controller.position(), find_step(controller.trace(), EventKind::tensor_freed, "b"));
         QCOMPARE(kind_of(*controller.cursor().last_event()), EventKind::tensor_freed);
         QCOMPARE(running.count(), 2);
-        // At 1000 steps per second a 40 ms tick moves 40 steps: the 12 steps took one
-        // tick, so the views were told once, not twelve times.
+        // At 1000 steps per second a 40 ms tick moves 40 steps: the 12 steps to b's free took
+        // one tick, so the views were told once, not twelve times.
     }
 
     void a_run_redraws_once_per_tick() {
@@ -153,8 +163,9 @@ private Q_SLOTS:
         QSignalSpy moved(&controller, &SimulationController::position_changed);
         controller.run();
         QTRY_VERIFY(!controller.is_running());
-        QCOMPARE(controller.position(), 17u);
-        QCOMPARE(moved.count(), 5);  // 4, 8, 12, 16, 17
+        QCOMPARE(controller.position(), controller.event_count());
+        // One redraw per tick, the last one short: 4, 8, 12, 16, 17 for the seed's 17 events.
+        QCOMPARE(moved.count(), static_cast<qsizetype>((controller.event_count() + 3) / 4));
     }
 
     void a_broken_file_is_reported_and_the_graph_stays() {
@@ -163,7 +174,8 @@ private Q_SLOTS:
                 "tensors": [{"name": "x", "type": "f33", "ne": [4]}], "leafs": ["x"], "nodes": []})");
         SimulationController controller;
         QVERIFY(controller.load_example("seed"));
-        controller.jump(5);
+        const std::size_t counting = find_step(controller.trace(), EventKind::counting_started);
+        controller.jump(counting);
         QSignalSpy errors(&controller, &SimulationController::error_occurred);
         QSignalSpy changed(&controller, &SimulationController::graph_changed);
         QVERIFY(!controller.open_file(path));
@@ -172,7 +184,7 @@ private Q_SLOTS:
         QVERIFY2(message.contains("broken.json") && message.contains("f33"), qPrintable(message));
         QCOMPARE(changed.count(), 0);
         QCOMPARE(controller.source(), QString("example:seed"));
-        QCOMPARE(controller.position(), 5u);
+        QCOMPARE(controller.position(), counting);
     }
 
     void a_missing_file_and_an_unknown_example_are_reported() {
@@ -205,11 +217,12 @@ private Q_SLOTS:
         SimulationController controller;
         QVERIFY(controller.load_example("seed"));
         controller.set_tensor_breakpoint(*controller.find_tensor("b"), true);
-        controller.jump(6);
+        const std::size_t a_counted = find_step(controller.trace(), EventKind::consumer_counted, "a");
+        controller.jump(a_counted);
         auto types = controller.file().buffer_types;
         types[0].max_size = 32;
         QVERIFY(controller.set_buffer_types(types));
-        QCOMPARE(controller.position(), 6u);  // the cursor stays where it was
+        QCOMPARE(controller.position(), a_counted);  // the cursor stays where it was
         QVERIFY(controller.has_tensor_breakpoint(*controller.find_tensor("b")));
         controller.to_last();
         const TensorState& b = controller.state().tensor(*controller.find_tensor("b"));
@@ -229,19 +242,8 @@ private Q_SLOTS:
                         {"name": "c", "type": "f32", "ne": [8], "op": "CLAMP", "src": ["a"], "flags": ["output"]},
                         {"name": "d", "type": "f32", "ne": [8], "op": "CONT", "src": ["b"], "flags": ["output"]}],
             "leafs": ["a", "b"], "nodes": ["c", "d"]})", "clamp-then-cont"), "clamp-then-cont"));
-        const TensorId d = *controller.find_tensor("d");
-        const auto d_allocated = [&] {
-            const Trace& trace = controller.trace();
-            for (std::size_t i = 0; i < trace.size(); ++i) {
-                const auto touched = touched_tensors(trace.events[i]);
-                if (kind_of(trace.events[i]) == EventKind::node_allocated && std::ranges::find(touched, d) != touched.end()) {
-                    return i + 1;  // the position just after it
-                }
-            }
-            return std::size_t{0};
-        };
+        const auto d_allocated = [&] { return find_step(controller.trace(), EventKind::node_allocated, "d"); };
         const std::size_t newest = d_allocated();
-        QVERIFY(newest > 0);
         controller.jump(newest);
         QVERIFY(controller.set_profile(*find_profile("ggml-d99724f2")));
         const std::size_t older = d_allocated();
@@ -257,25 +259,13 @@ private Q_SLOTS:
         SimulationController controller;
         QVERIFY(controller.load_graph(clamp_graph(), "clamp"));
         const TensorId c = *controller.find_tensor("c");
-        const auto placed = [&](EventKind kind) {
-            const Trace& trace = controller.trace();
-            for (std::size_t i = 0; i < trace.size(); ++i) {
-                const auto touched = touched_tensors(trace.events[i]);
-                if (kind_of(trace.events[i]) == kind && !touched.empty() && touched.front() == c) {
-                    return i + 1;  // the position just after it
-                }
-            }
-            return std::size_t{0};
-        };
         controller.select(c);
         controller.jump(0);
         QVERIFY(controller.set_profile(*find_profile("ggml-d99724f2")));
-        QVERIFY(placed(EventKind::node_allocated) > 0);
-        QCOMPARE(controller.position(), placed(EventKind::node_allocated));
+        QCOMPARE(controller.position(), find_step(controller.trace(), EventKind::node_allocated, "c"));
         controller.to_last();
         QVERIFY(controller.set_profile(*find_profile("llama.cpp-0c1e570")));
-        QVERIFY(placed(EventKind::in_place_reused) > 0);
-        QCOMPARE(controller.position(), placed(EventKind::in_place_reused));
+        QCOMPARE(controller.position(), find_step(controller.trace(), EventKind::in_place_reused, "c", "a"));
         QCOMPARE(controller.selected(), std::optional<TensorId>(c));
     }
 
@@ -407,10 +397,10 @@ private Q_SLOTS:
                      qPrintable(errors.at(0).at(1).toString()));
         }
         QJsonObject session = controller.session();
-        session["position"] = 17.0;  // the seed's last event: a position
+        session["position"] = static_cast<double>(controller.event_count());  // the seed's last event: a position
         SimulationController other;
         QVERIFY(other.restore_session(session, "s.json"));
-        QCOMPARE(other.position(), 17u);
+        QCOMPARE(other.position(), controller.event_count());
     }
 
     void a_session_naming_an_unknown_ggml_version_is_refused() {
@@ -478,10 +468,12 @@ private Q_SLOTS:
     void a_session_brings_back_graph_cursor_breakpoints_and_selection() {
         QTemporaryDir dir;
         const QString path = dir.filePath("seed.session.json");
+        std::size_t mul_in_place = 0;
         {
             SimulationController controller;
             QVERIFY(controller.load_example("seed"));
-            controller.jump(9);
+            mul_in_place = find_step(controller.trace(), EventKind::in_place_reused, "mul");
+            controller.jump(mul_in_place);
             controller.set_tensor_breakpoint(*controller.find_tensor("b"), true);
             controller.set_kind_breakpoint(EventKind::tensor_freed, true);
             controller.select(controller.find_tensor("mul"));
@@ -490,13 +482,13 @@ private Q_SLOTS:
         }
         SimulationController restored;
         QVERIFY(restored.open_file(path));
-        QCOMPARE(restored.position(), 9u);
+        QCOMPARE(restored.position(), mul_in_place);
         QCOMPARE(restored.graph_name(), QString("seed-mul"));
         QVERIFY(restored.has_tensor_breakpoint(*restored.find_tensor("b")));
         QVERIFY(restored.has_kind_breakpoint(EventKind::tensor_freed));
         QCOMPARE(restored.selected(), restored.find_tensor("mul"));
         QCOMPARE(restored.speed(), 42);
-        QVERIFY(restored.state() == replay(restored.trace(), 9));
+        QVERIFY(restored.state() == replay(restored.trace(), mul_in_place));
     }
 
     void a_session_naming_an_unknown_tensor_is_refused() {
@@ -532,7 +524,8 @@ private Q_SLOTS:
     void a_cancelled_load_keeps_the_graph_shown() {
         SimulationController controller;
         QVERIFY(controller.load_example("seed"));
-        controller.jump(9);
+        const std::size_t mul_in_place = find_step(controller.trace(), EventKind::in_place_reused, "mul");
+        controller.jump(mul_in_place);
         controller.set_quiet_period(std::chrono::milliseconds(0));
         const auto cancel = connect(&controller, &SimulationController::busy_changed, &controller, [&](bool busy) {
             if (busy) {
@@ -543,7 +536,7 @@ private Q_SLOTS:
         QVERIFY(!controller.load_example("llama", a_big_llama()));
         QCOMPARE(graphs.count(), 0);
         QCOMPARE(controller.graph_name(), QString("seed-mul"));
-        QCOMPARE(controller.position(), 9u);
+        QCOMPARE(controller.position(), mul_in_place);
         // The window goes on: the seed can be planned again at once.
         disconnect(cancel);
         QVERIFY(controller.load_example("seed"));
@@ -578,16 +571,19 @@ private Q_SLOTS:
     void a_tensor_description_says_where_and_why() {
         SimulationController controller;
         QVERIFY(controller.load_example("seed"));
-        controller.jump(4);
+        const Trace& trace = controller.trace();
+        const std::size_t placed = find_step(trace, EventKind::leaf_allocated, "b");
+        const std::size_t freed = find_step(trace, EventKind::tensor_freed, "b");
+        controller.jump(placed);
         const QString b = controller.describe_tensor(*controller.find_tensor("b"));
         QVERIFY2(b.contains("chunk 0, offset 32"), qPrintable(b));
         // b is leaf b (node step 0), freed after mul, the only node (node step 1); the seed's
         // trace gives it memory at event 4 and frees it at event 12 (see `gallocsim trace seed`).
-        QVERIFY2(b.contains("lifetime: node steps 0 to 1 (given memory by event 4, freed by event 12)"), qPrintable(b));
-        // Why b is where it is: what explain() says of step 4, which placed it.
-        const Trace& trace = controller.trace();
-        const QString why = QString::fromStdString(explain(trace, replay(trace, 3), 3)).toHtmlEscaped();
-        QVERIFY2(b.contains("why there (event 4): " + why), qPrintable(b));
+        QVERIFY2(b.contains(QString("lifetime: node steps 0 to 1 (given memory by event %1, freed by event %2)").arg(placed).arg(freed)),
+                 qPrintable(b));
+        // Why b is where it is: what explain() says of the step that placed it.
+        const QString why = QString::fromStdString(explain(trace, replay(trace, placed - 1), placed - 1)).toHtmlEscaped();
+        QVERIFY2(b.contains(QString("why there (event %1): ").arg(placed) + why), qPrintable(b));
     }
 };
 

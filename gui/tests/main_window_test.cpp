@@ -3,20 +3,16 @@
 // simulator's own state at the cursor (replayed independently of the controller).
 #include "gui/breakpoint_slider.hpp"
 #include "gui/event_log.hpp"
-#include "gui/example_dialog.hpp"
 #include "gui/graph_view.hpp"
 #include "gui/main_window.hpp"
-#include "gui/peak_panel.hpp"
 #include "gui/memory_map_view.hpp"
 #include "gui/simulation_controller.hpp"
 #include "gui/state_tables.hpp"
-#include "gui/statistics_panel.hpp"
 #include "gui/tensor_color.hpp"
 #include "gui/text.hpp"
 #include "gui/timeline_view.hpp"
-#include "text_boxes.hpp"
+#include "window_fixture.hpp"
 #include "simulator/analysis/comparison.hpp"
-#include "simulator/analysis/ggml_plan.hpp"
 #include "simulator/analysis/planners.hpp"
 #include "simulator/model/examples.hpp"
 #include "simulator/trace/explain.hpp"
@@ -28,52 +24,28 @@
 #include <QStatusBar>
 #include <QTimer>
 #include <QWheelEvent>
-#include <QCheckBox>
 #include <QComboBox>
-#include <QFormLayout>
 #include <QDir>
 #include <QImage>
 #include <QLabel>
+#include <QTableView>
 #include <QLineEdit>
 #include <QMimeData>
 #include <QSignalSpy>
-#include <QSpinBox>
 #include <QStandardPaths>
 #include <QSvgRenderer>
-#include <QTableView>
-#include <QTableWidget>
 #include <QTemporaryDir>
 #include <QTest>
-#include <QTextBrowser>
 
 #include <algorithm>
 #include <bit>
-#include <set>
 
 namespace gallocsim::gui {
 
-class MainWindowTest : public QObject {
+class MainWindowTest : public QObject, private test_support::WindowFixture {
     Q_OBJECT
 
 private:
-    struct Message {
-        QString title;
-        QString text;
-    };
-    std::unique_ptr<MainWindow> window_;
-    std::vector<Message> messages_;
-
-    SimulationController& controller() { return window_->controller(); }
-    static QString write_file(const QTemporaryDir& dir, const QString& name, const QByteArray& text) {
-        const QString path = dir.filePath(name);
-        QFile file(path);
-        if (!file.open(QIODevice::WriteOnly) || file.write(text) != text.size()) {
-            qFatal("cannot write %s", qPrintable(path));
-        }
-        return path;
-    }
-    TensorId id(const char* name) { return *controller().find_tensor(name); }
-
     // Everything each view shows about the state, against the simulator's replay.
     void check_views_show(std::size_t position) {
         const Trace& trace = controller().trace();
@@ -139,17 +111,7 @@ private:
 private Q_SLOTS:
     void initTestCase() { QStandardPaths::setTestModeEnabled(true); }
 
-    void init() {
-        messages_.clear();
-        window_ = std::make_unique<MainWindow>(/*saved_settings=*/false);
-        window_->set_message_sink([this](const QString& title, const QString& text) { messages_.push_back({title, text}); });
-        window_->resize(1280, 800);
-        window_->show();
-        QVERIFY(QTest::qWaitForWindowExposed(window_.get()));
-        window_->activateWindow();
-        QVERIFY(QTest::qWaitForWindowActive(window_.get()));
-        QVERIFY(controller().load_example("seed"));
-    }
+    void init() { QVERIFY(open_window()); }
 
     void cleanup() { window_.reset(); }
 
@@ -165,31 +127,6 @@ private Q_SLOTS:
             QTest::keyClick(window_.get(), Qt::Key_Left);
             check_views_show(p);
         }
-    }
-
-    // The Peak panel says where the bound is reached, as `why` does: in the seed, before the
-    // first node, with a+mul (a and mul share a's bytes) and b live, 32 bytes each.
-    void the_peak_panel_names_where_the_bound_is_reached() {
-        window_->peak_panel().show();
-        const QString text = window_->peak_panel().text().toPlainText();
-        QVERIFY2(text.contains("The bound is reached at node step 0 (before the first node), with 2 blocks live: a+mul 32 B, b 32 B."),
-                 qPrintable(text));
-        // What each live leaf costs on its own, as `why` says it: with a outside the buffer, mul
-        // runs in place of b (32 bytes in all); with b outside, in place of a: 32 bytes either way.
-        QCOMPARE(text.count("without it: 32 B (saves 32 B)"), 2);
-    }
-
-    // The Peak panel tells a hole by its bytes, as `why` does (docs/examples/carved-hole.json, drawn
-    // in tests/why_test.cpp: x's 128-byte block, q's 32 bytes carved from it, r's 256 bytes passing it by).
-    void the_peak_panel_tells_a_hole_by_its_bytes() {
-        QVERIFY(controller().open_file(GALLOCSIM_CARVED_HOLE_EXAMPLE));
-        window_->peak_panel().show();
-        const QString text = window_->peak_panel().text().toPlainText();
-        QVERIFY2(text.contains("chunk 0 [32, 128): 96 B (96 bytes)"), qPrintable(text));
-        QVERIFY2(text.contains("[32, 64) 32 B: q's memory"), qPrintable(text));
-        QVERIFY2(text.contains("[64, 128) 64 B: x's memory"), qPrintable(text));
-        QVERIFY2(text.contains("r (256 B, event"), qPrintable(text));
-        QVERIFY2(text.contains("without x: 320 B (saves 96 B)"), qPrintable(text));
     }
 
     // The toolbar's version selector lists every profile, starts at the newest and re-plans.
@@ -231,23 +168,23 @@ private Q_SLOTS:
 
     void home_and_end_jump_and_the_slider_moves_the_cursor() {
         QTest::keyClick(window_.get(), Qt::Key_End);
-        check_views_show(17);
+        check_views_show(controller().event_count());
         QTest::keyClick(window_.get(), Qt::Key_Home);
         check_views_show(0);
-        window_->slider().setValue(9);
-        check_views_show(9);
+        window_->slider().setValue(static_cast<int>(mul_in_place()));
+        check_views_show(mul_in_place());
     }
 
     // After the leafs (step 4) a holds [0, 32) and b [32, 64); after mul's in-place
     // reuse (step 9) the same 32 bytes at 0 are mul's.
     void memory_map_places_blocks_at_their_offsets() {
-        controller().jump(4);
+        controller().jump(leafs_placed());
         const QRectF a = window_->memory_map().block_rect(id("a"));
         const QRectF b = window_->memory_map().block_rect(id("b"));
         QVERIFY(!a.isEmpty() && !b.isEmpty());
         QCOMPARE(a.width(), b.width());  // 32 bytes each
         QCOMPARE(a.right(), b.left());   // b starts where a ends: offset 32
-        controller().jump(9);
+        controller().jump(mul_in_place());
         QVERIFY(window_->memory_map().block_rect(id("a")).isEmpty());
         QCOMPARE(window_->memory_map().block_rect(id("mul")), a);
         QCOMPARE(window_->graph_view().look_of(id("a")), TensorLook::handed_over);
@@ -257,20 +194,24 @@ private Q_SLOTS:
         controller().select(id("b"));
         QTest::keyClick(window_.get(), Qt::Key_F9);
         QVERIFY(controller().has_tensor_breakpoint(id("b")));
-        QCOMPARE(window_->slider().ticks(), (std::vector<int>{4, 7, 11, 12, 16}));
+        // A tick at each step about b: allocated, counted, released, freed, placed.
+        const std::vector<std::size_t> about_b{leafs_placed(), step(EventKind::consumer_counted, "b"),
+                                               step(EventKind::parent_released, "b"), b_freed(),
+                                               step(EventKind::tensor_initialised, "b")};
+        QCOMPARE(window_->slider().ticks(), std::vector<int>(about_b.begin(), about_b.end()));
         controller().set_speed(1000);
         QTest::keyClick(window_.get(), Qt::Key_Space);
         QTRY_VERIFY(!controller().is_running());
-        check_views_show(4);
+        check_views_show(about_b[0]);
         QTest::keyClick(window_.get(), Qt::Key_Space);
         QTRY_VERIFY(!controller().is_running());
-        check_views_show(7);
+        check_views_show(about_b[1]);
         QTest::keyClick(window_.get(), Qt::Key_F9);  // off again
         QVERIFY(window_->slider().ticks().empty());
     }
 
     void clicking_a_block_selects_the_tensor_everywhere() {
-        controller().jump(4);
+        controller().jump(leafs_placed());
         MemoryMapView& map = window_->memory_map();
         QSignalSpy selected(&controller(), &SimulationController::selection_changed);
         QTest::mouseClick(&map, Qt::LeftButton, {}, map.block_rect(id("b")).center().toPoint());
@@ -291,7 +232,7 @@ private Q_SLOTS:
     // until freed at event 12 (`gallocsim trace seed`); both in node steps 0 (leafs) and 1 (mul),
     // where mul takes a's bytes over.
     void the_timeline_counts_node_steps_unless_told_events() {
-        controller().jump(4);
+        controller().jump(leafs_placed());
         TimelineView& timeline = window_->timeline();
         QCOMPARE(timeline.axis(), TimeAxis::node_steps);
         // b over both columns; a over step 0 only, as step 1's column of its bytes is mul's.
@@ -301,7 +242,11 @@ private Q_SLOTS:
         QTest::keyClick(window_.get(), Qt::Key_T, Qt::ControlModifier);
         QCOMPARE(timeline.axis(), TimeAxis::events);
         const QRectF a = timeline.span_rect(id("a")), b = timeline.span_rect(id("b"));
-        QVERIFY2(std::abs(b.width() / a.width() - 8.0 / 6.0) < 1e-9, qPrintable(QString::number(b.width() / a.width())));
+        // a's span runs from its allocation to mul's taking it over (3 to 9), b's from its
+        // allocation to its free (4 to 12): 6 events against 8.
+        const double a_events = static_cast<double>(mul_in_place() - step(EventKind::leaf_allocated, "a"));
+        const double b_events = static_cast<double>(b_freed() - leafs_placed());
+        QVERIFY2(std::abs(b.width() / a.width() - b_events / a_events) < 1e-9, qPrintable(QString::number(b.width() / a.width())));
         QVERIFY(b.left() > a.left());
 
         window_->set_timeline_axis(TimeAxis::node_steps);
@@ -314,7 +259,7 @@ private Q_SLOTS:
     // exact. Shift with the wheel (one notch: 1.2) and Ctrl+Shift+Up (1.25, on the timeline
     // when the view in front has no offsets) do the same.
     void zooming_offsets_keeps_the_time_axis() {
-        controller().jump(4);
+        controller().jump(leafs_placed());
         TimelineView& timeline = window_->timeline();
         timeline.fit_to_window();
         const QRectF before = timeline.span_rect(id("b"));
@@ -341,208 +286,6 @@ private Q_SLOTS:
         QVERIFY(std::abs(map.block_rect(id("b")).width() - 2 * block.width()) < 1e-6);
         QCOMPARE(map.block_rect(id("b")).height(), block.height());
         map.fit_to_window();
-    }
-
-    // The example dialog says what a field left alone becomes: the llama's width is 64 and its
-    // weights f32, as in golden llama-tiny-t1.json's model (n_embd=64), the example's default.
-    void the_example_dialog_says_each_default() {
-        const auto examples = list_examples();
-        const auto llama = std::ranges::find(examples, std::string("llama"), &ExampleInfo::name);
-        QVERIFY(llama != examples.end());
-        ExampleDialog dialog(*llama);
-        QStringList defaults;
-        for (const QSpinBox* spin : dialog.findChildren<QSpinBox*>()) {
-            defaults << spin->specialValueText();
-        }
-        QVERIFY2(defaults.contains("default (64)"), qPrintable(defaults.join(", ")));
-        QVERIFY2(!defaults.contains("default"), qPrintable(defaults.join(", ")));  // every one says its value
-        QStringList first_items;
-        for (const QComboBox* box : dialog.findChildren<QComboBox*>()) {
-            first_items << box->itemText(0);
-        }
-        QVERIFY2(first_items.contains("default (f32)"), qPrintable(first_items.join(", ")));
-    }
-
-    // The dialog's rows come from the one table of example parameters (example_parameters()),
-    // as the command line's flags do (tests/cli_input_test.cpp): a row for each parameter the
-    // example takes, in the order `gallocsim examples` lists them, labelled as the table labels
-    // it; every entry of the table is a row of some example's dialog; and each row reaches its
-    // parameter: every field moved off "default" gives exactly the example's parameters.
-    void the_example_dialog_rows_are_the_table_of_parameters() {
-        std::set<std::string> shown;
-        for (const ExampleInfo& example : list_examples()) {
-            ExampleDialog dialog(example);
-            const auto* form = dialog.findChild<QFormLayout*>();
-            QVERIFY(form != nullptr);
-            QCOMPARE(form->rowCount(), static_cast<int>(example.options.size()));
-            for (int row = 0; row < form->rowCount(); ++row) {
-                const ExampleParameter* parameter = find_example_parameter(example.options[static_cast<std::size_t>(row)]);
-                QVERIFY(parameter != nullptr);
-                const auto* label = qobject_cast<QLabel*>(form->itemAt(row, QFormLayout::LabelRole)->widget());
-                QVERIFY(label != nullptr);
-                QCOMPARE(label->text(), qstr(parameter->label));
-                QWidget* field = form->itemAt(row, QFormLayout::FieldRole)->widget();
-                if (auto* spin = qobject_cast<QSpinBox*>(field)) {
-                    spin->setValue(2);
-                } else if (auto* check = qobject_cast<QCheckBox*>(field)) {
-                    check->setChecked(true);
-                } else if (auto* box = qobject_cast<QComboBox*>(field)) {
-                    box->setCurrentIndex(1);
-                } else {
-                    QFAIL(qPrintable("no field for " + qstr(parameter->name)));
-                }
-                shown.insert(std::string(parameter->name));
-            }
-            const ExampleOptions options = dialog.options();
-            for (const ExampleParameter& parameter : example_parameters()) {
-                const bool takes = std::ranges::find(example.options, parameter.name) != example.options.end();
-                QVERIFY2(is_given(parameter, options) == takes, qPrintable(qstr(example.name + " " + std::string(parameter.name))));
-            }
-        }
-        for (const ExampleParameter& parameter : example_parameters()) {
-            QVERIFY2(shown.contains(std::string(parameter.name)), qPrintable(qstr(parameter.name)));
-        }
-    }
-
-    // The statistics show the comparison `gallocsim compare` prints (its default limits), so
-    // both say the same about whether the exact search ran: on the seed (2 blocks once mul's
-    // in-place chain is joined) it runs and proves its 64 bytes optimal; on a 32-layer
-    // llama (the graph where the GUI once said "not tried (> 30 tensors)" while compare ran it)
-    // whatever compare says.
-    void the_statistics_say_what_compare_says_about_the_exact_search() {
-        const auto exact_row = [&] {
-            QTableWidget& table = window_->statistics().table();
-            for (int row = 0; row < table.rowCount(); ++row) {
-                if (table.item(row, 0)->text() == qstr(std::string(find_planner("exact")->title))) {
-                    return row;
-                }
-            }
-            return -1;
-        };
-        const auto check = [&](const char* example, const ExampleOptions& options, const char* expected_start) {
-            QVERIFY(controller().load_example(example, options));
-            QVERIFY(window_->raise_dock("statistics"));
-            QTableWidget& table = window_->statistics().table();
-            const int row = exact_row();
-            QVERIFY(row >= 0);
-            GraphFile file = make_example(example, options);  // as `gallocsim compare EXAMPLE` makes it
-            const Comparison compared = compare_planners(file, run_ggml_plan(file, controller().profile()), ExactLimits{});
-            QCOMPARE(table.columnCount(), static_cast<int>(compared.arenas.size()) + 2);  // figure, buffer types, notes
-            for (std::size_t column = 0; column < compared.arenas.size(); ++column) {
-                const auto& alternatives = compared.arenas[column].alternatives;
-                const auto exact = std::ranges::find(alternatives, std::string_view("exact"),
-                                                     [](const AlternativePlan& a) { return a.planner->key; });
-                QVERIFY(exact != alternatives.end());
-                QVERIFY2(exact->outcome.note.starts_with(expected_start), exact->outcome.note.c_str());
-                QVERIFY(!exact->outcome.note.empty());
-                // The figure's tooltip ends with the note; the notes column carries it too.
-                const QString tip = table.item(row, static_cast<int>(column) + 1)->toolTip();
-                QVERIFY2(tip.endsWith(qstr(exact->outcome.note)), qPrintable(tip));
-                QVERIFY(table.item(row, table.columnCount() - 1)->text().contains(qstr(exact->outcome.note)));
-            }
-        };
-        check("seed", {}, "optimal");
-        ExampleOptions layers;
-        layers.layers = 32;
-        check("llama", layers, "");
-    }
-
-    // No label covers another, in the timeline, the memory map and the live-bytes chart: each
-    // view is rendered into a device that records every text it draws (text_boxes.hpp, so a
-    // label drawn past the views' placer is seen too), on the real-size Llama-3.1-8B capture
-    // (1,158 nodes: dense names, a 308 MiB chunk) at the start, mid-way, at the peak (its
-    // lines and labels), at the end, with logarithmic offsets, zoomed in and in a small window.
-    // The newcomer round saw the cursor's label over tensor names and the axis, and two chart
-    // labels (ggml's plan just above the bound) over each other.
-    void no_label_covers_another() {
-        using testing_support::overlapping_texts;
-        using testing_support::TextBoxDevice;
-        QVERIFY(controller().open_capture(QStringLiteral(GALLOCSIM_REAL_SIZE_CAPTURE)));
-        window_->show();
-        QVERIFY(window_->raise_dock("statistics"));
-        QCoreApplication::processEvents();
-        const auto check = [&](const QString& when) {
-            for (CanvasView* view : std::initializer_list<CanvasView*>{&window_->timeline(), &window_->memory_map()}) {
-                TextBoxDevice device(*view);
-                {
-                    QPainter painter(&device);
-                    view->render_view(painter);
-                }
-                QVERIFY2(!device.boxes().empty(), qPrintable(when));
-                const QString clash = overlapping_texts(device.boxes(), QRectF(view->rect()));
-                QVERIFY2(clash.isEmpty(), qPrintable(view->windowTitle() + " " + when + ": " + clash));
-            }
-            LiveBytesChart& chart = window_->statistics().chart();
-            TextBoxDevice device(chart);
-            chart.render(&device);
-            const QString clash = overlapping_texts(device.boxes(), QRectF(chart.rect()));
-            QVERIFY2(clash.isEmpty(), qPrintable("chart " + when + ": " + clash));
-        };
-        for (const QSize size : {QSize(1600, 1000), QSize(1000, 700)}) {
-            window_->resize(size);
-            QCoreApplication::processEvents();
-            const QString at = QStringLiteral(" at %1x%2").arg(size.width()).arg(size.height());
-            controller().jump(0);
-            check("at the start" + at);
-            controller().jump(controller().event_count() / 2);
-            check("mid-way" + at);
-            controller().go_to_peak();
-            check("at the peak" + at);
-            controller().jump(controller().event_count());
-            check("at the end" + at);
-            window_->set_offset_scale(OffsetScaleKind::logarithmic);
-            check("with logarithmic offsets" + at);
-            window_->set_offset_scale(OffsetScaleKind::linear);
-            window_->timeline().zoom_by(8, window_->timeline().rect().center());
-            window_->memory_map().zoom_by(8, window_->memory_map().rect().center());
-            check("zoomed in" + at);
-            window_->timeline().fit_to_window();
-            window_->memory_map().fit_to_window();
-        }
-    }
-
-    // The newcomer round saw the Statistics table's numbers out of view at 1600 pixels: the
-    // notes sat in the figure cells and widened them ("292.01 MiB, optimal: greedy by size
-    // meets the lower bound" on the real-size Llama-3.1-8B capture). Every figure lies inside
-    // the table's viewport of a 1600 x 1000 window with the default docks, whole (its column as
-    // wide as its text needs); the notes column is the one that gives way.
-    void the_statistics_figures_stay_in_view_at_1600_pixels() {
-        QVERIFY(controller().open_capture(QStringLiteral(GALLOCSIM_REAL_SIZE_CAPTURE)));
-        window_->show();
-        QVERIFY(window_->raise_dock("statistics"));
-        QTableWidget& table = window_->statistics().table();
-        QVERIFY(table.rowCount() >= 7);  // ggml, three planners, two bounds, no reuse
-        // Every column but the notes holds figures (the label column included).
-        const auto figure_column = [&](int column) { return table.horizontalHeaderItem(column)->text() != "notes"; };
-        for (const int width : {1600, 1200}) {  // and narrower: the figures are what stays
-            window_->resize(width, 1000);
-            QCoreApplication::processEvents();
-            const QRect viewport = table.viewport()->rect();
-            for (int column = 0; column < table.columnCount(); ++column) {  // whole, not elided
-                if (!figure_column(column)) {
-                    continue;
-                }
-                int needed = 0;
-                for (int row = 0; row < table.rowCount(); ++row) {
-                    needed = std::max(needed, table.fontMetrics().horizontalAdvance(table.item(row, column)->text()));
-                }
-                QVERIFY2(table.columnWidth(column) >= needed,
-                         qPrintable(QStringLiteral("window %1 wide, column %2: %3 pixels, its longest text needs %4")
-                                        .arg(width).arg(column).arg(table.columnWidth(column)).arg(needed)));
-            }
-            for (int row = 0; row < table.rowCount(); ++row) {
-                for (int column = 0; column < table.columnCount(); ++column) {
-                    if (!figure_column(column)) {
-                        continue;
-                    }
-                    const QRect cell = table.visualItemRect(table.item(row, column));
-                    QVERIFY2(viewport.contains(cell),
-                             qPrintable(QStringLiteral("window %1 wide, row %2 column %3: %4 at x %5..%6, viewport %7 wide")
-                                            .arg(width).arg(row).arg(column).arg(table.item(row, column)->text())
-                                            .arg(cell.left()).arg(cell.right()).arg(viewport.width())));
-                }
-            }
-        }
     }
 
     // Ctrl+0 on a llama of 32 layers (964 nodes, each layer 84 scene pixels apart): fitted
@@ -694,7 +437,7 @@ private Q_SLOTS:
     // bytes that keeps them 28 pixels apart, up the band; offset 0 is where a (at offset 0)
     // starts and b (at offset 32) starts at the 32-byte tick when there is one.
     void the_timeline_has_an_offset_axis() {
-        controller().jump(4);  // a and b both live
+        controller().jump(leafs_placed());
         QVERIFY(window_->raise_dock("timeline"));
         TimelineView& timeline = window_->timeline();
         const auto ticks = timeline.offset_ticks();
@@ -726,12 +469,12 @@ private Q_SLOTS:
     void a_broken_file_shows_an_error_and_keeps_the_graph() {
         QTemporaryDir dir;
         const QString path = write_file(dir, "broken.json", "{\"format\": \"ggml-graph/1\", \"tensors\": [");
-        controller().jump(9);
+        controller().jump(mul_in_place());
         QVERIFY(!window_->open(path));
         QCOMPARE(messages_.size(), 1u);
         QCOMPARE(messages_[0].title, QString("Cannot read the graph file"));
         QVERIFY2(messages_[0].text.contains("broken.json"), qPrintable(messages_[0].text));
-        check_views_show(9);
+        check_views_show(mul_in_place());
         QCOMPARE(controller().graph_name(), QString("seed-mul"));
     }
 
@@ -751,7 +494,7 @@ private Q_SLOTS:
     }
 
     void export_writes_a_png_and_an_svg() {
-        controller().jump(9);
+        controller().jump(mul_in_place());
         QTemporaryDir dir;
         for (CanvasView* view : std::initializer_list<CanvasView*>{&window_->graph_view(), &window_->memory_map(),
                                                                     &window_->timeline()}) {
@@ -768,7 +511,7 @@ private Q_SLOTS:
         }
         // The memory map's PNG shows b's block in b's colour.
         const QString png = dir.filePath("map.png");
-        controller().jump(4);
+        controller().jump(leafs_placed());
         QVERIFY(window_->export_view(window_->memory_map(), png));
         const QPoint inside = window_->memory_map().block_rect(id("b")).center().toPoint();
         QCOMPARE(QImage(png).pixel(inside * window_->memory_map().devicePixelRatio()), tensor_color("b").rgb());
@@ -777,13 +520,13 @@ private Q_SLOTS:
     void a_session_round_trips_through_the_window() {
         QTemporaryDir dir;
         const QString path = dir.filePath("s.json");
-        controller().jump(12);
+        controller().jump(b_freed());
         controller().select(id("b"));
         QVERIFY(controller().save_session(path));
         controller().load_example("seed");
         QCOMPARE(controller().position(), 0u);
         QVERIFY(window_->open(path));
-        check_views_show(12);
+        check_views_show(b_freed());
         QCOMPARE(controller().selected(), std::optional(id("b")));
     }
 };

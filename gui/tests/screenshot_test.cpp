@@ -7,6 +7,7 @@
 //   |       a       |       b       |
 //   +---------------+---------------+
 //           ^ byte 16       ^ byte 48: sampled
+#include "find_step.hpp"
 #include "gui/graph_view.hpp"
 #include "gui/main_window.hpp"
 #include "gui/memory_map_view.hpp"
@@ -31,7 +32,7 @@ private Q_SLOTS:
         QVERIFY(QTest::qWaitForWindowExposed(&window));
         SimulationController& controller = window.controller();
         QVERIFY(controller.load_example("seed"));
-        controller.jump(4);  // both leafs placed
+        controller.jump(test_support::find_step(controller.trace(), EventKind::leaf_allocated, "b"));  // both leafs placed
         QApplication::processEvents();
 
         const QImage shot = window.grab().toImage();
@@ -57,7 +58,7 @@ private Q_SLOTS:
         }
 
         // After b is freed (step 12) its bytes are a hatched free block, no longer b.
-        controller.jump(12);
+        controller.jump(test_support::find_step(controller.trace(), EventKind::tensor_freed, "b"));
         QApplication::processEvents();
         const QImage later = window.grab().toImage();
         const QPointF b_middle(map.map_to_widget(QPointF(48, 0)).x(), bar_middle);

@@ -16,8 +16,6 @@
 #include <QVBoxLayout>
 
 #include <algorithm>
-#include <cmath>
-#include <array>
 
 namespace gallocsim::gui {
 
@@ -41,7 +39,7 @@ void LiveBytesChart::set_lines(std::vector<ChartLine> lines) {
 }
 
 QRectF LiveBytesChart::plot_area() const {
-    return QRectF(rect()).adjusted(72, 12, -12, -26);  // room for "1000.00 MiB" at the left
+    return QRectF(rect()).adjusted(72, 12, -12, -26);  // room for the axis labels ("1000 MiB") at the left
 }
 
 void LiveBytesChart::mousePressEvent(QMouseEvent* event) {
@@ -69,11 +67,9 @@ void LiveBytesChart::paintEvent(QPaintEvent*) {
     for (const ChartLine& line : lines_) {
         top = std::max(top, line.bytes);
     }
-    // Gridlines at round numbers (1, 2 or 5 times a power of ten) with room above the top.
-    const double rough = static_cast<double>(top) / 4;
-    const double magnitude = std::pow(10.0, std::floor(std::log10(rough)));
-    const double tick = rough <= magnitude ? magnitude : rough <= 2 * magnitude ? 2 * magnitude : rough <= 5 * magnitude ? 5 * magnitude : 10 * magnitude;
-    const double y_max = std::ceil(static_cast<double>(top) * 1.05 / tick) * tick;
+    // Gridlines at round values of the unit they are labelled in, with room above the top.
+    const ByteAxis axis = byte_axis(top + top / 20, 5);
+    const double y_max = axis.bytes(axis.steps);
     const double steps = std::max<double>(1.0, static_cast<double>(live.size() - 1));
     auto x_of = [&](double position) { return area.left() + position / steps * area.width(); };
     auto y_of = [&](double bytes) { return area.bottom() - bytes / y_max * area.height(); };
@@ -87,12 +83,12 @@ void LiveBytesChart::paintEvent(QPaintEvent*) {
     // Every label goes through one placer: none is drawn over another (a test checks).
     LabelPlacer placer(rect());
     const QFontMetricsF metrics(font);
-    for (double bytes = 0; bytes <= y_max + tick / 2; bytes += tick) {
-        const double y = y_of(bytes);
+    for (unsigned tick = 0; tick <= axis.steps; ++tick) {
+        const double y = y_of(axis.bytes(tick));
         painter.setPen(QPen(QColor(225, 225, 225), 1));
         painter.drawLine(QPointF(area.left(), y), QPointF(area.right(), y));
         painter.setPen(palette::muted_text);
-        const QString text = human_bytes(static_cast<std::size_t>(bytes));
+        const QString text = QString::fromStdString(axis.label(tick));
         placer.draw(painter, text, {QPointF(area.left() - 5 - metrics.horizontalAdvance(text), y - metrics.height() / 2)});
     }
     placer.draw(painter, tr("event"), {QPointF(area.center().x() - metrics.horizontalAdvance(tr("event")) / 2, area.bottom() + 5)});

@@ -3,7 +3,8 @@
 // it could stand, best first; the placer takes the first that lies inside the picture and
 // overlaps no label placed before it, or none (the label is left out). Views place the labels
 // that matter most first (the cursor's, then axes, then names), so the least important give
-// way. A test renders each view and checks that no two drawn texts overlap.
+// way. A test renders each view and checks that no two drawn texts overlap, and that none is
+// cut or elided (gui/tests/label_test.cpp).
 
 #include <QFontMetricsF>
 #include <QPainter>
@@ -15,6 +16,18 @@
 #include <vector>
 
 namespace gallocsim::gui {
+
+// Draws `text` in `box`, aligned by `flags`, when it fits there whole, and says whether it did:
+// a label in a block, a bar or a strip is shown whole or not at all, never cut at the box's
+// edge or elided.
+inline bool draw_whole(QPainter& painter, const QRectF& box, int flags, const QString& text) {
+    const QFontMetricsF metrics(painter.font());
+    if (metrics.horizontalAdvance(text) + 1 > box.width() || metrics.height() > box.height()) {
+        return false;
+    }
+    painter.drawText(box, flags, text);
+    return true;
+}
 
 class LabelPlacer {
 public:

@@ -1,5 +1,6 @@
 #include "gui/memory_map_view.hpp"
 
+#include "gui/label_placer.hpp"
 #include "gui/simulation_controller.hpp"
 #include "gui/tensor_color.hpp"
 #include "gui/text.hpp"
@@ -14,13 +15,18 @@ namespace gallocsim::gui {
 
 namespace {
 
-constexpr double kHeadingHeight = 24;
-constexpr double kLabelHeight = 18;
-constexpr double kBeforeHeight = 12;
+// A buffer's heading is two lines: its type and ids, then its figures. A chunk's row: its
+// label, a line for "free list before this event" and the strip it names, the bar, and a gap
+// that says how a free merged. Every label is drawn whole or not at all.
+constexpr double kHeadingLine = 17;
+constexpr double kHeadingHeight = 2 * kHeadingLine + 2;
+constexpr double kLabelHeight = 16;
+constexpr double kBeforeLabelHeight = 12;
+constexpr double kBeforeHeight = 10;
 const QString kFreeListBefore = QStringLiteral("free list before this event ▾");
-constexpr double kBarHeight = 44;
+constexpr double kBarHeight = 36;
 constexpr double kRowGap = 14;
-constexpr double kChunkRowHeight = kLabelHeight + kBeforeHeight + kBarHeight + kRowGap;
+constexpr double kChunkRowHeight = kLabelHeight + kBeforeLabelHeight + kBeforeHeight + kBarHeight + kRowGap;
 
 // The bytes the last step took or gave back, and, for a free, how it merged.
 struct StepMark {
@@ -114,13 +120,17 @@ QRectF MemoryMapView::scene_bounds() const {
 }
 
 QRectF MemoryMapView::bar_rect(const Row& row) const {
-    const double top = row.top + kLabelHeight + kBeforeHeight;
+    const double top = row.top + kLabelHeight + kBeforeLabelHeight + kBeforeHeight;
     return map_to_widget(QRectF(0, top, scale_(row.size), kBarHeight));
 }
 
 QRectF MemoryMapView::visible_part(QRectF r) const {
     const double left = std::max(r.left(), 4.0), right = std::min(r.right(), width() - 4.0);
     return {left, r.top(), std::max(0.0, right - left), r.height()};
+}
+
+bool MemoryMapView::draw_label(QPainter& painter, const QRectF& box, int flags, const QString& text) const {
+    return draw_whole(painter, box.intersected(QRectF(rect())), flags, text);
 }
 
 QRectF MemoryMapView::byte_range(const Row& row, std::size_t offset, std::size_t size) const {
@@ -191,14 +201,17 @@ void MemoryMapView::paint_heading(QPainter& painter, const Row& row) {
     painter.setFont(font);
     painter.setPen(palette::text);
     const double y = map_to_widget(QPointF(0, row.top)).y();
-    const QString text = tr("%1 (buffer %2): %3 live, high water %4")
-                             .arg(type, ids.join(", "), human_bytes(stats.live_bytes), human_bytes(stats.high_water));
+    const double line_width = std::max(0.0, width() - 16.0);
+    draw_label(painter, QRectF(8, y, line_width, kHeadingLine), Qt::AlignLeft | Qt::AlignVCenter,
+               tr("%1 (buffer %2)").arg(type, ids.join(", ")));
+    font.setPixelSize(12);
+    font.setBold(false);
+    painter.setFont(font);
     const bool has_chunks =
         std::any_of(rows_.begin(), rows_.end(), [&](const Row& r) { return r.allocator == row.allocator && r.chunk >= 0; });
-    // Elided in a narrow dock rather than cut at the edge (the whole line is the tooltip's).
-    const QRectF line(8, y, std::max(0.0, width() - 16.0), kHeadingHeight);
-    const QString shown = has_chunks ? text : tr("%1 (buffer %2): no tensor is planned here").arg(type, ids.join(", "));
-    painter.drawText(line, Qt::AlignLeft | Qt::AlignVCenter, QFontMetricsF(font).elidedText(shown, Qt::ElideRight, line.width()));
+    draw_label(painter, QRectF(8, y + kHeadingLine, line_width, kHeadingLine), Qt::AlignLeft | Qt::AlignVCenter,
+               has_chunks ? tr("%1 live, high water %2").arg(human_bytes(stats.live_bytes), human_bytes(stats.high_water))
+                          : tr("no tensor is planned here"));
 }
 
 void MemoryMapView::paint_free_blocks(QPainter& painter, const std::vector<FreeBlock>& blocks, std::size_t limit,
@@ -235,19 +248,11 @@ void MemoryMapView::paint_chunk(QPainter& painter, const Row& row) {
                                        .arg(row.chunk)
                                        .arg(human_bytes(high_water), human_bytes(row.size))
                                  : tr("chunk %1: not created yet").arg(row.chunk);
-    // The label shares its line with "free list before this event" at the right end, when
-    // that is shown: it is elided before it rather than written over it.
     // Labels stay over the part of the bar in view when it is zoomed or panned.
     const QRectF shown_bar = visible_part(bar);
-    double label_width = width() - 4 - shown_bar.left();
-    if (shows_free_list_before(row)) {
-        QFont small = font;
-        small.setPixelSize(9);
-        label_width = shown_bar.width() - QFontMetricsF(small).horizontalAdvance(kFreeListBefore) - 12;
-    }
-    painter.drawText(QRectF(shown_bar.left(), bar.top() - kBeforeHeight - kLabelHeight, std::max(label_width, 0.0), kLabelHeight),
-                     Qt::AlignLeft | Qt::AlignVCenter,
-                     QFontMetricsF(font).elidedText(label, Qt::ElideRight, std::max(label_width, 0.0)));
+    const double label_top = bar.top() - kBeforeHeight - kBeforeLabelHeight - kLabelHeight;
+    draw_label(painter, QRectF(shown_bar.left(), label_top, width() - 4 - shown_bar.left(), kLabelHeight),
+               Qt::AlignLeft | Qt::AlignVCenter, label);
 
     // Bytes the chunk does not use yet: blank; free blocks below the high-water mark: hatched.
     painter.setPen(QPen(palette::outline, 1));
@@ -268,15 +273,12 @@ void MemoryMapView::paint_chunk(QPainter& painter, const Row& row) {
         painter.setPen(QPen(palette::outline, 1));
         painter.setBrush(controller_.color(span.tensor));
         painter.drawRect(block);
-        if (const QRectF shown = visible_part(block); shown.width() >= 24) {
-            painter.setPen(palette::text);
-            const QRectF text = shown.adjusted(4, 3, -3, -3);
-            const QFontMetricsF metrics(painter.font());
-            painter.drawText(text, Qt::AlignLeft | Qt::AlignTop, metrics.elidedText(qstr(name), Qt::ElideRight, text.width()));
-            painter.setPen(palette::text.lighter(200));
-            painter.drawText(text, Qt::AlignLeft | Qt::AlignBottom,
-                             metrics.elidedText(QStringLiteral("@%1").arg(span.address.offset), Qt::ElideRight, text.width()));
-        }
+        // The name and the offset, each where it fits whole (the tooltip has both).
+        const QRectF text = visible_part(block).adjusted(4, 3, -3, -3);
+        painter.setPen(palette::text);
+        draw_label(painter, text, Qt::AlignLeft | Qt::AlignTop, qstr(name));
+        painter.setPen(palette::text.lighter(200));
+        draw_label(painter, text, Qt::AlignLeft | Qt::AlignBottom, QStringLiteral("@%1").arg(span.address.offset));
     }
 
     // The high-water mark.
@@ -322,26 +324,9 @@ void MemoryMapView::paint_peak(QPainter& painter, const Row& row, const BufferPe
         const std::optional<std::size_t> completed = hole.completed_at();
         const QString text = completed ? tr("hole %1, complete at event %2").arg(human_bytes(hole.size)).arg(*completed + 1)
                                        : tr("hole %1").arg(human_bytes(hole.size));
-        if (const QRectF shown = visible_part(r); QFontMetricsF(font).horizontalAdvance(text) + 6 <= shown.width()) {
-            painter.setPen(kPeak.darker(150));
-            painter.drawText(shown.adjusted(3, 0, -3, 0), Qt::AlignCenter, text);
-        }
+        painter.setPen(kPeak.darker(150));
+        draw_label(painter, visible_part(r).adjusted(3, 0, -3, 0), Qt::AlignCenter, text);
     }
-}
-
-bool MemoryMapView::shows_free_list_before(const Row& row) const {
-    const TraceEvent* event = controller_.cursor().last_event();
-    if (event == nullptr) {
-        return false;
-    }
-    const Trace& trace = controller_.trace();
-    const auto mark = mark_of(trace, *event);
-    if (!mark || trace.buffer(mark->range.buffer_id).allocator != row.allocator || mark->range.chunk != row.chunk) {
-        return false;
-    }
-    const auto* before = free_list(controller_.state_before(), row.allocator, row.chunk);
-    const auto* after = free_list(controller_.state(), row.allocator, row.chunk);
-    return before != nullptr && after != nullptr && *before != *after;
 }
 
 void MemoryMapView::paint_last_step(QPainter& painter, const Row& row, QRectF bar) {
@@ -375,8 +360,8 @@ void MemoryMapView::paint_last_step(QPainter& painter, const Row& row, QRectF ba
         painter.setFont(font);
         painter.setPen(palette::muted_text);
         const QRectF shown_bar = visible_part(bar);
-        painter.drawText(QRectF(shown_bar.left(), strip.top() - kLabelHeight, shown_bar.width(), kLabelHeight),
-                         Qt::AlignRight | Qt::AlignVCenter, kFreeListBefore);
+        draw_label(painter, QRectF(shown_bar.left(), strip.top() - kBeforeLabelHeight, shown_bar.width(), kBeforeLabelHeight),
+                   Qt::AlignLeft | Qt::AlignVCenter, kFreeListBefore);
     }
     painter.setBrush(Qt::NoBrush);
     if (mark->freed && mark->merge != MergeKind::none) {
@@ -399,8 +384,8 @@ void MemoryMapView::paint_last_step(QPainter& painter, const Row& row, QRectF ba
         painter.setFont(font);
         painter.setPen(palette::highlight.darker(140));
         const QRectF shown_bar = visible_part(bar);
-        painter.drawText(QRectF(shown_bar.left(), bar.bottom() + 1, shown_bar.width(), kRowGap), Qt::AlignLeft | Qt::AlignTop,
-                         QFontMetricsF(font).elidedText(merge_text(mark->merge), Qt::ElideRight, shown_bar.width()));
+        draw_label(painter, QRectF(shown_bar.left(), bar.bottom() + 1, shown_bar.width(), kRowGap), Qt::AlignLeft | Qt::AlignTop,
+                   merge_text(mark->merge));
     }
 }
 

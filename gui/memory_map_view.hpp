@@ -51,10 +51,10 @@ private:
     void paint_chunk(QPainter& painter, const Row& row);
     void paint_free_blocks(QPainter& painter, const std::vector<FreeBlock>& blocks, std::size_t limit, QRectF band);
     void paint_last_step(QPainter& painter, const Row& row, QRectF bar);
-    // Whether paint_last_step draws the free list before the last event above this row.
-    bool shows_free_list_before(const Row& row) const;
     QRectF bar_rect(const Row& row) const;  // widget coordinates
     QRectF visible_part(QRectF r) const;     // what of a widget rectangle lies across the view
+    // Draws a label where it fits whole inside the view (gui/label_placer.hpp's draw_whole).
+    bool draw_label(QPainter& painter, const QRectF& box, int flags, const QString& text) const;
     QRectF byte_range(const Row& row, std::size_t offset, std::size_t size) const;
 
     SimulationController& controller_;

@@ -32,6 +32,9 @@ PeakPanel::PeakPanel(SimulationController& controller, QWidget* parent)
     layout->setContentsMargins(2, 2, 2, 2);
     layout->addWidget(text_);
     text_->setOpenLinks(false);
+    // The live tensors' columns (name, op, split, bytes, how each ends, what it costs) stand
+    // apart, so that one cell's words do not read on into the next.
+    text_->document()->setDefaultStyleSheet(QStringLiteral("td { padding-right: 16px; padding-bottom: 2px; }"));
     connect(text_, &QTextBrowser::anchorClicked, this, [this](const QUrl& url) {
         bool ok = false;
         const std::size_t index = url.fragment().toULongLong(&ok);
@@ -80,7 +83,7 @@ void PeakPanel::rebuild() {
                 html += "<p>" + sentence(*line) + ".</p>";
             }
         }
-        html += "<p>" + sentence(words.live) + "</p><table cellspacing=4>";
+        html += "<p>" + sentence(words.live) + "</p><table cellspacing=0>";
         for (const LiveTensorWords& live : words.live_tensors) {
             html += QStringLiteral("<tr><td><span style=\"background:%1\">&nbsp;&nbsp;</span> %2</td><td>%3</td><td>%4</td><td align=right>%5</td><td>%6</td><td>%7</td></tr>")
                         .arg(controller_.color(live.tensor).name(), qstr(trace.tensor(live.tensor).name).toHtmlEscaped(),

@@ -13,6 +13,7 @@
 #include <QPainterPath>
 #include <QSplitter>
 #include <QTableWidget>
+#include <QTextBrowser>
 #include <QVBoxLayout>
 
 #include <algorithm>
@@ -162,33 +163,40 @@ void LiveBytesChart::paintEvent(QPaintEvent*) {
 // --- StatisticsPanel ------------------------------------------------------------------
 
 StatisticsPanel::StatisticsPanel(SimulationController& controller, QWidget* parent)
-    : LazyPanel(controller, parent), controller_(controller), chart_(new LiveBytesChart(controller)), table_(new QTableWidget) {
+    : LazyPanel(controller, parent), controller_(controller), chart_(new LiveBytesChart(controller)), table_(new QTableWidget),
+      notes_(new QTextBrowser) {
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(2, 2, 2, 2);
+    // The chart, the figures (as wide as they need: never cut), and the notes, which wrap.
     auto* splitter = new QSplitter(Qt::Horizontal);
     splitter->addWidget(chart_);
     splitter->addWidget(table_);
+    splitter->addWidget(notes_);
     splitter->setStretchFactor(0, 3);
-    splitter->setStretchFactor(1, 2);
-    table_->setMinimumWidth(320);
+    splitter->setStretchFactor(1, 0);
+    splitter->setStretchFactor(2, 2);
+    splitter->setChildrenCollapsible(false);
     layout->addWidget(splitter);
     table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
     table_->verticalHeader()->setVisible(false);
-    table_->horizontalHeader()->setStretchLastSection(true);
     table_->setWordWrap(false);
+    table_->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
     table_->verticalHeader()->setDefaultSectionSize(20);
+    notes_->setMinimumWidth(160);
+    notes_->document()->setDocumentMargin(4);
 }
 
 void StatisticsPanel::rebuild() {
     table_->clear();
     table_->setRowCount(0);
+    notes_->clear();
     if (!controller_.has_graph()) {
         chart_->set_lines({});
         return;
     }
-    // The table `gallocsim compare` prints, one column per buffer type. The figures come
-    // first so they stay in view; the notes (chunks, what the exact search managed, where
-    // the bounds are reached) go to a last column and to each figure's tooltip.
+    // The table `gallocsim compare` prints, one column per buffer type. Its notes (chunks,
+    // what the exact search managed, where the bounds are reached) go beside it, one paragraph
+    // per row, and to each figure's tooltip.
     const Comparison& comparison = controller_.comparison();
     const PlannerTable sizes = planner_table(controller_.file(), comparison);
     const auto columns = static_cast<int>(comparison.arenas.size());
@@ -196,10 +204,10 @@ void StatisticsPanel::rebuild() {
     for (const ArenaComparison& arena : comparison.arenas) {
         headers << tr("%1 (%2 tensors)").arg(qstr(arena.buffer_type)).arg(arena.tensors);
     }
-    headers << tr("notes");
-    table_->setColumnCount(columns + 2);
+    table_->setColumnCount(columns + 1);
     table_->setHorizontalHeaderLabels(headers);
     table_->setRowCount(static_cast<int>(sizes.rows.size()));
+    QString notes_html;
     for (std::size_t r = 0; r < sizes.rows.size(); ++r) {
         const PlannerRow& row = sizes.rows[r];
         const auto table_row = static_cast<int>(r);
@@ -214,18 +222,17 @@ void StatisticsPanel::rebuild() {
             item->setToolTip(qstr(byte_count(cell.bytes)) + (note.isEmpty() ? QString() : "\n" + note));
             item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
             table_->setItem(table_row, column + 1, item);
-            if (!cell.note.empty()) {
-                notes << (columns > 1 ? qstr(comparison.arenas[static_cast<std::size_t>(column)].buffer_type) + ": " : QString()) +
-                             qstr(cell.note);
+            if (!note.isEmpty()) {
+                notes << (columns > 1 ? qstr(comparison.arenas[static_cast<std::size_t>(column)].buffer_type) + ": " : QString()) + note;
             }
         }
-        auto* note = new QTableWidgetItem(notes.join("; "));
-        note->setToolTip(notes.join("\n"));
-        table_->setItem(table_row, columns + 1, note);
+        if (!notes.isEmpty()) {
+            notes_html += QStringLiteral("<p><b>%1</b>: %2</p>").arg(qstr(row.label).toHtmlEscaped(), notes.join("; ").toHtmlEscaped());
+        }
     }
+    notes_->setHtml(notes_html);
     table_->resizeColumnsToContents();
-    // The notes stretch into what is left; they never push the figures out of view.
-    table_->horizontalHeader()->setSectionResizeMode(columns + 1, QHeaderView::Stretch);
+    table_->setFixedWidth(table_->horizontalHeader()->length() + 2 * table_->frameWidth());
     // The chart shows all buffers together, so its lines are the sums over buffer types
     // (no reuse is left to the table: it would flatten the curve).
     const PlannerRow& best_known = sizes.row(planners().front().key);

@@ -1,8 +1,8 @@
 #pragma once
 // Figures about the plan: live bytes at every step as a chart (with the cursor, the plan's
-// size and the reference lines of the other planners), and a table of sizes per buffer
-// type: ggml's plan, the lower bound (the most bytes live at once), no reuse at all, and
-// the alternative planners on the same lifetimes.
+// size and the reference lines of the other planners), a table of sizes per buffer type:
+// ggml's plan, the lower bound (the most bytes live at once), no reuse at all, and the
+// alternative planners on the same lifetimes; and the notes on those figures.
 
 #include "gui/lazy_panel.hpp"
 
@@ -12,6 +12,7 @@
 #include <vector>
 
 class QTableWidget;
+class QTextBrowser;
 
 namespace gallocsim::gui {
 
@@ -48,6 +49,7 @@ public:
     explicit StatisticsPanel(SimulationController& controller, QWidget* parent = nullptr);
     QTableWidget& table() { return *table_; }
     LiveBytesChart& chart() { return *chart_; }
+    QTextBrowser& notes() { return *notes_; }
 
 private:
     // The comparison plans the graph again, so it waits until the panel is seen.
@@ -56,6 +58,7 @@ private:
     SimulationController& controller_;
     LiveBytesChart* chart_;
     QTableWidget* table_;
+    QTextBrowser* notes_;
 };
 
 } // namespace gallocsim::gui

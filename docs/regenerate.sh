@@ -1,8 +1,12 @@
 #!/usr/bin/env bash
-# Regenerates every quoted output and every picture of docs/*.md with the built gallocsim.
+# Regenerates every quoted output and every picture of docs/*.md with the built gallocsim and
+# gallocsim-gui.
 #
-#   docs/regenerate.sh [--check] [GALLOCSIM]        (from the repository root;
-#                                                   GALLOCSIM defaults to build/default/simulator/gallocsim)
+#   docs/regenerate.sh [--check] [GALLOCSIM [GALLOCSIM_GUI]]
+#
+# from the repository root. GALLOCSIM defaults to build/default/simulator/gallocsim,
+# GALLOCSIM_GUI to gui/gallocsim-gui in GALLOCSIM's build folder; an empty GALLOCSIM_GUI
+# (a build without Qt) leaves the screenshots as they are, and says so.
 #
 # The docs mark what they quote with an HTML comment naming the gallocsim command (the
 # words after "gallocsim:", run from the repository root). When a fenced block follows the
@@ -18,11 +22,19 @@
 # (<!-- gallocsim: render seed -o docs/images/seed-timeline.svg -->, then the image link).
 # A command quoted for its failure is marked <!-- gallocsim-fails: ... -->: it must exit
 # non-zero, and the block shows what it printed on both streams and its exit code.
-# Commands may only read and write files under docs/ (and name built-in examples).
+# Commands may only write files under docs/, and read files under docs/ and tests/data/ (and
+# name built-in examples).
 #
-# --check regenerates everything in a scratch copy of docs/ and fails, showing the
-# difference, if anything would change. ctest runs it, so the docs cannot drift from the
-# program.
+# Screenshots of the GUI are marked with the command that makes them, as a reader would type
+# it, before the image link:
+#
+#   <!-- QT_QPA_PLATFORM=offscreen gallocsim-gui --at-event 4 --screenshot docs/images/gui-seed-after-leafs.png -->
+#
+# --check regenerates everything in a scratch copy of docs/ whose pictures were deleted
+# first, and fails, showing the difference, if anything would change or a picture is made by
+# no command. Text and SVG pictures must match byte for byte; screenshots, whose PNG bytes
+# depend on the encoder, must show the same pixels (gui/tests/png_compare.cpp says how close,
+# and is found beside gallocsim-gui). ctest runs it, so the docs cannot drift from the program.
 set -euo pipefail
 
 check=false
@@ -39,9 +51,35 @@ if [[ ! -x $gallocsim ]]; then
     echo "regenerate.sh: $gallocsim is not an executable; build first (cmake --build --preset default)" >&2
     exit 2
 fi
+gui=${2-$(dirname "$(dirname "$gallocsim")")/gui/gallocsim-gui}
+if [[ -n $gui ]]; then
+    gui=$(realpath "$gui")
+    if [[ ! -x $gui ]]; then
+        echo "regenerate.sh: $gui is not an executable; build gallocsim-gui, or give \"\" to leave the screenshots" >&2
+        exit 2
+    fi
+else
+    echo "regenerate.sh: no gallocsim-gui: the screenshots are left as they are, not made again or checked" >&2
+fi
 
 marker='^<!-- gallocsim(-fails)?: (.*) -->$'
+gui_marker='^<!-- QT_QPA_PLATFORM=offscreen gallocsim-gui (.*) -->$'
 fence='^```'
+
+# Makes one screenshot in $2 (the folder holding docs/): the picture is written where the
+# command says, which must be under docs/.
+screenshot() {
+    local args=$1 root=$2 where=$3 output
+    if [[ ! $args =~ --screenshot\ docs/[^\ ]+\.png ]]; then
+        echo "$where: a gallocsim-gui marker must write its picture under docs/ (--screenshot docs/images/NAME.png)" >&2
+        return 1
+    fi
+    [[ -z $gui ]] && return 0
+    if ! output=$(cd "$root" && eval "QT_QPA_PLATFORM=offscreen \"\$gui\" $args" 2>&1); then
+        echo "$where: gallocsim-gui $args failed: $output" >&2
+        return 1
+    fi
+}
 
 # Rewrites one markdown file in place; its commands run in $2 (the folder holding docs/).
 regenerate_file() {
@@ -55,6 +93,10 @@ regenerate_file() {
         i=$((i + 1))
         if [[ $line =~ $fence ]]; then  # markers shown inside code blocks are examples, not markers
             if $in_fence; then in_fence=false; else in_fence=true; fi
+        fi
+        if ! $in_fence && [[ $line =~ $gui_marker ]]; then
+            screenshot "${BASH_REMATCH[1]}" "$root" "${file#"$root"/}:$i" || { rm -f "$out"; return 1; }
+            continue
         fi
         if $in_fence || [[ ! $line =~ $marker ]]; then
             continue
@@ -104,9 +146,37 @@ fi
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
 cp -r docs "$scratch/docs"
+ln -s "$(pwd)/tests" "$scratch/tests"  # the captures the screenshots open, read only
+# Every picture must be made again: one that no command makes is missing from the scratch copy.
+rm -f "$scratch"/docs/images/*.svg
+[[ -n $gui ]] && rm -f "$scratch"/docs/images/*.png
 regenerate_all "$scratch"
-if ! diff -ru docs "$scratch/docs"; then
-    echo "docs are out of date: run docs/regenerate.sh from the repository root and commit the result" >&2
+current=true
+diff -ru --exclude='*.png' docs "$scratch/docs" || current=false
+if [[ -n $gui ]]; then
+    compare=$(dirname "$gui")/png_compare
+    if [[ ! -x $compare ]]; then
+        echo "regenerate.sh: $compare is not an executable; build it (cmake --build BUILD --target png_compare)" >&2
+        exit 2
+    fi
+    for picture in $( (cd docs && ls images/*.png; cd "$scratch/docs" && ls images/*.png) 2>/dev/null | sort -u); do
+        if [[ ! -f docs/$picture ]]; then
+            echo "docs/$picture: made by a command, but not in docs/" >&2
+            current=false
+        elif [[ ! -f $scratch/docs/$picture ]]; then
+            echo "docs/$picture: no command in docs/*.md makes it" >&2
+            current=false
+        elif ! "$compare" "docs/$picture" "$scratch/docs/$picture"; then
+            current=false
+        fi
+    done
+fi
+if ! $current; then
+    echo "docs are out of date: run docs/regenerate.sh from the repository root, look at each picture, and commit the result" >&2
     exit 1
 fi
-echo "docs: every quoted output and picture matches gallocsim"
+if [[ -n $gui ]]; then
+    echo "docs: every quoted output, picture and screenshot matches gallocsim and gallocsim-gui"
+else
+    echo "docs: every quoted output and picture matches gallocsim (the screenshots were not checked: no gallocsim-gui)"
+fi

@@ -26,7 +26,7 @@
 # name built-in examples).
 #
 # Screenshots of the GUI are marked with the command that makes them, as a reader would type
-# it, before the image link:
+# it, beside the image link:
 #
 #   <!-- QT_QPA_PLATFORM=offscreen gallocsim-gui --at-event 4 --screenshot docs/images/gui-seed-after-leafs.png -->
 #
@@ -56,6 +56,11 @@ if [[ -n $gui ]]; then
     gui=$(realpath "$gui")
     if [[ ! -x $gui ]]; then
         echo "regenerate.sh: $gui is not an executable; build gallocsim-gui, or give \"\" to leave the screenshots" >&2
+        exit 2
+    fi
+    compare=$(dirname "$gui")/png_compare
+    if $check && [[ ! -x $compare ]]; then
+        echo "regenerate.sh: $compare is not an executable; build it (cmake --build BUILD --target png_compare)" >&2
         exit 2
     fi
 else
@@ -154,11 +159,6 @@ regenerate_all "$scratch"
 current=true
 diff -ru --exclude='*.png' docs "$scratch/docs" || current=false
 if [[ -n $gui ]]; then
-    compare=$(dirname "$gui")/png_compare
-    if [[ ! -x $compare ]]; then
-        echo "regenerate.sh: $compare is not an executable; build it (cmake --build BUILD --target png_compare)" >&2
-        exit 2
-    fi
     for picture in $( (cd docs && ls images/*.png; cd "$scratch/docs" && ls images/*.png) 2>/dev/null | sort -u); do
         if [[ ! -f docs/$picture ]]; then
             echo "docs/$picture: made by a command, but not in docs/" >&2

@@ -183,8 +183,8 @@ TEST_F(ProfileCommands, DiffOfTwoVersionsAppliesBufferOptionsToBothAndNamesChunk
     EXPECT_EQ(text.find("\n- ", text.find("\n- ") + 1), std::string::npos) << "one change only:\n" << text;
 }
 
-// `gallocsim versions ARGS...` as typed (versions has no header of its own: a command is its
-// file, cli/command_registry.hpp).
+// `gallocsim versions ARGS...` as typed (versions has no header of its own: cli/command_list.hpp
+// declares only its adder).
 cli::testing_support::Outcome versions(std::vector<std::string> args) {
     args.insert(args.begin(), "versions");
     return cli::testing_support::run(std::move(args));

@@ -208,7 +208,7 @@ TEST(TraceKinds, EveryKindIsListedOnceInTheOrderARunMeetsThem) {
     EXPECT_EQ(kind_name(EventKind::tensor_initialised), kEventKindNames.back());
 }
 
-// A trace copies an event field by field, as the kind lists them: references become the
+// A trace copies an event field by field, in the order it declares them: references become the
 // trace's (here pointers to 10 + their index), values stay as they are.
 TEST(TraceRecording, EventsAreCopiedFieldByFieldWithTheTracesReferences) {
     const Tensor tensors[2]{};
@@ -219,13 +219,13 @@ TEST(TraceRecording, EventsAreCopiedFieldByFieldWithTheTracesReferences) {
             return field;
         }
     };
-    const auto released = event::refer<RecordedRefs>(Observed<event::ParentReleased>{&tensors[1], &tensors[0], 2, 1, true}, ref);
+    const auto released = refer<RecordedRefs>(Observed<event::ParentReleased>{&tensors[1], &tensors[0], 2, 1, true}, ref);
     EXPECT_EQ(released.node, 11);
     EXPECT_EQ(released.parent, 10);
     EXPECT_EQ(released.children_left, 2);
     EXPECT_EQ(released.views_left, 1);
     EXPECT_TRUE(released.still_owned);
-    const auto reused = event::refer<RecordedRefs>(
+    const auto reused = refer<RecordedRefs>(
         Observed<event::InPlaceReused>{&tensors[0], &tensors[1], nullptr, 3, BufferAddress{1, 64}, 48}, ref);
     EXPECT_EQ(reused.node, 10);
     EXPECT_EQ(reused.parent, 11);

@@ -1,8 +1,8 @@
 // `gallocsim why`: where each buffer's size was set, what was live, the holes, and the
 // bound. The seed's answer is worked out by hand; on every golden file the answer must add
 // up: what was live plus the holes is the high-water mark, and the plan is never below the
-// in-place-aware bound. The command runs as typed (why has no header of its own: a command is
-// its file, cli/command_registry.hpp).
+// in-place-aware bound. The command runs as typed (why has no header of its own:
+// cli/command_list.hpp declares only its adder).
 #include "simulator/analysis/why_report.hpp"
 #include "simulator/cli/errors.hpp"
 #include "tests/command_line_runner.hpp"

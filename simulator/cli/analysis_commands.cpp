@@ -15,7 +15,7 @@
 #include "simulator/trace/peak.hpp"
 #include "simulator/trace/trace.hpp"
 
-#include "simulator/cli/command_registry.hpp"
+#include "simulator/cli/command_list.hpp"
 #include "simulator/cli/json_output.hpp"
 
 #include <CLI/CLI.hpp>
@@ -588,9 +588,7 @@ int export_example(const std::string& name, const ModelFlags& flags, const std::
     });
 }
 
-// The subcommands on the command line (cli/command_registry.hpp).
-namespace {
-
+// The subcommands on the command line (cli/command_list.hpp).
 Subcommand add_compare_command(CLI::App& app, const Console& io) {
     auto options = std::make_shared<CompareOptions>();
     auto* command = app.add_subcommand("compare", "ggml's plan against other planners, the lower bound and no reuse");
@@ -656,11 +654,4 @@ Subcommand add_import_minimalloc_command(CLI::App& app, const Console& io) {
     return {command, [options, &io] { return import_minimalloc(*options, io.out, io.err); }};
 }
 
-const CommandRegistrar kCompare({40, add_compare_command});  // --help: after examples (30)
-const CommandRegistrar kDiff({50, add_diff_command});  // --help: after compare (40)
-const CommandRegistrar kRender({60, add_render_command});  // --help: after diff (50)
-const CommandRegistrar kExportMiniMalloc({70, add_export_minimalloc_command});  // --help: after render (60)
-const CommandRegistrar kImportMiniMalloc({80, add_import_minimalloc_command});  // --help: after export-minimalloc (70)
-
-} // namespace
 } // namespace gallocsim::cli

@@ -2,7 +2,7 @@
 // libgallocsim_capture.so preloaded, then summarises the sessions it wrote.
 #include "simulator/model/capture_session.hpp"
 
-#include "simulator/cli/command_registry.hpp"
+#include "simulator/cli/command_list.hpp"
 
 #include <CLI/CLI.hpp>
 #include <fcntl.h>
@@ -262,6 +262,9 @@ int capture(const CaptureOptions& options, std::ostream& out, std::ostream& err)
     return exit_code;
 }
 
+} // namespace
+
+// The subcommand on the command line (cli/command_list.hpp).
 Subcommand add_capture_command(CLI::App& app, const Console& io) {
     auto options = std::make_shared<CaptureOptions>();
     auto* command = app.add_subcommand("capture", "run a ggml program and record every graph its graph allocator plans "
@@ -271,7 +274,4 @@ Subcommand add_capture_command(CLI::App& app, const Console& io) {
     return {command, [options, &io] { return capture(*options, io.out, io.err); }};
 }
 
-const CommandRegistrar kCapture({150, add_capture_command});  // --help: last, after policy (140)
-
-} // namespace
 } // namespace gallocsim::cli

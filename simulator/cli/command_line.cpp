@@ -1,9 +1,9 @@
-// The `gallocsim` command line: the subcommands (each registers itself and declares its options in
-// its own file, cli/command_registry.hpp), parsing (CLI11) and the exit code. main() only hands it
+// The `gallocsim` command line: the subcommands (cli/command_list.hpp's, each declaring its options in
+// its own file), parsing (CLI11) and the exit code. main() only hands it
 // the process's streams.
 #include "simulator/cli/command_line.hpp"
 
-#include "simulator/cli/command_registry.hpp"
+#include "simulator/cli/command_list.hpp"
 #include "simulator/cli/errors.hpp"
 #include "simulator/cli/visible_output.hpp"
 
@@ -88,12 +88,11 @@ int run_command_line(int argc, const char* const* argv, const Console& console) 
                "live (render, compare, lifetimes and the bounds count node steps). Every event belongs to one\n"
                "node step; options that take a position say which.");
 
-    // The subcommands, in the order --help lists them; each registers itself and declares its options in its
-    // own file.
+    // The subcommands, in the order --help lists them; each declares its options in its own file.
     const Console io{in, out, err, console.interactive, console.err_is_terminal};
     std::vector<Subcommand> commands;
-    for (const CommandRegistration& registration : registered_commands()) {
-        commands.push_back(registration.add(app, io));
+    for (SubcommandAdder add : kCommands) {
+        commands.push_back(add(app, io));
     }
     if (const int code = parse(app, argc, argv, out, err); code >= 0) {
         return code;

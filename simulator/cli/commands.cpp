@@ -13,7 +13,7 @@
 #include "simulator/model/graph_file.hpp"
 #include "simulator/model/plan.hpp"
 
-#include "simulator/cli/command_registry.hpp"
+#include "simulator/cli/command_list.hpp"
 #include "simulator/cli/json_output.hpp"
 
 #include <CLI/CLI.hpp>
@@ -432,9 +432,7 @@ int list_examples(std::ostream& out) {
     return 0;
 }
 
-// The subcommands on the command line (cli/command_registry.hpp).
-namespace {
-
+// The subcommands on the command line (cli/command_list.hpp).
 Subcommand add_plan_command(CLI::App& app, const Console& io) {
     auto options = std::make_shared<PlanOptions>();
     auto* command = app.add_subcommand("plan", "plan a graph file (or a built-in example) and print where every tensor goes");
@@ -480,9 +478,4 @@ Subcommand add_examples_command(CLI::App& app, const Console& io) {
             }};
 }
 
-const CommandRegistrar kPlan({10, add_plan_command});  // --help: first
-const CommandRegistrar kConform({20, add_conform_command});  // --help: after plan (10)
-const CommandRegistrar kExamples({30, add_examples_command});  // --help: after conform (20)
-
-} // namespace
 } // namespace gallocsim::cli

@@ -2,7 +2,7 @@
 
 #include "simulator/analysis/policy_comparison.hpp"
 #include "simulator/analysis/render.hpp"
-#include "simulator/cli/command_registry.hpp"
+#include "simulator/cli/command_list.hpp"
 #include "simulator/cli/errors.hpp"
 #include "simulator/cli/json_output.hpp"
 #include "simulator/model/amount_text.hpp"
@@ -331,9 +331,7 @@ int policy_rules_list(std::ostream& out) {
     return kDone;
 }
 
-// The subcommands on the command line (cli/command_registry.hpp).
-namespace {
-
+// The subcommands on the command line (cli/command_list.hpp).
 Subcommand add_policy_command(CLI::App& app, const Console& io) {
     auto* command = app.add_subcommand("policy", "allocator policies as files: list their rules, export a state as one, "
                                                  "check one, compare policies over graphs and captures");
@@ -382,7 +380,4 @@ Subcommand add_policy_command(CLI::App& app, const Console& io) {
             }};
 }
 
-const CommandRegistrar kPolicy({140, add_policy_command});  // --help: after versions (130), before capture (150)
-
-} // namespace
 } // namespace gallocsim::cli

@@ -19,7 +19,7 @@
 
 #include "simulator/analysis/plan_stats.hpp"
 #include "simulator/model/amount_text.hpp"
-#include "simulator/cli/command_registry.hpp"
+#include "simulator/cli/command_list.hpp"
 
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
@@ -458,9 +458,7 @@ int stats(const StatsOptions& options, std::ostream& out, std::ostream& err) {
     });
 }
 
-// The subcommands on the command line (cli/command_registry.hpp).
-namespace {
-
+// The subcommands on the command line (cli/command_list.hpp).
 Subcommand add_trace_command(CLI::App& app, const Console& io) {
     auto options = std::make_shared<TraceOptions>();
     auto* command = app.add_subcommand("trace", "record a plan step by step and explain every event");
@@ -502,9 +500,4 @@ Subcommand add_stats_command(CLI::App& app, const Console& io) {
     return {command, [options, &io] { return stats(*options, io.out, io.err); }};
 }
 
-const CommandRegistrar kTrace({90, add_trace_command});  // --help: after import-minimalloc (80)
-const CommandRegistrar kWalk({100, add_walk_command});  // --help: after trace (90)
-const CommandRegistrar kStats({110, add_stats_command});  // --help: after walk (100)
-
-} // namespace
 } // namespace gallocsim::cli

@@ -1,8 +1,8 @@
 #pragma once
 // How a subcommand joins the `gallocsim` command line: each command's file declares its
 // options on its own CLI11 subcommand, next to its code, and hands back what runs it once
-// the command line is parsed. A command registers its adder in its own file
-// (cli/command_registry.hpp); command_line.cpp adds every registered one.
+// the command line is parsed. cli/command_list.hpp lists every command's adder;
+// command_line.cpp adds them in that order.
 
 #include "simulator/cli/command_line.hpp"
 #include "simulator/cli/graph_input.hpp"

@@ -7,7 +7,7 @@
 #include "simulator/cli/errors.hpp"
 #include "simulator/model/policy_file.hpp"
 
-#include "simulator/cli/command_registry.hpp"
+#include "simulator/cli/command_list.hpp"
 #include "simulator/cli/json_output.hpp"
 
 #include <CLI/CLI.hpp>
@@ -251,6 +251,9 @@ int versions(const VersionsOptions& options, std::ostream& out, std::ostream& er
     });
 }
 
+} // namespace
+
+// The subcommand on the command line (cli/command_list.hpp).
 Subcommand add_versions_command(CLI::App& app, const Console& io) {
     auto options = std::make_shared<VersionsOptions>();
     auto* command = app.add_subcommand("versions", "the ggml allocator states gallocsim plans by, what changed in each, "
@@ -263,7 +266,4 @@ Subcommand add_versions_command(CLI::App& app, const Console& io) {
     return {command, [options, &io] { return versions(*options, io.out, io.err); }};
 }
 
-const CommandRegistrar kVersions({130, add_versions_command});  // --help: after why (120), before policy (140)
-
-} // namespace
 } // namespace gallocsim::cli

@@ -14,7 +14,7 @@
 #include "simulator/trace/peak.hpp"
 #include "simulator/trace/scheduler_splits.hpp"
 
-#include "simulator/cli/command_registry.hpp"
+#include "simulator/cli/command_list.hpp"
 #include "simulator/cli/graph_input.hpp"
 #include "simulator/cli/graph_notes.hpp"
 
@@ -223,6 +223,9 @@ int why(const WhyOptions& options, std::ostream& out, std::ostream& err) {
     });
 }
 
+} // namespace
+
+// The subcommand on the command line (cli/command_list.hpp).
 Subcommand add_why_command(CLI::App& app, const Console& io) {
     auto options = std::make_shared<WhyOptions>();
     auto* command = app.add_subcommand("why", "why each buffer is as large as it is: where its size was set, what was live, "
@@ -233,7 +236,4 @@ Subcommand add_why_command(CLI::App& app, const Console& io) {
     return {command, [options, &io] { return why(*options, io.out, io.err); }};
 }
 
-const CommandRegistrar kWhy({120, add_why_command});  // --help: after stats (110), before versions (130)
-
-} // namespace
 } // namespace gallocsim::cli

@@ -17,8 +17,7 @@ static_assert(std::is_trivially_copyable_v<TraceEvent>);
 static_assert(sizeof(TraceEvent) <= 56);
 
 EventKind kind_of(const TraceEvent& event) {
-    return std::visit([](const auto& e) { return kKindsOf<std::remove_cvref_t<decltype(e)>>[event::sub_kind(e)]; },
-                      event.data);
+    return std::visit([](const auto& e) { return e.kind(); }, event.data);
 }
 
 std::string_view kind_name(EventKind kind) {

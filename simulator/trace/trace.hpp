@@ -145,95 +145,55 @@ struct TraceEvent {
     RecordedEvent data;
 };
 
-// What kind of thing an event is, for filters and breakpoints: each kind of event::Any by
-// the name it declares (TensorAllocated is four, one per phase), listed in event::Any's order
-// but where a kind says it is listed after another.
+// The same event with the trace's references: each field, in the order the event declares
+// them, passes through `ref`, which makes a reference the trace's and gives a value back as
+// it is. An event is an aggregate, so a structured binding lists its fields and no kind has
+// to list them itself.
 namespace detail {
-template <class... Kinds>
-consteval auto list_kind_names(const std::variant<Kinds...>*) {
-    constexpr std::size_t count = (event::kind_names<Kinds>().size() + ...);
-    std::array<std::string_view, count> names{};
-    std::array<KindName, count> placed_later{};
-    std::size_t listed = 0;
-    std::size_t later = 0;
-    auto list = [&](const auto& kinds) {
-        for (const KindName& kind : kinds) {
-            if (kind.listed_after.empty()) {
-                names[listed++] = kind.name;
-            } else {
-                placed_later[later++] = kind;
-            }
-        }
-    };
-    (list(event::kind_names<Kinds>()), ...);
-    // In the order declared: a kind may be listed after one placed just before it.
-    for (std::size_t k = 0; k < later; ++k) {
-        const auto after = std::ranges::find(names.begin(), names.begin() + listed, placed_later[k].listed_after);
-        if (after == names.begin() + listed) {
-            throw "an event kind is listed after a kind that is not listed before it";
-        }
-        std::shift_right(after + 1, names.begin() + listed + 1, 1);
-        *(after + 1) = placed_later[k].name;
-        ++listed;
+// Converts to any field's type: counts an aggregate's fields by how many it takes.
+struct AnyField {
+    template <class T>
+    operator T() const;
+};
+template <class T, class... Taken>
+constexpr std::size_t field_count() {
+    if constexpr (requires { T{Taken{}..., AnyField{}}; }) {
+        return field_count<T, Taken..., AnyField>();
+    } else {
+        return sizeof...(Taken);
     }
-    for (std::size_t i = 0; i < count; ++i) {
-        if (std::ranges::find(names.begin() + i + 1, names.end(), names[i]) != names.end()) {
-            throw "two event kinds have the same name";
-        }
-    }
-    return names;
 }
 } // namespace detail
 
-// Their names, in EventKind's order (the names filters and JSON use).
-inline constexpr auto kEventKindNames = detail::list_kind_names(static_cast<const RecordedEvent*>(nullptr));
-inline constexpr std::size_t kEventKindCount = kEventKindNames.size();
-
-// A kind's place in kEventKindNames, by its name (a name no kind has does not compile).
-consteval std::uint8_t kind_number(std::string_view name) {
-    const auto it = std::ranges::find(kEventKindNames, name);
-    if (it == kEventKindNames.end()) {
-        throw "no event kind has this name";
+template <class To, template <class> class Kind, class From, class Ref>
+constexpr Kind<To> refer(const Kind<From>& e, Ref&& ref) {
+    constexpr std::size_t fields = detail::field_count<Kind<From>>();
+    static_assert(fields <= 6, "an event with more fields than any before: one more case here");
+    if constexpr (fields == 0) {
+        return {};
+    } else if constexpr (fields == 1) {
+        const auto& [a] = e;
+        return {ref(a)};
+    } else if constexpr (fields == 2) {
+        const auto& [a, b] = e;
+        return {ref(a), ref(b)};
+    } else if constexpr (fields == 3) {
+        const auto& [a, b, c] = e;
+        return {ref(a), ref(b), ref(c)};
+    } else if constexpr (fields == 4) {
+        const auto& [a, b, c, d] = e;
+        return {ref(a), ref(b), ref(c), ref(d)};
+    } else if constexpr (fields == 5) {
+        const auto& [a, b, c, d, f] = e;
+        return {ref(a), ref(b), ref(c), ref(d), ref(f)};
+    } else {
+        const auto& [a, b, c, d, f, g] = e;
+        return {ref(a), ref(b), ref(c), ref(d), ref(f), ref(g)};
     }
-    return static_cast<std::uint8_t>(it - kEventKindNames.begin());
 }
 
-// The kinds code names; every kind, named here or not, is an EventKind (kind_of, parse_kind).
-enum class EventKind : std::uint8_t {
-    plan_started = kind_number("plan-started"),
-    leaf_allocated = kind_number("leaf-allocated"),
-    counting_started = kind_number("counting-started"),
-    consumer_counted = kind_number("consumer-counted"),
-    view_counted = kind_number("view-counted"),
-    input_allocated = kind_number("input-allocated"),
-    node_started = kind_number("node-started"),
-    chunk_created = kind_number("chunk-created"),
-    parent_allocated = kind_number("parent-allocated"),
-    node_allocated = kind_number("node-allocated"),
-    in_place_rejected = kind_number("in-place-rejected"),
-    in_place_reused = kind_number("in-place-reused"),
-    placed_again = kind_number("placed-again"),
-    extra_space_freed = kind_number("extra-space-freed"),
-    parent_released = kind_number("parent-released"),
-    view_released = kind_number("view-released"),
-    tensor_freed = kind_number("tensor-freed"),
-    output_kept = kind_number("output-kept"),
-    plan_finished = kind_number("plan-finished"),
-    buffer_allocated = kind_number("buffer-allocated"),
-    tensor_initialised = kind_number("tensor-initialised"),
-};
-
-// The EventKind of each of a kind's names (kind_names()), by kind.
-template <class Kind>
-inline constexpr auto kKindsOf = [] {
-    constexpr auto names = event::kind_names<Kind>();
-    std::array<EventKind, names.size()> kinds{};
-    for (std::size_t i = 0; i < names.size(); ++i) {
-        kinds[i] = static_cast<EventKind>(std::ranges::find(kEventKindNames, names[i].name) - kEventKindNames.begin());
-    }
-    return kinds;
-}();
-
+// What kind of thing an event is (reference/observer.hpp's EventKind), for filters and
+// breakpoints, and its name.
 EventKind kind_of(const TraceEvent& event);
 std::string_view kind_name(EventKind kind);  // "leaf-allocated"
 std::optional<EventKind> parse_kind(std::string_view name);
@@ -316,7 +276,7 @@ private:
     // references made the trace's), in the stage it opens or the one it meets.
     template <class Kind>
     void handle(const Kind& observed) {
-        const auto recorded = event::refer<RecordedRefs>(observed, [&](const auto& field) { return ref(field); });
+        const auto recorded = refer<RecordedRefs>(observed, [&](const auto& field) { return ref(field); });
         if constexpr (requires { Kind::begins; }) {
             stage_ = Kind::begins;
             node_ = Kind::begins == Stage::nodes ? event::node_of(recorded, kNoTensor) : kNoTensor;

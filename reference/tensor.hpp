@@ -65,6 +65,14 @@ struct Tensor {
     bool has_flag(TensorFlag flag) const { return flags.has(flag); }
 };
 
+// A tensor as the simulator names it past input (plans, traces, checks, comparisons): its
+// Tensor::index, the position among its context's tensors, which for a graph file is the
+// file's order. 32 bits, since a graph has far fewer than 2^31 tensors; kNoTensor for none.
+// A name is looked up once, where it is read, and written again only where it is shown.
+using TensorId = std::int32_t;
+inline constexpr TensorId kNoTensor = -1;
+inline TensorId tensor_id(const Tensor& tensor) { return static_cast<TensorId>(tensor.index); }
+
 // ggml_new_tensor's strides: nb[0] = type size, nb[1] = nb[0]*ne[0]/block, nb[i] = nb[i-1]*ne[i-1].
 std::array<std::size_t, kMaxDims> contiguous_strides(DataType type, const std::array<std::int64_t, kMaxDims>& ne);
 

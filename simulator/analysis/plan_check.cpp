@@ -10,12 +10,13 @@ namespace gallocsim {
 PlanToCheck ggml_plan_to_check(const GraphFile& file, const GgmlPlan& plan) {
     const auto name_of = [&](TensorId id) -> const std::string& { return plan.trace.tensor(id).name; };
     PlanToCheck check;
-    for_each_placement(file, plan.run.plan, [&](const Tensor* tensor, const std::string& name, const Placement& place) {
-        if (tensor != nullptr && tensor->is_view()) {
-            return;  // a view lives in its root's bytes and has no lifetime of its own
+    for (const auto& [id, place] : plan.run.plan.tensors) {
+        const Tensor& tensor = file.context.tensors().at(static_cast<std::size_t>(id));
+        if (tensor.is_view()) {
+            continue;  // a view lives in its root's bytes and has no lifetime of its own
         }
-        check.placements.push_back({name, place.buffer_id, place.chunk, place.offset});
-    });
+        check.placements.push_back({tensor.name, place.buffer_id, place.chunk, place.offset});
+    }
     for (const TensorLifetime& lifetime : plan.lifetimes.tensors) {
         check.tensors.push_back({name_of(lifetime.tensor), lifetime.first, lifetime.last, lifetime.size, 0});
     }

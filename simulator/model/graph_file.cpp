@@ -516,10 +516,10 @@ private:
             p.buffer_id = r_.index(r_.member(place, tensor_path, "buffer", name), dot(tensor_path, "buffer"), file_.buffer_count(), "buffer id");
             p.chunk = r_.index(r_.member(place, tensor_path, "chunk", name), dot(tensor_path, "chunk"), 16, "chunk");
             p.offset = r_.unsigned_integer(r_.member(place, tensor_path, "offset", name), dot(tensor_path, "offset"), name);
-            plan.tensors.emplace_back(std::string(name), p);
+            plan.tensors.push_back({tensor_id(*known), p});
         }
-        // Keep the order of the file's tensors, as writers do.
-        std::ranges::sort(plan.tensors, {}, [&](const auto& entry) { return index_.find(entry.first, name_of()); });
+        // The order of the file's tensors, however the file lists them.
+        std::ranges::sort(plan.tensors, {}, &PlacedTensor::tensor);
         return plan;
     }
 
@@ -602,7 +602,16 @@ GraphFile load_graph_file(const std::filesystem::path& path) {
     return parse_graph_file(read_input_file(path), path.string());
 }
 
-std::string plan_record_to_json(const PlanRecord& plan, int indent) {
+TensorsByName tensors_by_name(const Context& tensors) {
+    TensorsByName by_name;
+    by_name.reserve(tensors.size());
+    for (const Tensor& tensor : tensors.tensors()) {
+        by_name.try_emplace(tensor.name, tensor_id(tensor));  // the first with the name keeps it
+    }
+    return by_name;
+}
+
+std::string plan_record_to_json(const PlanRecord& plan, const Context& tensors, int indent) {
     nlohmann::ordered_json out;
     if (!plan.source.empty()) {
         out["source"] = plan.source;
@@ -613,11 +622,12 @@ std::string plan_record_to_json(const PlanRecord& plan, int indent) {
     out["chunk_sizes"] = plan.chunk_sizes;
     // Appended to the object's underlying list: ordered_json's own insertion looks for the
     // key first, which made writing a plan quadratic; a plan's names are unique already.
-    auto& tensors = out["tensors"] = nlohmann::ordered_json::object();
-    auto& entries = static_cast<nlohmann::ordered_json::object_t::Container&>(tensors.get_ref<nlohmann::ordered_json::object_t&>());
+    auto& placed = out["tensors"] = nlohmann::ordered_json::object();
+    auto& entries = static_cast<nlohmann::ordered_json::object_t::Container&>(placed.get_ref<nlohmann::ordered_json::object_t&>());
     entries.reserve(plan.tensors.size());
-    for (const auto& [name, place] : plan.tensors) {
-        entries.emplace_back(name, nlohmann::ordered_json{{"buffer", place.buffer_id}, {"chunk", place.chunk}, {"offset", place.offset}});
+    for (const auto& [tensor, place] : plan.tensors) {
+        entries.emplace_back(tensor_name(tensors, tensor),
+                             nlohmann::ordered_json{{"buffer", place.buffer_id}, {"chunk", place.chunk}, {"offset", place.offset}});
     }
     return out.dump(indent, ' ', /*ensure_ascii=*/true);  // ASCII: safe on a terminal, exact when parsed
 }
@@ -727,7 +737,7 @@ std::string graph_file_to_json(const GraphFile& file, int indent) {
         out["node_buffer_ids"] = file.node_buffer_ids;
     }
     if (file.expected) {
-        out["expected"] = ojson::parse(plan_record_to_json(*file.expected, -1));
+        out["expected"] = ojson::parse(plan_record_to_json(*file.expected, file.context, -1));
     }
     if (file.captured) {
         auto optional_string = [](const std::optional<std::string>& s) { return s ? ojson(*s) : ojson(nullptr); };

@@ -155,6 +155,22 @@ TEST(ComparePlans, MissingAndExtraTensors) {
                      "tensor 'mul': expected no memory, got buffer 0, chunk 0, offset 0"}));
 }
 
+// The lines name the tensors; those only the actual plan placed come last, by name, whatever
+// their ids (z is tensor 0, y tensor 1); expected places under names the graph lacks (an input
+// read by name) got no memory and come before them.
+TEST(ComparePlans, WhatOnlyTheActualPlanPlacedIsListedByName) {
+    const GraphFile file = parse_graph_file(R"({"format": "ggml-graph/1", "buffer_types": [{"name": "CPU", "alignment": 32}],
+        "tensors": [{"name": "z", "ne": [8]}, {"name": "y", "ne": [8]}], "leafs": [], "nodes": []})",
+                                            "g.json");
+    PlanRecord actual;
+    actual.tensors = {{0, {0, 0, 0}}, {1, {0, 0, 32}}};
+    const std::vector<NamedPlacement> unknown{{"ghost", {0, 0, 64}}};
+    EXPECT_EQ(compare_plans(PlanRecord{}, actual, file.context, unknown),
+              (Lines{"tensor 'ghost': expected at buffer 0, chunk 0, offset 64, but it got no memory",
+                     "tensor 'y': expected no memory, got buffer 0, chunk 0, offset 32",
+                     "tensor 'z': expected no memory, got buffer 0, chunk 0, offset 0"}));
+}
+
 TEST(ComparePlans, BufferAndChunkSizes) {
     PlanRecord actual = seed_plan();
     actual.buffer_sizes = {96, 0};

@@ -15,6 +15,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 namespace gallocsim {
@@ -26,6 +27,10 @@ struct BufferTypeSpec {
     AllocSizeRule alloc_size = AllocSizeRule::nbytes;
     bool operator==(const BufferTypeSpec&) const = default;
 };
+
+// A place under a tensor's name, as an input gives it (a capture's session), before the name
+// is read into the graph's id.
+using NamedPlacement = std::pair<std::string, Placement>;
 
 // One tensor's place in a plan: the tensor by its id in the plan's graph.
 struct PlacedTensor {

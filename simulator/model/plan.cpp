@@ -231,12 +231,17 @@ std::optional<std::string> compare_values(const std::string& what, const std::ve
     return what + ": expected " + show(expected) + ", got " + show(actual);
 }
 
-std::string no_memory_text(std::string_view name, const Placement& want) {
-    return "tensor '" + std::string(name) + "': expected at buffer " + std::to_string(want.buffer_id) + ", chunk " +
+namespace {
+
+std::string no_memory_text(const std::string& name, const Placement& want) {
+    return "tensor '" + name + "': expected at buffer " + std::to_string(want.buffer_id) + ", chunk " +
            std::to_string(want.chunk) + ", offset " + std::to_string(want.offset) + ", but it got no memory";
 }
 
-std::vector<std::string> compare_plans(const PlanRecord& expected, const PlanRecord& actual, const Context& tensors) {
+} // namespace
+
+std::vector<std::string> compare_plans(const PlanRecord& expected, const PlanRecord& actual, const Context& tensors,
+                                       std::span<const NamedPlacement> unknown) {
     std::vector<std::string> differences;
     auto differ = [&](const std::string& what, const std::string& want, const std::string& got) {
         differences.push_back(what + ": expected " + want + ", got " + got);
@@ -274,6 +279,9 @@ std::vector<std::string> compare_plans(const PlanRecord& expected, const PlanRec
             differ(what + " offset", std::to_string(want.offset), std::to_string(have->offset));
         }
         have = nullptr;
+    }
+    for (const auto& [name, want] : unknown) {
+        differences.push_back(no_memory_text(name, want));
     }
     // What only `actual` placed, in the order of the names (the order these lines have always had).
     std::vector<TensorId> unexpected;

@@ -11,7 +11,6 @@
 #include <optional>
 #include <span>
 #include <string>
-#include <string_view>
 #include <vector>
 
 namespace gallocsim {
@@ -86,11 +85,11 @@ PlanRecord record_plan(const WorkingGraph& planned, const GraphAllocator& alloca
 
 // One line per difference: "tensor 'x' offset: expected 32, got 64". Both plans are of one
 // graph, `tensors`, and are compared tensor by tensor by id; the tensors are named only in the
-// lines: first each expected tensor's, in `expected`'s order, then those only `actual` placed,
-// by name.
-std::vector<std::string> compare_plans(const PlanRecord& expected, const PlanRecord& actual, const Context& tensors);
-// compare_plans' line for a tensor expected at `want` that got no memory.
-std::string no_memory_text(std::string_view name, const Placement& want);
+// lines: first each expected tensor's, in `expected`'s order, then each of `unknown` (expected
+// places under names the graph lacks, from an input read by name: each got no memory), then
+// the tensors only `actual` placed, by name.
+std::vector<std::string> compare_plans(const PlanRecord& expected, const PlanRecord& actual, const Context& tensors,
+                                       std::span<const NamedPlacement> unknown = {});
 // The same style for one more value: nothing when equal, else "what: expected [64], got [96]".
 std::optional<std::string> compare_values(const std::string& what, bool expected, bool actual);
 std::optional<std::string> compare_values(const std::string& what, const std::vector<std::size_t>& expected,

@@ -3,7 +3,6 @@
 #include "simulator/model/plan.hpp"
 
 #include <algorithm>
-#include <iterator>
 #include <variant>
 
 namespace gallocsim {
@@ -156,15 +155,15 @@ CallReplay SessionReplayer::run(const CapturedCall& call, WorkingGraph& graph, A
     expected.reserve = !allocates && call.returned.value_or(actual.reserve);
     expected.alloc_graph = allocates && call.returned.value_or(false);
     // The session names the places it observed; they are read into the ids of the call's graph
-    // here. A name the graph lacks got no memory there, and is said so after the other tensors.
-    std::vector<std::string> unknown;
+    // here. A name the graph lacks got no memory there (compare_plans says so).
+    std::vector<NamedPlacement> unknown;
     if (call.tensors) {
         const TensorsByName by_name = tensors_by_name(graph.context);
-        for (const auto& [name, place] : *call.tensors) {
-            if (const auto found = by_name.find(name); found != by_name.end()) {
-                expected.tensors.push_back({found->second, place});
+        for (const NamedPlacement& named : *call.tensors) {
+            if (const auto found = by_name.find(named.first); found != by_name.end()) {
+                expected.tensors.push_back({found->second, named.second});
             } else {
-                unknown.push_back(no_memory_text(name, place));
+                unknown.push_back(named);
             }
         }
         std::ranges::sort(expected.tensors, {}, &PlacedTensor::tensor);
@@ -177,10 +176,9 @@ CallReplay SessionReplayer::run(const CapturedCall& call, WorkingGraph& graph, A
     if (call.sizes) {
         add_difference(replay.differences, compare_values("sizes", *call.sizes, sizes.value_or(std::vector<std::size_t>{})));
     }
-    for (std::string& difference : compare_plans(expected, actual, graph.context)) {
+    for (std::string& difference : compare_plans(expected, actual, graph.context, unknown)) {
         replay.differences.push_back(std::move(difference));
     }
-    std::ranges::move(unknown, std::back_inserter(replay.differences));
     replay.outcome = replay.differences.empty() ? CallOutcome::passed : CallOutcome::failed;
     if (replay.replanned) {
         plan_call_ = replay.index;

@@ -232,7 +232,7 @@ PlanToCheck arena_plan_to_check(const ArenaProblem& problem, const ArenaPlan& pl
     for (std::size_t i = 0; i < problem.blocks.size(); ++i) {
         const LiveBlock& block = problem.blocks[i];
         check.tensors.push_back({block.name, block.first, block.last, block_bytes(block), alignment_of(block)});
-        check.placements.push_back({block.name, 0, 0, plan.offsets.at(i)});
+        check.placements.push_back({i, 0, 0, plan.offsets.at(i)});
     }
     // Sizes are taken as they are (a graph's are already rounded up); each block keeps its alignment.
     check.buffers.push_back({problem.name, 1, SIZE_MAX, {plan.size}, 1});

@@ -149,7 +149,7 @@ std::size_t node_step_of_event(const Trace& trace, std::size_t event) {
 nlohmann::json violations_json(const std::vector<Violation>& violations) {
     nlohmann::json list = nlohmann::json::array();
     for (const Violation& v : violations) {
-        list.push_back({{"kind", violation_kind_name(v.kind)}, {"tensor", v.tensor}, {"other", v.other}, {"message", v.message}});
+        list.push_back({{"kind", violation_kind_name(v.kind)}, {"tensor", v.tensor_name}, {"other", v.other_name}, {"message", v.message}});
     }
     return list;
 }
@@ -566,12 +566,15 @@ int import_minimalloc(const ImportMiniMallocOptions& options, std::ostream& out,
         if (!file_violations.empty()) {
             out << "\nthe file's offsets break " << file_violations.size() << " rule(s)";
             // ggml's in-place reuse: a node takes its parent's bytes at the step the parent ends.
+            // The checker's tensors are the blocks, in order (arena_plan_to_check).
             const std::size_t handoffs = static_cast<std::size_t>(std::ranges::count_if(file_violations, [&](const Violation& v) {
-                const auto a = std::ranges::find(problem.blocks, v.tensor, &LiveBlock::name);
-                const auto b = std::ranges::find(problem.blocks, v.other, &LiveBlock::name);
                 auto hands_to = [](const LiveBlock& from, const LiveBlock& to) { return from.last == to.first && from.first < to.first; };
-                return v.kind == ViolationKind::overlap && a != problem.blocks.end() && b != problem.blocks.end() &&
-                       (hands_to(*a, *b) || hands_to(*b, *a));
+                if (v.kind != ViolationKind::overlap) {
+                    return false;
+                }
+                const LiveBlock& a = problem.blocks.at(v.tensor);
+                const LiveBlock& b = problem.blocks.at(v.other);
+                return hands_to(a, b) || hands_to(b, a);
             }));
             if (handoffs > 0) {
                 out << "; " << handoffs << " of them hand-offs (a block starts at the step another ends), which is "

@@ -2,7 +2,6 @@
 #include "simulator/model/input_file.hpp"
 #include "simulator/model/json_reader.hpp"
 #include "reference/dynamic_allocator.hpp"
-#include "reference/name_table.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -63,10 +62,9 @@ std::optional<std::size_t> checked_nbytes(const Tensor& t) {
     return bytes;
 }
 
-// Names to positions while a file is read, keyed by views of the context's own names (a tensor
-// in the context's deque never moves). The parser keeps its own index: a name the context
-// does not hold yet is what every new tensor is, and the context looks for a missing name the
-// slow way (its tensors may be renamed).
+// Names are read into tensors once, here: the parser keeps the file's tensors by name, keyed
+// by views of the context's own names (a tensor in the context's deque never moves, and no
+// tensor is renamed while the file is read).
 
 class Parser {
 public:
@@ -172,11 +170,6 @@ private:
         }
     }
 
-    // Tensor i's name, for index_ (which keeps positions, not names).
-    auto name_of() const {
-        return [this](std::size_t i) -> std::string_view { return file_.context.tensors()[i].name; };
-    }
-
     void parse_tensors() {
         const Array list = r_.array(r_.member(doc_, "$", "tensors"), "$.tensors");
         std::vector<Object> tensors;
@@ -191,12 +184,12 @@ private:
             if (name.empty()) {
                 r_.fail(dot(path, "name"), "must not be empty");
             }
-            if (index_.insert(name, i, name_of()) != i) {
-                r_.fail(dot(path, "name"), "duplicate tensor name", name);
-            }
             Tensor tensor;
             tensor.name = name;
-            file_.context.add(std::move(tensor));
+            const Tensor& added = file_.context.add(std::move(tensor));
+            if (!index_.try_emplace(added.name, i).second) {
+                r_.fail(dot(path, "name"), "duplicate tensor name", name);
+            }
         }
         for (std::size_t i = 0; i < tensors.size(); ++i) {
             parse_tensor(tensors[i], at("$.tensors", i), file_.context.tensors()[i]);
@@ -208,8 +201,8 @@ private:
     }
 
     Tensor* tensor_at(std::string_view name) {
-        const std::size_t index = index_.find(name, name_of());
-        return index == NameTable::npos ? nullptr : &file_.context.tensors()[index];
+        const auto found = index_.find(name);
+        return found == index_.end() ? nullptr : &file_.context.tensors()[found->second];
     }
 
     Tensor* tensor_named(Value value, const Path& path, std::string_view owner) {
@@ -526,7 +519,7 @@ private:
     Reader r_;
     Object doc_;
     GraphFile file_;
-    NameTable index_;  // the file's tensors by name: their positions in file_.context
+    std::unordered_map<std::string_view, std::size_t> index_;  // the file's tensors by name: their positions in file_.context
     std::vector<bool> in_graph_;  // by tensor index: listed in leafs or nodes
 };
 

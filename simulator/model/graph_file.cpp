@@ -7,8 +7,10 @@
 
 #include <algorithm>
 #include <limits>
+#include <memory_resource>
 #include <numeric>
 #include <ranges>
+#include <unordered_map>
 
 namespace gallocsim {
 
@@ -519,7 +521,11 @@ private:
     Reader r_;
     Object doc_;
     GraphFile file_;
-    std::unordered_map<std::string_view, std::size_t> index_;  // the file's tensors by name: their positions in file_.context
+    // The file's tensors by name: their positions in file_.context. Its nodes come from one
+    // arena, freed at once: a node allocated and freed on its own per tensor cost a graph of
+    // 156,000 tensors a sixth of reading it.
+    std::pmr::monotonic_buffer_resource index_nodes_;
+    std::pmr::unordered_map<std::string_view, std::size_t> index_{&index_nodes_};
     std::vector<bool> in_graph_;  // by tensor index: listed in leafs or nodes
 };
 

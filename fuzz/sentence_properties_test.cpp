@@ -107,7 +107,8 @@ TEST(Sentences, ANodeReadingItselfIsToldTrue) {
     const PlanRun run = run_plan(file);
     ASSERT_TRUE(run.error.empty()) << run.error;
     const auto place_of = [&](const std::string& name) {
-        return std::ranges::find(run.plan.tensors, name, &std::pair<std::string, Placement>::first)->second.offset;
+        const TensorId id = tensor_id(*file.context.find(name));
+        return std::ranges::find(run.plan.tensors, id, &PlacedTensor::tensor)->place.offset;
     };
     EXPECT_EQ(place_of("x"), 0u);
     EXPECT_EQ(place_of("a"), 32u);

@@ -1,11 +1,7 @@
 #include "reference/tensor.hpp"
 
-#include "reference/name_table.hpp"
-
 #include <algorithm>
 #include <functional>
-#include <mutex>
-#include <optional>
 #include <string>
 #include <unordered_set>
 #include <vector>
@@ -60,60 +56,13 @@ Tensor& Context::add(Tensor tensor) {
     return tensors_.emplace_back(std::move(tensor));
 }
 
-// Names to the first tensor with each, as positions in the context (NameTable: no copies of
-// the names). A tensor renamed after it was indexed leaves its slot under the old name's hash;
-// every hit compares the tensor's name as it is now, so a stale slot is never believed.
-struct Context::NameIndex {
-    std::mutex mutex;
-    NameTable first_with;
-    std::size_t indexed = 0;  // tensors_[0, indexed) are in the table
-
-    void extend(const std::deque<Tensor>& tensors) {
-        const auto name_of = [&](std::size_t i) -> std::string_view { return tensors[i].name; };
-        first_with.reserve(tensors.size());
-        for (; indexed < tensors.size(); ++indexed) {
-            first_with.insert(tensors[indexed].name, indexed, name_of);
-        }
-    }
-    void rebuild(const std::deque<Tensor>& tensors) {
-        first_with.clear();
-        indexed = 0;
-        extend(tensors);
-    }
-    std::optional<std::size_t> find(const std::deque<Tensor>& tensors, std::string_view name) {
-        const std::lock_guard lock(mutex);
-        extend(tensors);
-        const std::size_t hit = first_with.find(name, [&](std::size_t i) -> std::string_view { return tensors[i].name; });
-        if (hit != NameTable::npos) {
-            return hit;  // the first, unless a rename gave an earlier tensor the same name
-        }
-        // A miss: the name may belong to a tensor renamed since it was indexed. Look the slow
-        // way, and rebuild if so.
-        const auto found = std::ranges::find(tensors, name, &Tensor::name);
-        if (found == tensors.end()) {
-            return std::nullopt;
-        }
-        rebuild(tensors);
-        return static_cast<std::size_t>(found - tensors.begin());
-    }
-};
-
-Context::Context() : names_(std::make_unique<NameIndex>()) {}
-Context::~Context() = default;
-Context::Context(Context&&) noexcept = default;
-Context& Context::operator=(Context&&) noexcept = default;
-
 Tensor* Context::find(std::string_view name) {
     return const_cast<Tensor*>(std::as_const(*this).find(name));
 }
 
 const Tensor* Context::find(std::string_view name) const {
-    if (names_ == nullptr) {  // moved from
-        const auto found = std::ranges::find(tensors_, name, &Tensor::name);
-        return found == tensors_.end() ? nullptr : &*found;
-    }
-    const auto index = names_->find(tensors_, name);
-    return index ? &tensors_[*index] : nullptr;
+    const auto found = std::ranges::find(tensors_, name, &Tensor::name);
+    return found == tensors_.end() ? nullptr : &*found;
 }
 
 namespace {

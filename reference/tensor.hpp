@@ -65,6 +65,14 @@ struct Tensor {
     bool has_flag(TensorFlag flag) const { return flags.has(flag); }
 };
 
+// A tensor as the simulator names it past input (plans, traces, checks, comparisons): its
+// Tensor::index, the position among its context's tensors, which for a graph file is the
+// file's order. 32 bits, since a graph has far fewer than 2^31 tensors; kNoTensor for none.
+// A name is looked up once, where it is read, and written again only where it is shown.
+using TensorId = std::int32_t;
+inline constexpr TensorId kNoTensor = -1;
+inline TensorId tensor_id(const Tensor& tensor) { return static_cast<TensorId>(tensor.index); }
+
 // ggml_new_tensor's strides: nb[0] = type size, nb[1] = nb[0]*ne[0]/block, nb[i] = nb[i-1]*ne[i-1].
 std::array<std::size_t, kMaxDims> contiguous_strides(DataType type, const std::array<std::int64_t, kMaxDims>& ne);
 
@@ -86,18 +94,16 @@ bool lies_within_source(const Tensor& view);
 // their address for the context's lifetime, so graphs may point at them.
 class Context {
 public:
-    Context();
-    ~Context();
-    Context(Context&&) noexcept;
-    Context& operator=(Context&&) noexcept;
+    Context() = default;
+    Context(Context&&) noexcept = default;
+    Context& operator=(Context&&) noexcept = default;
     Context(const Context&) = delete;
     Context& operator=(const Context&) = delete;
 
     Tensor& add(Tensor tensor);
-    // The first tensor with this name (ggml_get_tensor). Found through an index kept beside
-    // the tensors, so a lookup costs the same on a graph of 100 or 100,000 tensors; a tensor
-    // renamed after it was added is still found under its new name (the index is checked
-    // on every hit and rebuilt when stale). Safe to call from several threads.
+    // The first tensor with this name, searched in creation order as ggml_get_tensor does: a
+    // tensor renamed after it was added is found under its new name only. A search per call:
+    // for a look-up per tensor, read the names into ids once (tensors_by_name, model/).
     Tensor* find(std::string_view name);
     const Tensor* find(std::string_view name) const;
 
@@ -106,9 +112,7 @@ public:
     std::size_t size() const { return tensors_.size(); }
 
 private:
-    struct NameIndex;
     std::deque<Tensor> tensors_;
-    std::unique_ptr<NameIndex> names_;
 };
 
 // graph->leafs and graph->nodes: nodes in execution order.

@@ -121,6 +121,21 @@ TEST_F(BrokenSeed, OneWrongOffsetIsExactlyOneMismatch) {
     EXPECT_EQ(result.last_line, "5 passed, 1 failed");
 }
 
+// The session names its places; a name the call's graph lacks is read as a place the plan did
+// not make, and b, which the plan placed, as unexpected.
+TEST_F(BrokenSeed, APlaceUnderANameTheGraphLacksGotNoMemory) {
+    replace_in_session0(R"("b": {"buffer": 0, "chunk": 0, "offset": 32}, "mul": {"buffer": 0, "chunk": 0, "offset": 0}}}
+{"call": 2)",
+                        R"("zz": {"buffer": 0, "chunk": 0, "offset": 32}, "mul": {"buffer": 0, "chunk": 0, "offset": 0}}}
+{"call": 2)");
+    const Conformed result = conform();
+    EXPECT_EQ(result.exit_code, 1);
+    EXPECT_THAT(result.out, HasSubstr("FAIL " + session0().string() + " call 1 (ggml_gallocr_alloc_graph, graphs/seed.json; buffer 0: 64 B)\n"
+                                      "  tensor 'zz': expected at buffer 0, chunk 0, offset 32, but it got no memory\n"
+                                      "  tensor 'b': expected no memory, got buffer 0, chunk 0, offset 32\n"));
+    EXPECT_EQ(result.last_line, "5 passed, 1 failed");
+}
+
 TEST_F(BrokenSeed, CutLastLineKeepsTheCallsBefore) {
     std::string text = test_support::read_text(session0());
     text.resize(text.rfind("\"tensors\""));  // the program stopped in the middle of call 3's line

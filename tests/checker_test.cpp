@@ -39,7 +39,7 @@ std::vector<ViolationKind> kinds(const std::vector<Violation>& violations) {
 //                           [d......)  steps 0-3
 TEST(Checker, AcceptsAPlanWithReuseAndTouchingRanges) {
     const PlanToCheck plan = one_chunk({{"a", 0, 1, 32}, {"b", 1, 2, 64}, {"c", 2, 3, 20}, {"d", 0, 3, 32}},
-                                       {{"a", 0, 0, 0}, {"b", 0, 0, 32}, {"c", 0, 0, 0}, {"d", 0, 0, 96}});
+                                       {{0, 0, 0, 0}, {1, 0, 0, 32}, {2, 0, 0, 0}, {3, 0, 0, 96}});
     EXPECT_TRUE(check_plan(plan).empty());
 }
 
@@ -50,19 +50,21 @@ TEST(Checker, AcceptsAPlanWithReuseAndTouchingRanges) {
 // b starts inside a and ends outside it: neither contains the other, so a check that only
 // asks "is one range inside the other" misses it. The bytes [32, 64) are shared at steps 1-2.
 TEST(Checker, CatchesAPartialOverlap) {
-    const PlanToCheck plan = one_chunk({{"a", 0, 2, 64}, {"b", 1, 3, 64}}, {{"a", 0, 0, 0}, {"b", 0, 0, 32}});
+    const PlanToCheck plan = one_chunk({{"a", 0, 2, 64}, {"b", 1, 3, 64}}, {{0, 0, 0, 0}, {1, 0, 0, 32}});
     const auto violations = check_plan(plan);
     ASSERT_EQ(violations.size(), 1u);
     EXPECT_EQ(violations[0].kind, ViolationKind::overlap);
-    EXPECT_EQ(violations[0].tensor, "a");
-    EXPECT_EQ(violations[0].other, "b");
+    EXPECT_EQ(violations[0].tensor, 0u);
+    EXPECT_EQ(violations[0].other, 1u);
+    EXPECT_EQ(violations[0].tensor_name, "a");
+    EXPECT_EQ(violations[0].other_name, "b");
     EXPECT_EQ(violations[0].message,
               "tensors 'a' (bytes [0, 64)) and 'b' (bytes [32, 96)) share bytes in buffer 0 chunk 0 while both are live (steps 1-2)");
 }
 
 // One shared step is enough: a ends at step 1, b starts at step 1.
 TEST(Checker, TensorsMeetingAtOneStepConflict) {
-    const PlanToCheck plan = one_chunk({{"a", 0, 1, 32}, {"b", 1, 2, 32}}, {{"a", 0, 0, 0}, {"b", 0, 0, 0}});
+    const PlanToCheck plan = one_chunk({{"a", 0, 1, 32}, {"b", 1, 2, 32}}, {{0, 0, 0, 0}, {1, 0, 0, 0}});
     const auto violations = check_plan(plan);
     ASSERT_EQ(violations.size(), 1u);
     EXPECT_NE(violations[0].message.find("(step 1)"), std::string::npos) << violations[0].message;
@@ -72,45 +74,52 @@ TEST(Checker, TensorsMeetingAtOneStepConflict) {
 // its root's. Allowed pairs are exempt, in either order, and only they are.
 TEST(Checker, AllowedPairsMayShareBytes) {
     PlanToCheck plan = one_chunk({{"parent", 0, 1, 32}, {"child", 1, 2, 32}, {"other", 1, 1, 32}},
-                                 {{"parent", 0, 0, 0}, {"child", 0, 0, 0}, {"other", 0, 0, 0}});
-    plan.may_share = {{"child", "parent"}};
+                                 {{0, 0, 0, 0}, {1, 0, 0, 0}, {2, 0, 0, 0}});
+    plan.may_share = {{1, 0}};  // child, parent
     const auto violations = check_plan(plan);
     ASSERT_EQ(violations.size(), 2u);
     EXPECT_EQ(violations[0].kind, ViolationKind::overlap);
     EXPECT_EQ(violations[1].kind, ViolationKind::overlap);
-    EXPECT_TRUE(violations[0].tensor == "other" || violations[0].other == "other");
-    EXPECT_TRUE(violations[1].tensor == "other" || violations[1].other == "other");
+    EXPECT_TRUE(violations[0].tensor == 2 || violations[0].other == 2);  // other
+    EXPECT_TRUE(violations[1].tensor == 2 || violations[1].other == 2);
 }
 
 TEST(Checker, EmptyTensorsShareNoBytes) {
-    const PlanToCheck plan = one_chunk({{"a", 0, 1, 64}, {"empty", 0, 1, 0}}, {{"a", 0, 0, 0}, {"empty", 0, 0, 32}});
+    const PlanToCheck plan = one_chunk({{"a", 0, 1, 64}, {"empty", 0, 1, 0}}, {{0, 0, 0, 0}, {1, 0, 0, 32}});
     EXPECT_TRUE(check_plan(plan).empty());
 }
 
+// a placed twice, a placement for a third tensor the list lacks (index 2), b never placed.
 TEST(Checker, EveryTensorNeedsExactlyOnePlacement) {
     const PlanToCheck plan = one_chunk({{"a", 0, 0, 32}, {"b", 0, 0, 32}},
-                                       {{"a", 0, 0, 0}, {"a", 0, 0, 64}, {"ghost", 0, 0, 96}});
-    EXPECT_EQ(kinds(check_plan(plan)),
-              (std::vector{ViolationKind::placed_twice, ViolationKind::unknown_tensor, ViolationKind::unplaced}));
+                                       {{0, 0, 0, 0}, {0, 0, 0, 64}, {2, 0, 0, 96}});
+    const auto violations = check_plan(plan);
+    EXPECT_EQ(kinds(violations), (std::vector{ViolationKind::placed_twice, ViolationKind::unknown_tensor, ViolationKind::unplaced}));
+    EXPECT_EQ(violations[0].message, "tensor 'a' is placed more than once");
+    EXPECT_EQ(violations[1].tensor, 2u);
+    EXPECT_EQ(violations[1].tensor_name, "");
+    EXPECT_EQ(violations[1].message, "placement for unknown tensor 2 (the plan lists 2)");
+    EXPECT_EQ(violations[2].message, "tensor 'b' has no placement");
 }
 
-// Names are the tensors' identities: a name listed twice stands for the first tensor with it,
-// whose one placement places both (and is checked with the first one's size).
-TEST(Checker, ANameListedTwiceStandsForItsFirstTensor) {
-    EXPECT_TRUE(check_plan(one_chunk({{"a", 0, 0, 32}, {"a", 0, 0, 256}}, {{"a", 0, 0, 0}})).empty());
-    EXPECT_EQ(kinds(check_plan(one_chunk({{"a", 0, 0, 256}, {"a", 0, 0, 32}}, {{"a", 0, 0, 0}}))),
-              std::vector{ViolationKind::outside_chunk});
+// A tensor is its index in the list, its name only what the messages call it: two tensors of
+// one name are two tensors, each placed and checked on its own.
+TEST(Checker, TensorsOfOneNameAreTwoTensors) {
+    const auto violations = check_plan(one_chunk({{"a", 0, 0, 32}, {"a", 0, 0, 256}}, {{0, 0, 0, 0}}));
+    EXPECT_EQ(kinds(violations), std::vector{ViolationKind::unplaced});
+    EXPECT_EQ(violations[0].tensor, 1u);
+    EXPECT_TRUE(check_plan(one_chunk({{"a", 0, 0, 32}, {"a", 0, 0, 64}}, {{0, 0, 0, 0}, {1, 0, 0, 32}})).empty());
 }
 
 TEST(Checker, OffsetsAreAligned) {
-    const auto violations = check_plan(one_chunk({{"a", 0, 0, 8}}, {{"a", 0, 0, 8}}));
+    const auto violations = check_plan(one_chunk({{"a", 0, 0, 8}}, {{0, 0, 0, 8}}));
     EXPECT_EQ(kinds(violations), std::vector{ViolationKind::misaligned});
     EXPECT_EQ(violations[0].message, "tensor 'a' at offset 8 is not aligned to 32");
 }
 
 TEST(Checker, TensorsStayInsideTheirChunk) {
     // 100 bytes take 128 aligned: at 32 they would reach 160.
-    const auto violations = check_plan(one_chunk({{"a", 0, 0, 100}}, {{"a", 0, 0, 32}}));
+    const auto violations = check_plan(one_chunk({{"a", 0, 0, 100}}, {{0, 0, 0, 32}}));
     ASSERT_FALSE(violations.empty());
     EXPECT_EQ(violations[0].kind, ViolationKind::outside_chunk);
     EXPECT_EQ(violations[0].message,
@@ -118,12 +127,12 @@ TEST(Checker, TensorsStayInsideTheirChunk) {
 }
 
 TEST(Checker, PlacementsNameRealBuffersAndChunks) {
-    const auto violations = check_plan(one_chunk({{"a", 0, 0, 8}, {"b", 0, 0, 8}}, {{"a", 3, 0, 0}, {"b", 0, 1, 0}}));
+    const auto violations = check_plan(one_chunk({{"a", 0, 0, 8}, {"b", 0, 0, 8}}, {{0, 3, 0, 0}, {1, 0, 1, 0}}));
     EXPECT_EQ(kinds(violations), (std::vector{ViolationKind::bad_address, ViolationKind::bad_address}));
 }
 
 TEST(Checker, ChunkSizesAreTheirHighWaterMarks) {
-    PlanToCheck plan = one_chunk({{"a", 0, 0, 40}}, {{"a", 0, 0, 0}});  // reaches 64 aligned, chunk says 128
+    PlanToCheck plan = one_chunk({{"a", 0, 0, 40}}, {{0, 0, 0, 0}});  // reaches 64 aligned, chunk says 128
     EXPECT_TRUE(check_plan(plan).empty());
     plan.check_high_water = true;
     const auto violations = check_plan(plan);
@@ -138,7 +147,7 @@ TEST(Checker, ChunkSizesAreTheirHighWaterMarks) {
 TEST(Checker, ChunksRespectMaxSizeUnlessATensorNeedsMore) {
     PlanToCheck plan;
     plan.tensors = {{"big", 0, 0, 96}, {"x", 0, 0, 32}, {"y", 0, 1, 64}};
-    plan.placements = {{"big", 0, 0, 0}, {"x", 0, 1, 0}, {"y", 0, 1, 32}};
+    plan.placements = {{0, 0, 0, 0}, {1, 0, 1, 0}, {2, 0, 1, 32}};  // big, x, y
     plan.buffers.push_back({"CPU", 32, 64, {96, 96}});
     const auto violations = check_plan(plan);
     ASSERT_EQ(kinds(violations), std::vector{ViolationKind::chunk_too_large});
@@ -164,14 +173,15 @@ TEST(GgmlPlan, AMovedTensorIsCaught) {
     PlanToCheck check = ggml_plan_to_check(file, plan);
     ASSERT_TRUE(check_plan(check).empty());
     auto place = [&](const std::string& name) -> CheckedPlacement& {
-        return *std::ranges::find(check.placements, name, &CheckedPlacement::name);
+        const auto tensor = static_cast<std::size_t>(std::ranges::find(check.tensors, name, &CheckedTensor::name) - check.tensors.begin());
+        return *std::ranges::find(check.placements, tensor, &CheckedPlacement::tensor);
     };
     place("ffn_up-0").offset = place("ffn_gate-0").offset;
     check.check_high_water = false;  // the move also leaves the chunk taller than needed
     const auto violations = check_plan(check);
     ASSERT_FALSE(violations.empty());
     EXPECT_EQ(violations[0].kind, ViolationKind::overlap);
-    const std::set<std::string> pair{violations[0].tensor, violations[0].other};
+    const std::set<std::string> pair{violations[0].tensor_name, violations[0].other_name};
     EXPECT_TRUE(pair.contains("ffn_up-0")) << violations[0].message;
 }
 

@@ -55,7 +55,7 @@ void expect_same_graph(const GraphFile& expected, const GraphFile& actual) {
 void expect_upstream_plan(const GraphFile& file, const PlanRecord& expected) {
     const PlanRun run = run_plan(file);
     ASSERT_TRUE(run.error.empty()) << run.error;
-    for (const std::string& difference : compare_plans(expected, run.plan)) {
+    for (const std::string& difference : compare_plans(expected, run.plan, file.context)) {
         ADD_FAILURE() << difference;
     }
 }
@@ -177,8 +177,8 @@ TEST(LlamaExample, ClampFollowsEachProjectionAndRunsInPlaceOnlyUnderLlamaCpp) {
     auto offsets = [&](const AllocatorProfile& profile, const std::string& name) {
         const PlanRun run = run_plan(file, nullptr, profile);
         std::map<std::string, std::size_t> at;
-        for (const auto& [tensor_name, place] : run.plan.tensors) {
-            at[tensor_name] = place.offset;
+        for (const auto& [id, place] : run.plan.tensors) {
+            at[gallocsim::tensor_name(file.context, id)] = place.offset;
         }
         return std::pair{at.at(name), at.at(name + " (clamp)")};
     };

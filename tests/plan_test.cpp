@@ -17,11 +17,22 @@ namespace {
 
 using Lines = std::vector<std::string>;
 
+using Places = std::vector<std::pair<std::string, Placement>>;
+
+// The seed example, whose tensors the plans below place (a plan names them by id).
+const GraphFile& seed() {
+    static const GraphFile file = seed_example();
+    return file;
+}
+const Context& seed_tensors() { return seed().context; }
+TensorId seed_id(const std::string& name) { return tensor_id(*seed().context.find(name)); }
+
 // The seed example's plan, as upstream made it:
 //
 //   0      32     64
 //   | a    | b    |
 //   | mul  |      |
+const Places kSeedPlaces{{"a", {0, 0, 0}}, {"b", {0, 0, 32}}, {"mul", {0, 0, 0}}};
 PlanRecord seed_plan() {
     PlanRecord plan;
     plan.source = "ggml d99724f2";
@@ -29,7 +40,9 @@ PlanRecord seed_plan() {
     plan.alloc_graph = true;
     plan.buffer_sizes = {64};
     plan.chunk_sizes = {{64}};
-    plan.tensors = {{"a", {0, 0, 0}}, {"b", {0, 0, 32}}, {"mul", {0, 0, 0}}};
+    for (const auto& [name, place] : kSeedPlaces) {
+        plan.tensors.push_back({seed_id(name), place});
+    }
     return plan;
 }
 
@@ -42,8 +55,8 @@ TEST(RunPlan, PlansAFileAsTheGoldenCorpusWasMade) {
     EXPECT_TRUE(run.plan.reserve);
     EXPECT_TRUE(run.plan.alloc_graph);
     EXPECT_EQ(run.plan.buffer_sizes, std::vector<std::size_t>{64});
-    EXPECT_EQ(run.plan.tensors, seed_plan().tensors);
-    EXPECT_EQ(compare_plans(seed_plan(), run.plan), Lines{});
+    EXPECT_EQ(test_support::named_places(run.plan, file.context), kSeedPlaces);
+    EXPECT_EQ(compare_plans(seed_plan(), run.plan, file.context), Lines{});
     ASSERT_EQ(run.types.size(), 1u);
     EXPECT_EQ(run.types[0]->name(), "CPU");
     EXPECT_EQ(run.types[0]->alignment(), 32u);
@@ -54,8 +67,8 @@ TEST(RunPlan, IsRepeatable) {
     GraphFile file = seed_example();
     const PlanRun first = run_plan(file);
     const PlanRun second = run_plan(file);
-    EXPECT_EQ(compare_plans(first.plan, second.plan), Lines{});
-    EXPECT_EQ(second.plan.tensors, seed_plan().tensors);
+    EXPECT_EQ(compare_plans(first.plan, second.plan, file.context), Lines{});
+    EXPECT_EQ(test_support::named_places(second.plan, file.context), kSeedPlaces);
 }
 
 // prepare_plan_again plans on the copy an earlier run of the file wrote into: the plan is the
@@ -68,7 +81,7 @@ TEST(RunPlan, AgainOnAnEarlierRunsCopyPlansAsAFreshCopy) {
         carry_out_plan(again);
         const PlanRun fresh = run_plan(file);
         EXPECT_EQ(again.error, fresh.error);
-        EXPECT_EQ(compare_plans(fresh.plan, again.plan), Lines{});
+        EXPECT_EQ(compare_plans(fresh.plan, again.plan, file.context), Lines{});
     });
 }
 
@@ -94,7 +107,7 @@ TEST(RunPlan, FailedReserveCarriesTheAllocatorsMessage) {
     EXPECT_FALSE(run.plan.reserve);
     EXPECT_FALSE(run.plan.alloc_graph);
     EXPECT_TRUE(run.plan.tensors.empty());
-    EXPECT_EQ(compare_plans(seed_plan(), run.plan).front(), "reserve: expected true, got false");
+    EXPECT_EQ(compare_plans(seed_plan(), run.plan, seed_tensors()).front(), "reserve: expected true, got false");
 }
 
 // A failed alloc_graph after a good reserve is reported with the allocator's message too.
@@ -113,21 +126,21 @@ TEST(RunPlan, FailedAllocGraphCarriesTheAllocatorsMessage) {
 }
 
 TEST(ComparePlans, EqualPlansHaveNoDifferences) {
-    EXPECT_EQ(compare_plans(seed_plan(), seed_plan()), Lines{});
+    EXPECT_EQ(compare_plans(seed_plan(), seed_plan(), seed_tensors()), Lines{});
 }
 
 // The source is not compared: ours says "gallocsim", upstream's its revision.
 TEST(ComparePlans, SourceIsNotCompared) {
     PlanRecord ours = seed_plan();
     ours.source = "gallocsim";
-    EXPECT_EQ(compare_plans(seed_plan(), ours), Lines{});
+    EXPECT_EQ(compare_plans(seed_plan(), ours, seed_tensors()), Lines{});
 }
 
 TEST(ComparePlans, TensorMismatchNamesTheTensorAndBothValues) {
     PlanRecord actual = seed_plan();
-    actual.tensors[1].second = {0, 0, 64};
-    actual.tensors[2].second = {1, 2, 0};
-    EXPECT_EQ(compare_plans(seed_plan(), actual), (Lines{"tensor 'b' offset: expected 32, got 64",
+    actual.tensors[1].place = {0, 0, 64};
+    actual.tensors[2].place = {1, 2, 0};
+    EXPECT_EQ(compare_plans(seed_plan(), actual, seed_tensors()), (Lines{"tensor 'b' offset: expected 32, got 64",
                                                          "tensor 'mul' buffer: expected 0, got 1",
                                                          "tensor 'mul' chunk: expected 0, got 2"}));
 }
@@ -137,9 +150,25 @@ TEST(ComparePlans, MissingAndExtraTensors) {
     PlanRecord actual = seed_plan();
     expected.tensors.pop_back();  // mul: placed, but not expected
     actual.tensors.erase(actual.tensors.begin());  // a: expected, but not placed
-    EXPECT_EQ(compare_plans(expected, actual),
+    EXPECT_EQ(compare_plans(expected, actual, seed_tensors()),
               (Lines{"tensor 'a': expected at buffer 0, chunk 0, offset 0, but it got no memory",
                      "tensor 'mul': expected no memory, got buffer 0, chunk 0, offset 0"}));
+}
+
+// The lines name the tensors; those only the actual plan placed come last, by name, whatever
+// their ids (z is tensor 0, y tensor 1); expected places under names the graph lacks (an input
+// read by name) got no memory and come before them.
+TEST(ComparePlans, WhatOnlyTheActualPlanPlacedIsListedByName) {
+    const GraphFile file = parse_graph_file(R"({"format": "ggml-graph/1", "buffer_types": [{"name": "CPU", "alignment": 32}],
+        "tensors": [{"name": "z", "ne": [8]}, {"name": "y", "ne": [8]}], "leafs": [], "nodes": []})",
+                                            "g.json");
+    PlanRecord actual;
+    actual.tensors = {{0, {0, 0, 0}}, {1, {0, 0, 32}}};
+    const std::vector<NamedPlacement> unknown{{"ghost", {0, 0, 64}}};
+    EXPECT_EQ(compare_plans(PlanRecord{}, actual, file.context, unknown),
+              (Lines{"tensor 'ghost': expected at buffer 0, chunk 0, offset 64, but it got no memory",
+                     "tensor 'y': expected no memory, got buffer 0, chunk 0, offset 32",
+                     "tensor 'z': expected no memory, got buffer 0, chunk 0, offset 0"}));
 }
 
 TEST(ComparePlans, BufferAndChunkSizes) {
@@ -147,7 +176,7 @@ TEST(ComparePlans, BufferAndChunkSizes) {
     actual.buffer_sizes = {96, 0};
     actual.chunk_sizes = {{64, 32}, {}};
     actual.alloc_graph = false;
-    EXPECT_EQ(compare_plans(seed_plan(), actual), (Lines{"alloc_graph: expected true, got false",
+    EXPECT_EQ(compare_plans(seed_plan(), actual, seed_tensors()), (Lines{"alloc_graph: expected true, got false",
                                                          "buffer_sizes: expected [64], got [96, 0]",
                                                          "chunk_sizes: expected [[64]], got [[64, 32], []]"}));
 }
@@ -160,8 +189,8 @@ TEST(ComparePlans, GoldenSeedFileMatches) {
     }
     GraphFile file = load_graph_file(path);
     ASSERT_TRUE(file.expected.has_value());
-    EXPECT_EQ(file.expected->tensors, seed_plan().tensors);
-    EXPECT_EQ(compare_plans(*file.expected, run_plan(file).plan), Lines{});
+    EXPECT_EQ(test_support::named_places(*file.expected, file.context), kSeedPlaces);
+    EXPECT_EQ(compare_plans(*file.expected, run_plan(file).plan, file.context), Lines{});
 }
 
 } // namespace

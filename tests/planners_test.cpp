@@ -8,7 +8,7 @@ namespace gallocsim {
 namespace {
 
 ArenaProblem problem_of(std::vector<LiveBlock> blocks) {
-    return {"test", std::move(blocks), {}};
+    return {"test", std::move(blocks)};
 }
 
 // (first op, last op, size), inclusive: t0 (0,1,32) t1 (1,4,28) t2 (2,5,36) t3 (3,5,16)

@@ -56,7 +56,7 @@ struct Planned {
 
 Planned plan(const GraphFile& file, const AllocatorProfile& profile) {
     const PlanRun run = run_plan(file, nullptr, profile);
-    return {run.plan.buffer_sizes, run.plan.chunk_sizes, run.plan.tensors, run.error};
+    return {run.plan.buffer_sizes, run.plan.chunk_sizes, test_support::named_places(run.plan, file.context), run.error};
 }
 
 // --- names, versions, sources ---------------------------------------------------------
@@ -190,7 +190,7 @@ TEST(Profiles, ClampRunsInPlaceOnlyUnderLlamaCpp) {
         EXPECT_EQ(apart.places, (Places{{"a", {0, 0, 0}}, {"c", {0, 0, 32}}})) << p->name;
     }
     // The default is the newest.
-    EXPECT_EQ(run_plan(file).plan.tensors, in_place.places);
+    EXPECT_EQ(test_support::named_places(run_plan(file).plan, file.context), in_place.places);
 }
 
 // Each op the in-place list gained after the seed era, alone: a (8 f32 = 32 bytes, an input
@@ -514,7 +514,7 @@ TEST(Profiles, GoldenCorpusPassesUnderItsSourceProfile) {
         GraphFile file = load_graph_file(path);
         ASSERT_TRUE(file.expected.has_value());
         EXPECT_EQ(profile_for_source(file.expected->source), &baseline());
-        EXPECT_EQ(compare_plans(*file.expected, run_plan(file, nullptr, baseline()).plan), std::vector<std::string>{});
+        EXPECT_EQ(compare_plans(*file.expected, run_plan(file, nullptr, baseline()).plan, file.context), std::vector<std::string>{});
     });
 }
 
@@ -543,7 +543,7 @@ TEST(Profiles, SeedEraPlansLikeTheBaselineWhereNoDifferingRuleApplies) {
         }
         ++compared;
         const PlanRecord seed = run_plan(file, nullptr, seed_era()).plan;
-        EXPECT_EQ(compare_plans(today.plan, seed), std::vector<std::string>{});
+        EXPECT_EQ(compare_plans(today.plan, seed, file.context), std::vector<std::string>{});
     });
     if (!test_support::golden_files().empty()) {
         EXPECT_GE(compared, 30);  // most of the 71 files without max_size

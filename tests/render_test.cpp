@@ -233,9 +233,9 @@ TEST(Render, GgmlsPictureAgreesWithTheGraphsLifetimesOnEveryGoldenFile) {
             const PictureBlock& block = *blocks[name].back();
             EXPECT_EQ(block.first, lifetime.first) << name;
             EXPECT_EQ(block.last, lifetime.last) << name;
-            const auto placed = std::ranges::find(plan.run.plan.tensors, name, &std::pair<std::string, Placement>::first);
+            const auto placed = std::ranges::find(plan.run.plan.tensors, lifetime.tensor, &PlacedTensor::tensor);
             ASSERT_NE(placed, plan.run.plan.tensors.end()) << name;
-            EXPECT_EQ(block.offset, placed->second.offset) << name;
+            EXPECT_EQ(block.offset, placed->place.offset) << name;
             EXPECT_EQ(block.size, lifetime.aligned_size) << name;
             ++compared;
         }

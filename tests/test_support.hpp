@@ -99,6 +99,17 @@ inline std::vector<std::pair<std::string, Placement>> placements(const Context& 
     return found;
 }
 
+// A plan's places (PlanRecord::tensors, by tensor id) under the names `tensors` gives them, in
+// the plan's order: the form a test writes a plan out in by hand.
+template <class Plan>
+std::vector<std::pair<std::string, Placement>> named_places(const Plan& plan, const Context& tensors) {
+    std::vector<std::pair<std::string, Placement>> named;
+    for (const auto& [id, place] : plan.tensors) {
+        named.emplace_back(tensors.tensors().at(static_cast<std::size_t>(id)).name, place);
+    }
+    return named;
+}
+
 // A whole file as it is on disk (empty when it cannot be read).
 inline std::string read_text(const std::filesystem::path& path) {
     std::ifstream in(path, std::ios::binary);

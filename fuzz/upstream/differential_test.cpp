@@ -147,10 +147,10 @@ Verdict judge(const GraphFile& file) {
         verdict.skipped = unsupported.what();
         return verdict;
     }
-    verdict.differences = compare_plans(*verdict.upstream, ours.plan);
+    verdict.differences = compare_plans(*verdict.upstream, ours.plan, file.context);
     if (const auto states = history_between(seed_era_profile(), matching_profile()); states.size() > 1) {
         const PlanRun before = run_plan(file, nullptr, *states.end()[-2]);
-        verdict.distinguished = before.error != ours.error || !compare_plans(before.plan, ours.plan).empty();
+        verdict.distinguished = before.error != ours.error || !compare_plans(before.plan, ours.plan, file.context).empty();
     }
     return verdict;
 }
@@ -249,7 +249,7 @@ TEST(Upstream, GoldenFilesPlanAsTheRealLibrary) {
         EXPECT_TRUE(verdict.differences.empty()) << "gallocsim against the real library:\n  "
                                                  << joined(verdict.differences);
         if (verdict.upstream && file.expected && file.expected->source == plan_source()) {
-            const auto drift = compare_plans(*file.expected, *verdict.upstream);
+            const auto drift = compare_plans(*file.expected, *verdict.upstream, file.context);
             EXPECT_TRUE(drift.empty()) << "the real library against the file's expected plan:\n  " << joined(drift);
         }
     }

@@ -243,8 +243,7 @@ struct UpstreamGraph::Impl {
     std::vector<int> node_ids, leaf_ids;          // empty: NULL, every id 0
     ggml_context* ctx = nullptr;
     ggml_cgraph* graph = nullptr;
-    std::vector<ggml_tensor*> tensors;  // in file order
-    std::vector<std::string> names;     // the file's (ggml truncates names to 63 bytes)
+    std::vector<ggml_tensor*> tensors;  // in file order: tensors[i] is the file's tensor i
     std::vector<bool> external;
     std::map<const ggml_tensor*, std::size_t> recorded_sizes;
 
@@ -330,7 +329,6 @@ void UpstreamGraph::Impl::build(const GraphFile& file) {
         g->view_offs = t.view_offs;
         ggml_set_name(g, t.name.c_str());
         tensors.push_back(g);
-        names.push_back(t.name);
         external.push_back(file.is_external(t));
         if (const auto size = file.recorded_alloc_size(t)) {
             recorded_sizes.emplace(g, *size);
@@ -402,9 +400,9 @@ PlanRecord UpstreamGraph::Impl::record(ggml_gallocr_t galloc, bool reserved, boo
         // the buffer type for 0 bytes). Reported as chunk -1 so that it cannot pass unseen.
         const bool seen = chunk != live.end();
         const auto data = reinterpret_cast<std::uintptr_t>(t->data);
-        plan.tensors.emplace_back(names[i], Placement{lowest_id(t->buffer->buft),
-                                                         seen ? static_cast<int>(chunk - live.begin()) : -1,
-                                                         seen ? data - kFakeBase : data});
+        plan.tensors.push_back({static_cast<TensorId>(i),  // tensors[i] was made for the file's tensor i
+                                Placement{lowest_id(t->buffer->buft), seen ? static_cast<int>(chunk - live.begin()) : -1,
+                                          seen ? data - kFakeBase : data}});
     }
     return plan;
 }

@@ -232,7 +232,7 @@ std::vector<ArenaProblem> arena_problems(const GraphFile& file, const GraphLifet
 
 LiveBlock block_of(const GraphFile& file, const TensorLifetime& lifetime) {
     return {file.context.tensors()[static_cast<std::size_t>(lifetime.tensor)].name, lifetime.first, lifetime.last,
-            lifetime.aligned_size, file.buffer_types[static_cast<std::size_t>(lifetime.arena)].alignment};
+            lifetime.aligned_size, file.buffer_types[static_cast<std::size_t>(lifetime.arena)].alignment, lifetime.tensor};
 }
 
 } // namespace gallocsim

@@ -32,6 +32,9 @@ struct LiveBlock {
     int last = 0;
     std::size_t size = 0;
     std::size_t alignment = 1;  // its offset must be a multiple of this
+    // The tensor whose place is the block's place (a joined in-place chain "a+mul" is where a
+    // is); kNoTensor for a block of no graph (a MiniMalloc file's).
+    TensorId tensor = kNoTensor;
 
     bool lives_with(const LiveBlock& other) const { return first <= other.last && other.first <= last; }
     bool live_at(int step) const { return first <= step && step <= last; }
@@ -41,11 +44,6 @@ struct LiveBlock {
 struct ArenaProblem {
     std::string name;
     std::vector<LiveBlock> blocks;
-    // Per block, the tensor whose place is the block's place, when that is not the block's
-    // name (a joined in-place chain "a+mul" is where a is); empty when every name is a tensor.
-    std::vector<std::string> placed_as{};
-
-    const std::string& tensor_of(std::size_t block) const { return placed_as.empty() ? blocks[block].name : placed_as[block]; }
 };
 
 // The bytes a block holds from its offset: its size, no more. An alignment says where a block

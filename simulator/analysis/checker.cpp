@@ -1,13 +1,10 @@
 #include "simulator/analysis/checker.hpp"
 #include "reference/dynamic_allocator.hpp"
-#include "reference/name_table.hpp"
 
 #include <algorithm>
 #include <cstdint>
-#include <functional>
 #include <map>
 #include <queue>
-#include <string_view>
 #include <tuple>
 #include <unordered_set>
 
@@ -29,17 +26,17 @@ std::string steps(int first, int last) {
     return first == last ? "step " + std::to_string(first) : "steps " + std::to_string(first) + "-" + std::to_string(last);
 }
 
-// A placement that names a known tensor and a real chunk, with what the checks need.
+// A placement of a known tensor in a real chunk, with what the checks need.
 struct Placed {
+    std::size_t index;  // the tensor's, in the plan's list
     const CheckedTensor* tensor;
     const CheckedPlacement* place;
     std::size_t end;  // offset + size (not rounded: overlaps are about the bytes themselves)
 };
 
-// Two names in either order, as one key: the lesser first.
-using NamePair = std::pair<std::string_view, std::string_view>;
-NamePair ordered(std::string_view a, std::string_view b) {
-    return b < a ? NamePair{b, a} : NamePair{a, b};
+// Two tensors in either order, as one key: the lesser index first.
+std::pair<std::size_t, std::size_t> ordered(std::size_t a, std::size_t b) {
+    return std::minmax(a, b);
 }
 
 class Checker {
@@ -52,32 +49,25 @@ public:
     }
 
     std::vector<Violation> run() {
-        // A name stands for the first tensor listed with it; its placements are counted there.
-        const auto name_of = [&](std::size_t i) -> std::string_view { return plan_.tensors[i].name; };
-        NameTable by_name;
-        by_name.reserve(plan_.tensors.size());
-        std::vector<std::size_t> first_with_name;  // by tensor: the first tensor with its name
-        first_with_name.reserve(plan_.tensors.size());
-        for (std::size_t i = 0; i < plan_.tensors.size(); ++i) {
-            first_with_name.push_back(by_name.insert(plan_.tensors[i].name, i, name_of));
-        }
         std::vector<int> times_placed(plan_.tensors.size(), 0);
         for (const CheckedPlacement& place : plan_.placements) {
-            const std::size_t tensor = by_name.find(place.name, name_of);
-            if (tensor == NameTable::npos) {
-                add(ViolationKind::unknown_tensor, place.name, {}, "placement for unknown tensor " + quoted(place.name));
+            if (place.tensor >= plan_.tensors.size()) {
+                add(ViolationKind::unknown_tensor, place.tensor, kNoCheckedTensor,
+                    "placement for unknown tensor " +
+                        (place.tensor == kNoCheckedTensor ? std::string("(none)") : std::to_string(place.tensor)) +
+                        " (the plan lists " + std::to_string(plan_.tensors.size()) + ")");
                 continue;
             }
-            if (++times_placed[tensor] > 1) {
-                add(ViolationKind::placed_twice, place.name, {}, "tensor " + quoted(place.name) + " is placed more than once");
+            const std::string& name = plan_.tensors[place.tensor].name;
+            if (++times_placed[place.tensor] > 1) {
+                add(ViolationKind::placed_twice, place.tensor, kNoCheckedTensor, "tensor " + quoted(name) + " is placed more than once");
                 continue;
             }
-            check_address(plan_.tensors[tensor], place);
+            check_address(place.tensor, place);
         }
         for (std::size_t i = 0; i < plan_.tensors.size(); ++i) {
-            if (times_placed[first_with_name[i]] == 0) {
-                const std::string& name = plan_.tensors[i].name;
-                add(ViolationKind::unplaced, name, {}, "tensor " + quoted(name) + " has no placement");
+            if (times_placed[i] == 0) {
+                add(ViolationKind::unplaced, i, kNoCheckedTensor, "tensor " + quoted(plan_.tensors[i].name) + " has no placement");
             }
         }
         check_chunks();
@@ -88,38 +78,44 @@ public:
     }
 
 private:
-    void add(ViolationKind kind, std::string tensor, std::string other, std::string message) {
-        violations_.push_back({kind, std::move(tensor), std::move(other), std::move(message)});
+    const std::string& name_of(std::size_t tensor) const {
+        static const std::string none;
+        return tensor < plan_.tensors.size() ? plan_.tensors[tensor].name : none;
     }
 
-    void check_address(const CheckedTensor& tensor, const CheckedPlacement& place) {
+    void add(ViolationKind kind, std::size_t tensor, std::size_t other, std::string message) {
+        violations_.push_back({kind, tensor, other, std::move(message), name_of(tensor), name_of(other)});
+    }
+
+    void check_address(std::size_t index, const CheckedPlacement& place) {
+        const CheckedTensor& tensor = plan_.tensors[index];
         if (place.buffer < 0 || place.buffer >= static_cast<int>(plan_.buffers.size())) {
-            add(ViolationKind::bad_address, tensor.name, {},
+            add(ViolationKind::bad_address, index, kNoCheckedTensor,
                 "tensor " + quoted(tensor.name) + " is placed in buffer " + std::to_string(place.buffer) + ", which does not exist");
             return;
         }
         const CheckedBuffer& buffer = plan_.buffers[static_cast<std::size_t>(place.buffer)];
         if (place.chunk < 0 || place.chunk >= static_cast<int>(buffer.chunk_sizes.size())) {
-            add(ViolationKind::bad_address, tensor.name, {},
+            add(ViolationKind::bad_address, index, kNoCheckedTensor,
                 "tensor " + quoted(tensor.name) + " is placed in " + where(place) + ", which does not exist");
             return;
         }
         const std::size_t alignment = tensor.alignment != 0 ? tensor.alignment : buffer.alignment;
         if (alignment > 1 && place.offset % alignment != 0) {
-            add(ViolationKind::misaligned, tensor.name, {},
+            add(ViolationKind::misaligned, index, kNoCheckedTensor,
                 "tensor " + quoted(tensor.name) + " at offset " + std::to_string(place.offset) +
                     " is not aligned to " + std::to_string(alignment));
         }
         const std::size_t chunk_size = buffer.chunk_sizes[static_cast<std::size_t>(place.chunk)];
         const std::size_t footprint = align_up(tensor.size, std::max<std::size_t>(buffer.alignment, 1));
         if (footprint > chunk_size || place.offset > chunk_size - footprint) {
-            add(ViolationKind::outside_chunk, tensor.name, {},
+            add(ViolationKind::outside_chunk, index, kNoCheckedTensor,
                 "tensor " + quoted(tensor.name) + " at offset " + std::to_string(place.offset) + " (" +
                     std::to_string(footprint) + " bytes aligned) reaches past the end of " + where(place) + " (" +
                     std::to_string(chunk_size) + " bytes)");
             return;
         }
-        by_chunk_[{place.buffer, place.chunk}].push_back({&tensor, &place, place.offset + tensor.size});
+        by_chunk_[{place.buffer, place.chunk}].push_back({index, &tensor, &place, place.offset + tensor.size});
     }
 
     void check_chunks() {
@@ -127,7 +123,7 @@ private:
             const CheckedBuffer& buffer = plan_.buffers[b];
             const std::string name = "buffer " + std::to_string(b) + (buffer.name.empty() ? "" : " (" + buffer.name + ")");
             if (static_cast<int>(buffer.chunk_sizes.size()) > buffer.chunk_limit) {
-                add(ViolationKind::too_many_chunks, {}, {},
+                add(ViolationKind::too_many_chunks, kNoCheckedTensor, kNoCheckedTensor,
                     name + " has " + std::to_string(buffer.chunk_sizes.size()) + " chunks; at most " +
                         std::to_string(buffer.chunk_limit) + " are possible");
             }
@@ -149,12 +145,12 @@ private:
             }
         }
         if (plan_.check_high_water && size != high_water) {
-            add(ViolationKind::chunk_not_tight, {}, {},
+            add(ViolationKind::chunk_not_tight, kNoCheckedTensor, kNoCheckedTensor,
                 name + " is " + std::to_string(size) + " bytes but its tensors reach only " + std::to_string(high_water));
         }
         const bool last_possible = c == buffer.chunk_limit - 1;
         if (size > buffer.max_size && size > largest && !last_possible) {
-            add(ViolationKind::chunk_too_large, {}, {},
+            add(ViolationKind::chunk_too_large, kNoCheckedTensor, kNoCheckedTensor,
                 name + " is " + std::to_string(size) + " bytes, above max_size " + std::to_string(buffer.max_size) +
                     ", and no tensor in it needs that much (largest " + std::to_string(largest) + ")");
         }
@@ -188,12 +184,14 @@ private:
             for (auto it = live.lower_bound(from); it != live.end() && it->first < b.end; ++it) {
                 const Placed& a = *it->second;
                 if (a.end > b.place->offset &&
-                    !may_share_.contains(ordered(a.tensor->name, b.tensor->name))) {
+                    !may_share_.contains(ordered(a.index, b.index))) {
                     overlaps.emplace_back(&a, &b);
                 }
             }
             ending.emplace(b.tensor->last, live.emplace(b.place->offset, &b));
         }
+        // Each pair lower offset first, and the pairs by offsets; ties by the names, which is
+        // the order the reports have always listed them in.
         for (auto& [a, b] : overlaps) {
             if (std::pair(b->place->offset, b->tensor->name) < std::pair(a->place->offset, a->tensor->name)) {
                 std::swap(a, b);
@@ -205,7 +203,7 @@ private:
         for (const auto& [a, b] : overlaps) {
             const int first = std::max(a->tensor->first, b->tensor->first);
             const int last = std::min(a->tensor->last, b->tensor->last);
-            add(ViolationKind::overlap, a->tensor->name, b->tensor->name,
+            add(ViolationKind::overlap, a->index, b->index,
                 "tensors " + quoted(a->tensor->name) + " (" + bytes(a->place->offset, a->end) + ") and " +
                     quoted(b->tensor->name) + " (" + bytes(b->place->offset, b->end) + ") share bytes in " +
                     where(*a->place) + " while both are live (" + steps(first, last) + ")");
@@ -213,14 +211,13 @@ private:
     }
 
     const PlanToCheck& plan_;
-    // The pairs allowed to overlap, as ordered() gives them; views of plan_'s names.
+    // The pairs allowed to overlap, as ordered() gives them.
     struct PairHash {
-        std::size_t operator()(const NamePair& pair) const {
-            const std::hash<std::string_view> hash;
-            return hash(pair.first) * 31 + hash(pair.second);
+        std::size_t operator()(const std::pair<std::size_t, std::size_t>& pair) const {
+            return pair.first * 0x9E3779B97F4A7C15u ^ pair.second;
         }
     };
-    std::unordered_set<NamePair, PairHash> may_share_;
+    std::unordered_set<std::pair<std::size_t, std::size_t>, PairHash> may_share_;
     std::map<std::pair<int, int>, std::vector<Placed>> by_chunk_;
     std::vector<Violation> violations_;
 };

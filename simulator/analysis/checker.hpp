@@ -10,6 +10,9 @@
 // tensors live at the same step share a byte (half-open byte ranges, so partial overlaps
 // count), except pairs the caller allows (an in-place child with its parent, a view with
 // its root).
+//
+// A tensor is its index in PlanToCheck::tensors: placements and allowed pairs refer to it
+// so; its name is only what the messages call it.
 
 #include <cstddef>
 #include <cstdint>
@@ -19,8 +22,10 @@
 
 namespace gallocsim {
 
+inline constexpr std::size_t kNoCheckedTensor = SIZE_MAX;
+
 struct CheckedTensor {
-    std::string name;
+    std::string name;  // for the messages
     int first = 0;  // first step live
     int last = 0;   // last step live, inclusive
     std::size_t size = 0;
@@ -28,7 +33,7 @@ struct CheckedTensor {
 };
 
 struct CheckedPlacement {
-    std::string name;
+    std::size_t tensor = 0;  // its index in PlanToCheck::tensors
     int buffer = 0;
     int chunk = 0;
     std::size_t offset = 0;
@@ -46,7 +51,7 @@ struct PlanToCheck {
     std::vector<CheckedTensor> tensors;
     std::vector<CheckedPlacement> placements;
     std::vector<CheckedBuffer> buffers;  // indexed by CheckedPlacement::buffer
-    std::vector<std::pair<std::string, std::string>> may_share;  // pairs allowed to overlap, either order
+    std::vector<std::pair<std::size_t, std::size_t>> may_share;  // tensors allowed to overlap, either order
     bool check_high_water = true;  // chunk sizes must equal the end of their highest tensor
 };
 
@@ -65,9 +70,14 @@ enum class ViolationKind {
 
 struct Violation {
     ViolationKind kind;
-    std::string tensor;  // empty for a chunk-level violation
-    std::string other;   // the second tensor of an overlap
+    // The tensors by index in the plan's list: kNoCheckedTensor for a chunk-level violation (and
+    // `other` but for an overlap); for unknown_tensor, the index the placement gave.
+    std::size_t tensor = kNoCheckedTensor;
+    std::size_t other = kNoCheckedTensor;
     std::string message;
+    // The same tensors as the reports show them: their names ("" where there is none).
+    std::string tensor_name;
+    std::string other_name;
 };
 
 std::vector<Violation> check_plan(const PlanToCheck& plan);

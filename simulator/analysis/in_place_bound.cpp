@@ -59,8 +59,7 @@ std::vector<ArenaProblem> in_place_arena_problems(const GraphFile& file, const G
         LiveBlock block = block_of(file, member);  // the size the plain bound and the planners give it too
         if (block_of_root[root] == kNoBlock) {
             block_of_root[root] = blocks.size();
-            problems[arena].placed_as.push_back(block.name);
-            blocks.push_back(std::move(block));
+            blocks.push_back(std::move(block));  // the chain's tensor: its first member
             continue;
         }
         LiveBlock& chain = blocks[block_of_root[root]];

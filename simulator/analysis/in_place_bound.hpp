@@ -26,7 +26,7 @@ using InPlacePairs = std::span<const InPlacePair>;
 // block named "first+second+..." (its members in allocation order). A chain is as large as
 // its smallest member (in-place reuse needs equal layouts, so normally all are equal; the
 // smallest keeps the bound a bound when free_extra_space gave bytes back). Every member of a
-// chain sits where its first member does: `placed_as` names that member.
+// chain sits where its first member does: that member is the block's `tensor`.
 std::vector<ArenaProblem> in_place_arena_problems(const GraphFile& file, const GraphLifetimes& lifetimes,
                                                   InPlacePairs in_place);
 

@@ -8,16 +8,19 @@
 namespace gallocsim {
 
 PlanToCheck ggml_plan_to_check(const GraphFile& file, const GgmlPlan& plan) {
-    const auto name_of = [&](TensorId id) -> const std::string& { return plan.trace.tensor(id).name; };
     PlanToCheck check;
-    for_each_placement(file, plan.run.plan, [&](const Tensor* tensor, const std::string& name, const Placement& place) {
-        if (tensor != nullptr && tensor->is_view()) {
-            return;  // a view lives in its root's bytes and has no lifetime of its own
-        }
-        check.placements.push_back({name, place.buffer_id, place.chunk, place.offset});
-    });
+    // The tensors checked are those with a lifetime, in the lifetimes' order; by tensor id, each
+    // one's index among them.
+    std::vector<std::size_t> checked(file.context.size(), kNoCheckedTensor);
     for (const TensorLifetime& lifetime : plan.lifetimes.tensors) {
-        check.tensors.push_back({name_of(lifetime.tensor), lifetime.first, lifetime.last, lifetime.size, 0});
+        checked.at(static_cast<std::size_t>(lifetime.tensor)) = check.tensors.size();
+        check.tensors.push_back({plan.trace.tensor(lifetime.tensor).name, lifetime.first, lifetime.last, lifetime.size, 0});
+    }
+    for (const auto& [id, place] : plan.run.plan.tensors) {
+        if (file.context.tensors().at(static_cast<std::size_t>(id)).is_view()) {
+            continue;  // a view lives in its root's bytes and has no lifetime of its own
+        }
+        check.placements.push_back({checked[static_cast<std::size_t>(id)], place.buffer_id, place.chunk, place.offset});
     }
     for (int id = 0; id < file.buffer_count(); ++id) {
         const TraceBuffer& traced = plan.trace.buffer(id);
@@ -36,8 +39,10 @@ PlanToCheck ggml_plan_to_check(const GraphFile& file, const GgmlPlan& plan) {
     for (const InPlacePair& pair : plan.in_place) {
         const TraceTensor& node = plan.trace.tensor(pair.node);
         const TensorLifetime* parent = plan.lifetimes.find(pair.parent);
-        if (node.role == TensorRole::node && parent != nullptr && parent->last <= node.position + 1) {
-            check.may_share.emplace_back(node.name, name_of(pair.parent));
+        const std::size_t node_index = checked.at(static_cast<std::size_t>(pair.node));
+        if (node.role == TensorRole::node && node_index != kNoCheckedTensor && parent != nullptr &&
+            parent->last <= node.position + 1) {
+            check.may_share.emplace_back(node_index, checked[static_cast<std::size_t>(pair.parent)]);
         }
     }
     return check;

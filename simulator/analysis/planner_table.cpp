@@ -1,7 +1,9 @@
 #include "simulator/analysis/planner_table.hpp"
 
+#include <algorithm>
 #include <numeric>
 #include <stdexcept>
+#include <utility>
 
 namespace gallocsim {
 
@@ -12,7 +14,7 @@ std::string bound_where(const GraphFile& file, const PeakUsage& bound) {
 }
 
 PlannerRow ggml_row(const Comparison& comparison) {
-    PlannerRow row{"ggml", "ggml (gallocr)", "", "the bytes ggml's allocator asks for (all chunks)", {}};
+    PlannerRow row{PlannerRowKind::ggml, nullptr, "ggml (gallocr)", "", "the bytes ggml's allocator asks for (all chunks)", {}};
     for (const ArenaComparison& arena : comparison.arenas) {
         row.cells.push_back({arena.ggml_size, arena.ggml_chunks > 1 ? "in " + std::to_string(arena.ggml_chunks) + " chunks" : "", ""});
     }
@@ -21,7 +23,7 @@ PlannerRow ggml_row(const Comparison& comparison) {
 
 PlannerRow planner_row(const Comparison& comparison, std::size_t index) {
     const Planner& planner = planners()[index];
-    PlannerRow row{std::string(planner.key), std::string(planner.title), "",
+    PlannerRow row{PlannerRowKind::planner, &planner, std::string(planner.title), "",
                    std::string(planner.description) + " (on ggml's blocks: in-place chains joined, one arena without chunks)",
                    {}};
     for (const ArenaComparison& arena : comparison.arenas) {
@@ -48,13 +50,34 @@ std::string PlannerRow::note_text(const PlannerCell& cell) const {
     return text;
 }
 
-const PlannerRow& PlannerTable::row(std::string_view key) const {
+const PlannerRow& PlannerTable::row(PlannerRowKind kind) const {
+    const auto found = std::ranges::find(rows, kind, &PlannerRow::kind);
+    if (kind == PlannerRowKind::planner || found == rows.end()) {
+        throw std::out_of_range("the planner table has no row of kind " + std::to_string(static_cast<int>(kind)));
+    }
+    return *found;
+}
+
+const PlannerRow& PlannerTable::row(PlannerKind planner) const {
+    const auto found = std::ranges::find_if(rows, [&](const PlannerRow& r) { return r.planner != nullptr && r.planner->kind == planner; });
+    if (found == rows.end()) {
+        throw std::out_of_range("the planner table has no row for planner " + std::to_string(static_cast<int>(planner)));
+    }
+    return *found;
+}
+
+const PlannerRow& PlannerTable::best_alternative() const {
+    const PlannerRow* best = nullptr;
+    auto rank = [](const PlannerRow& r) { return std::pair(r.total(), r.planner->kind != PlannerKind::exact); };
     for (const PlannerRow& candidate : rows) {
-        if (candidate.key == key) {
-            return candidate;
+        if (candidate.kind == PlannerRowKind::planner && (best == nullptr || rank(candidate) < rank(*best))) {
+            best = &candidate;
         }
     }
-    throw std::out_of_range("the planner table has no row " + std::string(key));
+    if (best == nullptr) {
+        throw std::out_of_range("the planner table has no planner rows");
+    }
+    return *best;
 }
 
 PlannerTable planner_table(const GraphFile& file, const Comparison& comparison) {
@@ -63,15 +86,15 @@ PlannerTable planner_table(const GraphFile& file, const Comparison& comparison) 
     for (std::size_t i = 0; i < planners().size(); ++i) {
         table.rows.push_back(planner_row(comparison, i));
     }
-    PlannerRow bound{"lower_bound", "lower bound", "in-place-aware: peak of live blocks",
+    PlannerRow bound{PlannerRowKind::lower_bound, nullptr, "lower bound", "in-place-aware: peak of live blocks",
                      "the most bytes live at one node step, with ggml's in-place chains as one block each: no plan "
                      "that makes ggml's in-place decisions can do with less",
                      {}};
-    PlannerRow without{"bound_without_in_place", "bound without in-place", "every tensor its own block",
+    PlannerRow without{PlannerRowKind::bound_without_in_place, nullptr, "bound without in-place", "every tensor its own block",
                        "the same without in-place reuse (every tensor its own block): the difference is what in-place "
                        "reuse saves",
                        {}};
-    PlannerRow no_reuse{"no_reuse", "no reuse", "", "every tensor in bytes of its own", {}};
+    PlannerRow no_reuse{PlannerRowKind::no_reuse, nullptr, "no reuse", "", "every tensor in bytes of its own", {}};
     for (const ArenaComparison& arena : comparison.arenas) {
         bound.cells.push_back({arena.lower_bound.bytes, "", bound_where(file, arena.lower_bound)});
         without.cells.push_back({arena.bound_without_in_place.bytes, "", bound_where(file, arena.bound_without_in_place)});

@@ -19,8 +19,18 @@ struct PlannerCell {
     std::string where;  // for a bound, where it is reached: "at node step 24 (kq-0)"; else empty
 };
 
+// What a row of the table is.
+enum class PlannerRowKind {
+    ggml,                    // ggml's allocator
+    planner,                 // one of the registry's planners (PlannerRow::planner)
+    lower_bound,             // the in-place-aware bound
+    bound_without_in_place,  // the bound with every tensor a block of its own
+    no_reuse,                // every tensor in bytes of its own
+};
+
 struct PlannerRow {
-    std::string key;        // "ggml", a planner's key, "lower_bound", "bound_without_in_place", "no_reuse"
+    PlannerRowKind kind = PlannerRowKind::ggml;
+    const Planner* planner = nullptr;  // the planner of a `planner` row; else null
     std::string label;      // "ggml (gallocr)", "greedy by size", "lower bound"
     std::string qualifier;  // what kind of figure it is, said before a bound's position; may be empty
     std::string meaning;    // one sentence, for tooltips
@@ -35,7 +45,15 @@ struct PlannerTable {
     // ggml, then the planners in the registry's order, the in-place-aware bound, the bound
     // without in-place reuse, no reuse.
     std::vector<PlannerRow> rows;
-    const PlannerRow& row(std::string_view key) const;  // throws std::out_of_range for an unknown key
+    // The row of a kind the table has one row of (not `planner`: a planner's row is asked for by
+    // the planner's kind); throws std::out_of_range where the table has none.
+    const PlannerRow& row(PlannerRowKind kind) const;
+    const PlannerRow& row(PlannerKind planner) const;
+    // The best alternative to ggml over all buffer types: the planner row with the smallest
+    // total; of equals the exact search's, since it says how good its plan is (as
+    // ArenaComparison::best_alternative chooses per buffer type). What a view that shows one
+    // alternative beside ggml and the bound shows.
+    const PlannerRow& best_alternative() const;
 };
 
 PlannerTable planner_table(const GraphFile& file, const Comparison& comparison);

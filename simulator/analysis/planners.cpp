@@ -232,7 +232,7 @@ PlanToCheck arena_plan_to_check(const ArenaProblem& problem, const ArenaPlan& pl
     for (std::size_t i = 0; i < problem.blocks.size(); ++i) {
         const LiveBlock& block = problem.blocks[i];
         check.tensors.push_back({block.name, block.first, block.last, block_bytes(block), alignment_of(block)});
-        check.placements.push_back({block.name, 0, 0, plan.offsets.at(i)});
+        check.placements.push_back({i, 0, 0, plan.offsets.at(i)});
     }
     // Sizes are taken as they are (a graph's are already rounded up); each block keeps its alignment.
     check.buffers.push_back({problem.name, 1, SIZE_MAX, {plan.size}, 1});
@@ -261,12 +261,12 @@ PlannerOutcome exact_outcome(const ArenaProblem& problem, const ExactLimits& lim
 }
 
 constexpr std::array kPlanners{
-    Planner{"greedy", "greedy by size",
+    Planner{PlannerKind::greedy_by_size, "greedy", "greedy by size",
             "TensorFlow Lite's planner: largest blocks first, each in the tightest gap (Pisarchyk & Lee 2020)", greedy_outcome},
-    Planner{"first-fit", "first fit, execution order", "blocks in execution order, each at the lowest offset that fits",
-            first_fit_outcome},
-    Planner{"exact", "exact search", "the smallest arena, proven, or the best plan found within the time limit and its gap",
-            exact_outcome},
+    Planner{PlannerKind::first_fit, "first-fit", "first fit, execution order",
+            "blocks in execution order, each at the lowest offset that fits", first_fit_outcome},
+    Planner{PlannerKind::exact, "exact", "exact search",
+            "the smallest arena, proven, or the best plan found within the time limit and its gap", exact_outcome},
 };
 
 } // namespace
@@ -281,14 +281,10 @@ std::vector<PlannerOutcome> run_every_planner(const ArenaProblem& problem, const
     const ArenaPlan first_fit = plan_first_fit(problem);
     std::vector<PlannerOutcome> outcomes;
     for (const Planner& planner : kPlanners) {
-        if (planner.run == greedy_outcome) {
-            outcomes.push_back({greedy, false, ""});
-        } else if (planner.run == first_fit_outcome) {
-            outcomes.push_back({first_fit, false, ""});
-        } else if (planner.run == exact_outcome) {
-            outcomes.push_back(exact_outcome_from(problem, limits, greedy, first_fit));
-        } else {
-            outcomes.push_back(planner.run(problem, limits));
+        switch (planner.kind) {
+        case PlannerKind::greedy_by_size: outcomes.push_back({greedy, false, ""}); break;
+        case PlannerKind::first_fit: outcomes.push_back({first_fit, false, ""}); break;
+        case PlannerKind::exact: outcomes.push_back(exact_outcome_from(problem, limits, greedy, first_fit)); break;
         }
     }
     return outcomes;
@@ -297,6 +293,10 @@ std::vector<PlannerOutcome> run_every_planner(const ArenaProblem& problem, const
 const Planner* find_planner(std::string_view key) {
     const auto it = std::ranges::find(kPlanners, key, &Planner::key);
     return it == kPlanners.end() ? nullptr : &*it;
+}
+
+const Planner& planner(PlannerKind kind) {
+    return *std::ranges::find(kPlanners, kind, &Planner::kind);  // every kind has its planner
 }
 
 std::string planner_keys() {

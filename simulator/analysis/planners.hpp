@@ -50,8 +50,15 @@ std::string gap_text(std::size_t best, std::size_t bound);
 std::string exact_note(const ExactResult& exact, const ExactLimits& limits);
 
 // The alternatives to ggml's allocator that compare, render, why and the GUI offer, in the
-// order they are shown. A new planner is one function and one line in planners.cpp.
+// order they are shown. A new planner is one function, one kind and one line in planners.cpp.
+enum class PlannerKind {
+    greedy_by_size,
+    first_fit,
+    exact,  // started from the heuristics' plans: never above them, and it says how good it is
+};
+
 struct Planner {
+    PlannerKind kind;
     std::string_view key;          // as --planner takes it: "greedy"
     std::string_view title;        // in tables: "greedy by size"
     std::string_view description;  // one sentence for tooltips and help
@@ -62,7 +69,8 @@ std::span<const Planner> planners();
 // What every planner of the registry makes of one problem, in the registry's order, as each one's
 // run would; greedy by size's plan is made once, for itself and as the exact search's start.
 std::vector<PlannerOutcome> run_every_planner(const ArenaProblem& problem, const ExactLimits& limits);
-const Planner* find_planner(std::string_view key);  // nullptr when no planner has the key
+const Planner* find_planner(std::string_view key);  // nullptr when no planner has the key (--planner)
+const Planner& planner(PlannerKind kind);
 std::string planner_keys();                          // "greedy, first-fit or exact"
 
 // The plan as the checker sees it: one buffer, one chunk as large as the plan.

@@ -149,7 +149,7 @@ std::size_t node_step_of_event(const Trace& trace, std::size_t event) {
 nlohmann::json violations_json(const std::vector<Violation>& violations) {
     nlohmann::json list = nlohmann::json::array();
     for (const Violation& v : violations) {
-        list.push_back({{"kind", violation_kind_name(v.kind)}, {"tensor", v.tensor}, {"other", v.other}, {"message", v.message}});
+        list.push_back({{"kind", violation_kind_name(v.kind)}, {"tensor", v.tensor_name}, {"other", v.other_name}, {"message", v.message}});
     }
     return list;
 }
@@ -293,8 +293,8 @@ nlohmann::json rule_changes_json(const std::vector<RuleEffect>& rules) {
 }
 
 nlohmann::json diff_json(const std::string& a, const std::string& b, const AllocatorProfile& profile_a,
-                         const AllocatorProfile& profile_b, const PlanRun& run_a, const PlanRun& run_b, const PlanDiff& d,
-                         const std::vector<RuleEffect>& rules) {
+                         const AllocatorProfile& profile_b, const GraphFile& file_a, const GraphFile& file_b,
+                         const PlanRun& run_a, const PlanRun& run_b, const PlanDiff& d, const std::vector<RuleEffect>& rules) {
     using nlohmann::json;
     auto plan_json = [](const std::string& input, const AllocatorProfile& profile, const PlanRun& run) {
         return json{{"input", input}, {"ggml_version", profile.name}, {"error", run.error.empty() ? json() : json(run.error)}};
@@ -313,7 +313,7 @@ nlohmann::json diff_json(const std::string& a, const std::string& b, const Alloc
     json tensors = json::array();
     for (const TensorMove& m : d.moved) {
         (m.before && m.after ? moved : m.before ? only_a : only_b) += 1;
-        tensors.push_back({{"name", m.name}, {"a", place_json(m.before)}, {"b", place_json(m.after)}});
+        tensors.push_back({{"name", moved_tensor_name(m, file_a, file_b)}, {"a", place_json(m.before)}, {"b", place_json(m.after)}});
     }
     return {{"a", plan_json(a, profile_a, run_a)},
             {"b", plan_json(b, profile_b, run_b)},
@@ -371,11 +371,11 @@ int diff(const DiffOptions& options, std::ostream& out, std::ostream& err) {
                 out << label << ": ggml's plan failed: " << run->error << "\n";
             }
         }
-        const PlanDiff d = diff_plans(run_before.plan, run_after.plan);
+        const PlanDiff d = diff_plans(before, run_before.plan, after, run_after.plan);
         const int code = run_before.error.empty() && run_after.error.empty() ? 0 : 1;
         if (options.json) {
             const auto rules = version_rule_changes(after, profile_a, profile_b);
-            out << json_report(diff_json(options.before.input, after_input.input, profile_a, profile_b, run_before, run_after, d, rules))
+            out << json_report(diff_json(options.before.input, after_input.input, profile_a, profile_b, before, after, run_before, run_after, d, rules))
                 << "\n";
             return code;
         }
@@ -405,12 +405,12 @@ int diff(const DiffOptions& options, std::ostream& out, std::ostream& err) {
         if (!d.moved.empty()) {
             std::size_t width = 6;
             for (const TensorMove& m : d.moved) {
-                width = std::max(width, std::min(display_width(m.name), name_columns(options.full_names)));
+                width = std::max(width, std::min(display_width(moved_tensor_name(m, before, after)), name_columns(options.full_names)));
             }
             out << "\n" << padded("tensor", width) << "  " << std::left << std::setw(24)
                 << "A buffer:chunk:offset" << "B buffer:chunk:offset\n";
             for (const TensorMove& m : d.moved) {
-                out << padded(shortened(m.name, name_columns(options.full_names)), width) << "  " << std::left << std::setw(24) << place_text(m.before)
+                out << padded(shortened(moved_tensor_name(m, before, after), name_columns(options.full_names)), width) << "  " << std::left << std::setw(24) << place_text(m.before)
                     << place_text(m.after) << "\n";
             }
         }
@@ -517,20 +517,23 @@ int export_minimalloc(const ExportMiniMallocOptions& options, std::ostream& out,
         }
         const auto id = static_cast<std::size_t>(std::ranges::find(file.buffers, static_cast<int>(type)) - file.buffers.begin());
         const std::vector<std::size_t>& chunks = ggml.run.plan.chunk_sizes.at(id);
+        std::vector<const Placement*> placed(file.context.size(), nullptr);  // by tensor id
+        for (const auto& [tensor, place] : ggml.run.plan.tensors) {
+            placed.at(static_cast<std::size_t>(tensor)) = &place;
+        }
         std::vector<std::size_t> offsets;
-        for (std::size_t block = 0; block < problem.blocks.size(); ++block) {
-            const std::string& tensor = problem.tensor_of(block);
-            const auto it = std::ranges::find(ggml.run.plan.tensors, tensor, &std::pair<std::string, Placement>::first);
-            if (it == ggml.run.plan.tensors.end() || it->second.buffer_id != static_cast<int>(id)) {
-                err << input_name(options.graph) << ": ggml placed '" << tensor << "' outside buffer " << id << " ("
-                    << problem.name << "); use --no-offsets\n";
+        for (const LiveBlock& block : problem.blocks) {
+            const Placement* place = placed.at(static_cast<std::size_t>(block.tensor));
+            if (place == nullptr || place->buffer_id != static_cast<int>(id)) {
+                err << input_name(options.graph) << ": ggml placed '" << tensor_name(file.context, block.tensor)
+                    << "' outside buffer " << id << " (" << problem.name << "); use --no-offsets\n";
                 return 1;
             }
             std::size_t base = 0;
-            for (int c = 0; c < it->second.chunk; ++c) {
+            for (int c = 0; c < place->chunk; ++c) {
                 base += chunks.at(static_cast<std::size_t>(c));
             }
-            offsets.push_back(base + it->second.offset);
+            offsets.push_back(base + place->offset);
         }
         return write_text(to_minimalloc_csv(problem, &offsets), options.output, out, err);
     });
@@ -563,12 +566,15 @@ int import_minimalloc(const ImportMiniMallocOptions& options, std::ostream& out,
         if (!file_violations.empty()) {
             out << "\nthe file's offsets break " << file_violations.size() << " rule(s)";
             // ggml's in-place reuse: a node takes its parent's bytes at the step the parent ends.
+            // The checker's tensors are the blocks, in order (arena_plan_to_check).
             const std::size_t handoffs = static_cast<std::size_t>(std::ranges::count_if(file_violations, [&](const Violation& v) {
-                const auto a = std::ranges::find(problem.blocks, v.tensor, &LiveBlock::name);
-                const auto b = std::ranges::find(problem.blocks, v.other, &LiveBlock::name);
                 auto hands_to = [](const LiveBlock& from, const LiveBlock& to) { return from.last == to.first && from.first < to.first; };
-                return v.kind == ViolationKind::overlap && a != problem.blocks.end() && b != problem.blocks.end() &&
-                       (hands_to(*a, *b) || hands_to(*b, *a));
+                if (v.kind != ViolationKind::overlap) {
+                    return false;
+                }
+                const LiveBlock& a = problem.blocks.at(v.tensor);
+                const LiveBlock& b = problem.blocks.at(v.other);
+                return hands_to(a, b) || hands_to(b, a);
             }));
             if (handoffs > 0) {
                 out << "; " << handoffs << " of them hand-offs (a block starts at the step another ends), which is "

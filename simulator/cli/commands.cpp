@@ -46,7 +46,7 @@ std::string_view tensor_kind(const std::vector<bool>& is_leaf, const Tensor& ten
 // Columns wide enough for every name (in terminal columns, whatever the names hold; cut at
 // `name_limit`) and every number, so the table stays aligned at any size.
 void print_plan_table(const GraphFile& file, const PlanRun& run, std::size_t name_limit, std::ostream& out) {
-    // Each row's tensor (met in the file's order, for_each_placement) and size.
+    // Each row's tensor (the plan's tensors are the file's, in its order) and size.
     struct Row {
         const Tensor* tensor;
         std::size_t size;
@@ -54,12 +54,13 @@ void print_plan_table(const GraphFile& file, const PlanRun& run, std::size_t nam
     std::vector<Row> rows;
     rows.reserve(run.plan.tensors.size());
     std::size_t width = 6, number_width = 12;
-    for_each_placement(file, run.plan, [&](const Tensor* tensor, const std::string& name, const Placement& place) {
+    for (const auto& [id, place] : run.plan.tensors) {
+        const Tensor& tensor = file.context.tensors().at(static_cast<std::size_t>(id));
         const auto type = static_cast<std::size_t>(file.buffers[static_cast<std::size_t>(place.buffer_id)]);
-        const Row& row = rows.emplace_back(Row{tensor, run.types[type]->alloc_size(*tensor)});
-        width = std::max(width, std::min(display_width(name), name_limit));
+        const Row& row = rows.emplace_back(Row{&tensor, run.types[type]->alloc_size(tensor)});
+        width = std::max(width, std::min(display_width(tensor.name), name_limit));
         number_width = std::max({number_width, std::to_string(place.offset).size() + 2, std::to_string(row.size).size() + 2});
-    });
+    }
     const auto numbers = static_cast<int>(number_width);
     std::vector<bool> is_leaf(file.context.size());
     for (const Tensor* leaf : file.graph.leafs) {
@@ -67,9 +68,9 @@ void print_plan_table(const GraphFile& file, const PlanRun& run, std::size_t nam
     }
     out << padded("tensor", width) << "  kind  buffer  chunk  " << std::right << std::setw(numbers) << "offset"
         << std::setw(numbers) << "size" << "\n";
-    for (std::size_t i = 0; const auto& [name, place] : run.plan.tensors) {
+    for (std::size_t i = 0; const auto& [id, place] : run.plan.tensors) {
         const Row& row = rows[i++];
-        out << padded(shortened(name, name_limit), width) << "  " << std::left << std::setw(4) << tensor_kind(is_leaf, *row.tensor) << "  " << std::right
+        out << padded(shortened(row.tensor->name, name_limit), width) << "  " << std::left << std::setw(4) << tensor_kind(is_leaf, *row.tensor) << "  " << std::right
             << std::setw(6) << place.buffer_id << "  " << std::setw(5) << place.chunk << "  " << std::setw(numbers)
             << place.offset << std::setw(numbers) << row.size << "\n";
     }
@@ -195,11 +196,11 @@ namespace {
 
 // The plan in the shape of a graph file's `expected`, and the graph's warnings where it has any
 // (the graph reader takes a pasted `expected` with them).
-std::string plan_json(const PlanRecord& plan, nlohmann::ordered_json warnings) {
+std::string plan_json(const PlanRecord& plan, const GraphFile& file, nlohmann::ordered_json warnings) {
     if (warnings.empty()) {
-        return plan_record_to_json(plan);
+        return plan_record_to_json(plan, file.context);
     }
-    auto document = nlohmann::ordered_json::parse(plan_record_to_json(plan, -1));
+    auto document = nlohmann::ordered_json::parse(plan_record_to_json(plan, file.context, -1));
     document["warnings"] = std::move(warnings);
     return json_report(document);
 }
@@ -222,7 +223,7 @@ int plan(const PlanOptions& options, std::ostream& out, std::ostream& err) {
         // One verdict: a plan that failed prints no table of places it did not make (JSON still
         // says `reserve` or `alloc_graph` false, with what was placed, for tools).
         if (options.json) {
-            out << plan_json(run.plan, std::move(warnings)) << "\n";
+            out << plan_json(run.plan, file, std::move(warnings)) << "\n";
         } else if (run.error.empty()) {
             out << (file.name.empty() ? options.graph.input : file.name) << ": " << planned_by(options.graph, file) << "\n";
             print_plan_table(file, run, name_columns(options.full_names), out);
@@ -327,7 +328,7 @@ int conform(const ConformOptions& options, std::ostream& out, std::ostream& err)
             }
             const AllocatorProfile& profile = conform_profile(file, path, forced);
             PlanRun run = run_plan(file, nullptr, profile);
-            auto differences = compare_plans(*file.expected, run.plan);
+            auto differences = compare_plans(*file.expected, run.plan, file.context);
             if (differences.empty()) {
                 tally.add({ConformVerdict::Result::pass, path.string(), {}, true});
                 continue;

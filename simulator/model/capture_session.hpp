@@ -46,7 +46,7 @@ struct CapturedCall {
     std::vector<std::vector<std::size_t>> chunk_sizes;
     // Per buffer type, the bytes its buffers reported beyond what was asked (absent: none).
     std::optional<std::vector<std::size_t>> buffer_extra;
-    std::optional<std::vector<std::pair<std::string, Placement>>> tensors;  // alloc_graph that returned true
+    std::optional<std::vector<NamedPlacement>> tensors;  // alloc_graph that returned true; by name, as read
 
     bool is_reserve() const { return function != CapturedFunction::alloc_graph; }
     // The first buffer type whose rule is unknown on this call, if any.

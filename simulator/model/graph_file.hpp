@@ -14,6 +14,8 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <unordered_map>
+#include <utility>
 #include <vector>
 
 namespace gallocsim {
@@ -26,14 +28,27 @@ struct BufferTypeSpec {
     bool operator==(const BufferTypeSpec&) const = default;
 };
 
+// A place under a tensor's name, as an input gives it (a capture's session), before the name
+// is read into the graph's id.
+using NamedPlacement = std::pair<std::string, Placement>;
+
+// One tensor's place in a plan: the tensor by its id in the plan's graph.
+struct PlacedTensor {
+    TensorId tensor = kNoTensor;
+    Placement place;
+    bool operator==(const PlacedTensor&) const = default;
+};
+
 // The `expected` section: what a plan gave (upstream's, or ours when written by `plan --json`).
+// Of one graph, whose tensors its ids are: the names the file gives them are read into ids
+// once (parse_graph_file) and written again from the graph (plan_record_to_json).
 struct PlanRecord {
     std::string source;
     bool reserve = false;
     bool alloc_graph = false;
     std::vector<std::size_t> buffer_sizes;
     std::vector<std::vector<std::size_t>> chunk_sizes;
-    std::vector<std::pair<std::string, Placement>> tensors;  // in the order of the file's tensors
+    std::vector<PlacedTensor> tensors;  // the tensors with memory, by ascending id: the graph's order
 };
 
 // `captured`: where a graph recorded by `gallocsim capture` came from.
@@ -105,6 +120,18 @@ GraphFile load_graph_file(const std::filesystem::path& path);
 // Serialises in the format's conventions: tensors in context order, nb only when not
 // contiguous, trailing null sources dropped, defaults omitted.
 std::string graph_file_to_json(const GraphFile& file, int indent = 2);
-std::string plan_record_to_json(const PlanRecord& plan, int indent = 2);
+// `tensors`: the plan's graph, which names its tensors.
+std::string plan_record_to_json(const PlanRecord& plan, const Context& tensors, int indent = 2);
+
+// The name of a tensor of `tensors` by its id, for whatever shows it.
+inline const std::string& tensor_name(const Context& tensors, TensorId id) {
+    return tensors.tensors().at(static_cast<std::size_t>(id)).name;
+}
+
+// A graph's tensors by name, for reading names into ids once where they come in (a capture's
+// places, a second file's tensors): each name stands for the first tensor with it, as in
+// ggml_get_tensor. The keys view the context's names: valid while no tensor is renamed.
+using TensorsByName = std::unordered_map<std::string_view, TensorId>;
+TensorsByName tensors_by_name(const Context& tensors);
 
 } // namespace gallocsim

@@ -1,7 +1,7 @@
 #include "simulator/model/plan.hpp"
 #include "simulator/model/amount_text.hpp"
 
-#include <map>
+#include <algorithm>
 
 namespace gallocsim {
 
@@ -76,7 +76,7 @@ PlanRecord record_plan(const WorkingGraph& planned, const GraphAllocator& alloca
     }
     for (const Tensor& tensor : planned.context.tensors()) {
         if (auto place = allocator.locate(tensor)) {
-            plan.tensors.emplace_back(tensor.name, Placement{place->buffer_id, place->chunk, place->offset});
+            plan.tensors.push_back({tensor_id(tensor), Placement{place->buffer_id, place->chunk, place->offset}});
         }
     }
     return plan;
@@ -231,7 +231,17 @@ std::optional<std::string> compare_values(const std::string& what, const std::ve
     return what + ": expected " + show(expected) + ", got " + show(actual);
 }
 
-std::vector<std::string> compare_plans(const PlanRecord& expected, const PlanRecord& actual) {
+namespace {
+
+std::string no_memory_text(const std::string& name, const Placement& want) {
+    return "tensor '" + name + "': expected at buffer " + std::to_string(want.buffer_id) + ", chunk " +
+           std::to_string(want.chunk) + ", offset " + std::to_string(want.offset) + ", but it got no memory";
+}
+
+} // namespace
+
+std::vector<std::string> compare_plans(const PlanRecord& expected, const PlanRecord& actual, const Context& tensors,
+                                       std::span<const NamedPlacement> unknown) {
     std::vector<std::string> differences;
     auto differ = [&](const std::string& what, const std::string& want, const std::string& got) {
         differences.push_back(what + ": expected " + want + ", got " + got);
@@ -246,31 +256,46 @@ std::vector<std::string> compare_plans(const PlanRecord& expected, const PlanRec
     if (expected.chunk_sizes != actual.chunk_sizes) {
         differ("chunk_sizes", show(expected.chunk_sizes), show(actual.chunk_sizes));
     }
-    std::map<std::string, Placement> got(actual.tensors.begin(), actual.tensors.end());
-    for (const auto& [name, want] : expected.tensors) {
-        auto it = got.find(name);
-        const std::string what = "tensor '" + name + "'";
-        if (it == got.end()) {
-            differences.push_back(what + ": expected at buffer " + std::to_string(want.buffer_id) + ", chunk " +
-                                  std::to_string(want.chunk) + ", offset " + std::to_string(want.offset) +
-                                  ", but it got no memory");
+    // By id: where `actual` placed each tensor; an entry is cleared once compared.
+    std::vector<const Placement*> got(tensors.size(), nullptr);
+    for (const auto& [tensor, have] : actual.tensors) {
+        got.at(static_cast<std::size_t>(tensor)) = &have;
+    }
+    for (const auto& [tensor, want] : expected.tensors) {
+        const Placement*& have = got.at(static_cast<std::size_t>(tensor));
+        const std::string& name = tensor_name(tensors, tensor);
+        if (have == nullptr) {
+            differences.push_back(no_memory_text(name, want));
             continue;
         }
-        const Placement& have = it->second;
-        if (want.buffer_id != have.buffer_id) {
-            differ(what + " buffer", std::to_string(want.buffer_id), std::to_string(have.buffer_id));
+        const std::string what = "tensor '" + name + "'";
+        if (want.buffer_id != have->buffer_id) {
+            differ(what + " buffer", std::to_string(want.buffer_id), std::to_string(have->buffer_id));
         }
-        if (want.chunk != have.chunk) {
-            differ(what + " chunk", std::to_string(want.chunk), std::to_string(have.chunk));
+        if (want.chunk != have->chunk) {
+            differ(what + " chunk", std::to_string(want.chunk), std::to_string(have->chunk));
         }
-        if (want.offset != have.offset) {
-            differ(what + " offset", std::to_string(want.offset), std::to_string(have.offset));
+        if (want.offset != have->offset) {
+            differ(what + " offset", std::to_string(want.offset), std::to_string(have->offset));
         }
-        got.erase(it);
+        have = nullptr;
     }
-    for (const auto& [name, have] : got) {
-        differences.push_back("tensor '" + name + "': expected no memory, got buffer " + std::to_string(have.buffer_id) +
-                              ", chunk " + std::to_string(have.chunk) + ", offset " + std::to_string(have.offset));
+    for (const auto& [name, want] : unknown) {
+        differences.push_back(no_memory_text(name, want));
+    }
+    // What only `actual` placed, in the order of the names (the order these lines have always had).
+    std::vector<TensorId> unexpected;
+    for (const auto& placed : actual.tensors) {
+        if (got[static_cast<std::size_t>(placed.tensor)] != nullptr) {
+            unexpected.push_back(placed.tensor);
+        }
+    }
+    std::ranges::stable_sort(unexpected, {}, [&](TensorId tensor) -> const std::string& { return tensor_name(tensors, tensor); });
+    for (const TensorId tensor : unexpected) {
+        const Placement& have = *got[static_cast<std::size_t>(tensor)];
+        differences.push_back("tensor '" + tensor_name(tensors, tensor) + "': expected no memory, got buffer " +
+                              std::to_string(have.buffer_id) + ", chunk " + std::to_string(have.chunk) + ", offset " +
+                              std::to_string(have.offset));
     }
     return differences;
 }

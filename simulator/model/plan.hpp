@@ -83,25 +83,13 @@ MeasuredPlan measure_plan(const GraphFile& file, const AllocatorProfile& profile
 // Builds the record of where alloc_graph put the planned tensors, from the allocator's state.
 PlanRecord record_plan(const WorkingGraph& planned, const GraphAllocator& allocator, bool reserved, bool allocated);
 
-// Calls visit(tensor, name, placement) for each placement of `plan`, with the file's tensor of
-// that name (nullptr when the file has none). A record lists its tensors in the file's order
-// (PlanRecord::tensors), so each is met by walking the file's tensors alongside it instead of
-// by a lookup of its name: on a graph of 100,000 tensors a lookup each is a cache miss each.
-template <class Visit>
-void for_each_placement(const GraphFile& file, const PlanRecord& plan, Visit visit) {
-    const auto& tensors = file.context.tensors();
-    std::size_t next = 0;
-    for (const auto& [name, place] : plan.tensors) {
-        while (next < tensors.size() && tensors[next].name != name) {
-            ++next;
-        }
-        // Past the end (a name out of order, or none of the file's): looked up from then on.
-        visit(next < tensors.size() ? &tensors[next] : file.context.find(name), name, place);
-    }
-}
-
-// One line per difference: "tensor 'x': offset expected 32, got 64".
-std::vector<std::string> compare_plans(const PlanRecord& expected, const PlanRecord& actual);
+// One line per difference: "tensor 'x' offset: expected 32, got 64". Both plans are of one
+// graph, `tensors`, and are compared tensor by tensor by id; the tensors are named only in the
+// lines: first each expected tensor's, in `expected`'s order, then each of `unknown` (expected
+// places under names the graph lacks, from an input read by name: each got no memory), then
+// the tensors only `actual` placed, by name.
+std::vector<std::string> compare_plans(const PlanRecord& expected, const PlanRecord& actual, const Context& tensors,
+                                       std::span<const NamedPlacement> unknown = {});
 // The same style for one more value: nothing when equal, else "what: expected [64], got [96]".
 std::optional<std::string> compare_values(const std::string& what, bool expected, bool actual);
 std::optional<std::string> compare_values(const std::string& what, const std::vector<std::size_t>& expected,

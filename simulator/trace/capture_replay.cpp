@@ -2,6 +2,7 @@
 
 #include "simulator/model/plan.hpp"
 
+#include <algorithm>
 #include <variant>
 
 namespace gallocsim {
@@ -153,8 +154,19 @@ CallReplay SessionReplayer::run(const CapturedCall& call, WorkingGraph& graph, A
     PlanRecord actual = record_plan(graph, allocator, !allocates && ok, allocates && ok);
     expected.reserve = !allocates && call.returned.value_or(actual.reserve);
     expected.alloc_graph = allocates && call.returned.value_or(false);
+    // The session names the places it observed; they are read into the ids of the call's graph
+    // here. A name the graph lacks got no memory there (compare_plans says so).
+    std::vector<NamedPlacement> unknown;
     if (call.tensors) {
-        expected.tensors = *call.tensors;
+        const TensorsByName by_name = tensors_by_name(graph.context);
+        for (const NamedPlacement& named : *call.tensors) {
+            if (const auto found = by_name.find(named.first); found != by_name.end()) {
+                expected.tensors.push_back({found->second, named.second});
+            } else {
+                unknown.push_back(named);
+            }
+        }
+        std::ranges::sort(expected.tensors, {}, &PlacedTensor::tensor);
     } else {
         actual.tensors.clear();  // the call observed no places (a reserve, or alloc_graph that failed)
     }
@@ -164,7 +176,7 @@ CallReplay SessionReplayer::run(const CapturedCall& call, WorkingGraph& graph, A
     if (call.sizes) {
         add_difference(replay.differences, compare_values("sizes", *call.sizes, sizes.value_or(std::vector<std::size_t>{})));
     }
-    for (std::string& difference : compare_plans(expected, actual)) {
+    for (std::string& difference : compare_plans(expected, actual, graph.context, unknown)) {
         replay.differences.push_back(std::move(difference));
     }
     replay.outcome = replay.differences.empty() ? CallOutcome::passed : CallOutcome::failed;

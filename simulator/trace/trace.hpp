@@ -32,10 +32,6 @@
 
 namespace gallocsim {
 
-// A tensor's index in the graph file's `tensors` (creation order).
-using TensorId = std::int32_t;
-inline constexpr TensorId kNoTensor = -1;
-
 enum class TensorRole : std::uint8_t {
     leaf,   // in graph.leafs
     node,   // in graph.nodes

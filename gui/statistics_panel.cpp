@@ -235,7 +235,7 @@ void StatisticsPanel::rebuild() {
     table_->setFixedWidth(table_->horizontalHeader()->length() + 2 * table_->frameWidth());
     // The chart shows all buffers together, so its lines are the sums over buffer types
     // (no reuse is left to the table: it would flatten the curve).
-    const PlannerRow& best_known = sizes.row(planners().front().kind);
+    const PlannerRow& best_known = sizes.best_alternative();
     chart_->set_lines({{qstr(sizes.row(PlannerRowKind::ggml).label), sizes.row(PlannerRowKind::ggml).total(), kPlanColor},
                        {qstr(sizes.row(PlannerRowKind::lower_bound).label), sizes.row(PlannerRowKind::lower_bound).total(), QColor(40, 150, 80)},
                        {qstr(best_known.label), best_known.total(), QColor(200, 130, 0)}});

@@ -32,12 +32,6 @@ std::string signed_size(std::size_t reference, std::size_t value) {
     return value < reference ? "-" + binary_size(reference - value) : "+" + binary_size(value - reference);
 }
 
-std::string percent(double share) {
-    char text[32];
-    std::snprintf(text, sizeof text, "%.1f %%", share * 100.0);
-    return text;
-}
-
 std::string ratio(std::size_t value, std::size_t bound) {
     if (bound == 0) {
         return "-";
@@ -164,8 +158,8 @@ void print_rows(const PolicyComparison& c, std::size_t name_limit, std::ostream&
         out << "\n" << static_cast<char>('A' + p) << " (" << c.policies[p]->name << ") against A: "
             << counted(t.graphs_smaller, "graph") << " smaller, " << counted(t.graphs_larger, "graph") << " larger, "
             << counted(t.graphs_broken, "graph") << " broken; of A's excess over the bound it recovers "
-            << percent(c.share_of_excess_recovered(p)) << ", of A's excess over the best offline plan "
-            << percent(c.share_of_excess_over_best_recovered(p)) << " (the optimum on "
+            << percent1(c.share_of_excess_recovered(p)) << ", of A's excess over the best offline plan "
+            << percent1(c.share_of_excess_over_best_recovered(p)) << " (the optimum on "
             << c.graphs_with_proven_optimum() << " of " << counted(c.graphs.size(), "graph") << ")\n";
     };
     bool any_unsafe = c.policies[0]->unsafe;

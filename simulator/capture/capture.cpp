@@ -7,12 +7,14 @@
 // which `gallocsim capture` and `conform` report.
 //
 // It must never change what the program does: recording reads, never writes, ggml state;
-// any failure to record prints one line and stops capturing, and the calls go on.
+// any failure to record prints one line and stops capturing, and the calls go on. A watcher
+// named by $GALLOCSIM_LIVE (live_link.hpp) is told of each call and may hold one back.
 
 #include "reference/version_map.hpp"
 #include "simulator/capture/ggml_api.hpp"
 #include "simulator/capture/graph_record.hpp"
 #include "simulator/capture/interposition.hpp"
+#include "simulator/capture/live_link.hpp"
 
 #include <dlfcn.h>
 
@@ -168,6 +170,8 @@ public:
                          {"ggml_functions", functions}, {"pid", ::getpid()}, {"program", program_command_line()},
                          {"buffer_types", buffer_types_json(session->layout)}, {"buffers", buffer_ids_json(session->layout)}};
             write_all(session->fd, dump(header) + "\n", *dir_ / session->file_name);
+            live_.connect_once(dir_->string());
+            live_.session_opened(session->file_name, number);
             sessions_[galloc] = std::move(session);
         });
     }
@@ -238,12 +242,18 @@ public:
         if (!before) {
             return forward();
         }
+        if (live_.stops_before_calls()) {
+            guarded([&] { show_before_call(*session, function, *before); });
+        }
         current_session = session;
         replanned = false;
         auto result = forward();
         current_session = nullptr;
         if (recording()) {
             guarded([&] { write_call(*session, function, *before, galloc, returned_json(result), sizes); });
+        }
+        if (recording()) {  // the call's line is written
+            live_.after_call(session->file_name, session->calls - 1, returned_value(result));
         }
         return result;
     }
@@ -322,6 +332,18 @@ private:
 
     static ojson returned_json(bool result) { return result; }
     static ojson returned_json(std::nullptr_t) { return nullptr; }
+    static std::optional<bool> returned_value(bool result) { return result; }
+    static std::optional<bool> returned_value(std::nullptr_t) { return std::nullopt; }
+
+    // The watcher wants the call before ggml plans it: the graph as it stands, its sizes by
+    // the buffer types the call is asked to plan for, written like any call's graph; then
+    // the watcher is told and the call waits until it says go.
+    void show_before_call(const Session& session, Function function, GraphRecord& graph) {
+        const auto rules = graph.alloc_size_rules(session.layout, graph.planned_types(session.layout));
+        const std::string path = write_graph(graph.graph_json(session.layout, rules), session);
+        live_.before_call({session.file_name, session.calls, function_name(function), path, graph.node_count(),
+                           graph.leaf_count()});
+    }
 
     void write_call(Session& session, Function function, GraphRecord& graph, ggml_gallocr_t galloc,
                     const ojson& returned, const std::size_t* sizes) {
@@ -428,6 +450,7 @@ private:
     }
 
     std::optional<fs::path> dir_;
+    LiveLink live_;
     int log_fd_ = -1;
     std::set<std::string> reported_;
     pid_t pid_ = ::getpid();

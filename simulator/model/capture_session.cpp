@@ -61,6 +61,8 @@ public:
         session_.file = file;
         session_.folder = folder;
     }
+    // Goes on with a session read before (a live capture's file, read as it grows).
+    explicit SessionParser(CaptureSession&& earlier) : session_(std::move(earlier)) {}
 
     void header(Value root, const std::string& source) {
         const Reader r(source);
@@ -345,6 +347,31 @@ CaptureSession parse_capture_session(std::string_view text, const fs::path& file
         }
     }
     return parser.finish();
+}
+
+void parse_more_calls(CaptureSession& session, std::string_view text, int first_line) {
+    const fs::path file = session.file;
+    SessionParser parser(std::move(session));
+    json_input::DocumentParser json;
+    int line = first_line;
+    try {
+        for (std::size_t start = 0; start < text.size(); ++line) {
+            const std::size_t end = std::min(text.find('\n', start), text.size());
+            const std::string_view content = text.substr(start, end - start);
+            start = end + 1;
+            const std::string source = file.string() + ": line " + std::to_string(line);
+            const auto doc = json.try_parse(content);
+            if (!doc) {
+                throw GraphFileError(source + ": not JSON: " +
+                                     json_input::refusal_text(content, json.last_refusal(), /*one_line=*/true));
+            }
+            parser.call(*doc, source, line);
+        }
+    } catch (...) {
+        session = parser.finish();  // the calls read so far stay
+        throw;
+    }
+    session = parser.finish();
 }
 
 CaptureSession load_capture_session(const fs::path& file, const fs::path& folder) {

@@ -109,6 +109,11 @@ std::optional<std::filesystem::path> capture_holding(const std::filesystem::path
 CaptureSession parse_capture_session(std::string_view text, const std::filesystem::path& file,
                                      const std::filesystem::path& folder);
 CaptureSession load_capture_session(const std::filesystem::path& file, const std::filesystem::path& folder);
+// Reads further lines of a session whose file is still being written (a live capture):
+// `text` holds whole call lines, the first of them line `first_line` of the file; the calls
+// are appended, numbered on from those read before. Throws GraphFileError like
+// parse_capture_session; the calls before the bad line are kept.
+void parse_more_calls(CaptureSession& session, std::string_view text, int first_line);
 // Every session of the folder; one that cannot be read goes to `errors`, the others stay
 // usable. Throws GraphFileError when the folder cannot be read.
 Capture load_capture(const std::filesystem::path& folder);

@@ -7,6 +7,8 @@ reserves (prompt-sized and one-token graphs) and the real prompt and decode grap
     generate.py MODEL.gguf [--prompt TEXT] [--tokens N] [--context N] [--gpu-layers N] [--verbose]
 """
 import argparse
+import sys
+import time
 
 import llama_cpp
 
@@ -19,10 +21,16 @@ def main() -> None:
     parser.add_argument("--context", type=int, default=128)
     parser.add_argument("--gpu-layers", type=int, default=0, help="layers offloaded to a GPU backend, if built in")
     parser.add_argument("--verbose", action="store_true", help="llama.cpp's own log on standard error")
+    parser.add_argument("--sleep-after-load", type=float, default=0,
+                        help="seconds to wait once the context exists (its graphs reserved), then say so on standard "
+                             "error: a watcher's lines for the reserves must come before that")
     args = parser.parse_args()
 
     llm = llama_cpp.Llama(model_path=args.model, n_ctx=args.context, n_batch=args.context,
                           n_threads=1, seed=1, verbose=args.verbose, n_gpu_layers=args.gpu_layers)
+    if args.sleep_after_load > 0:
+        time.sleep(args.sleep_after_load)
+        print("context created", file=sys.stderr, flush=True)
     out = llm(args.prompt, max_tokens=args.tokens, temperature=0.0)
     print(f"generated {out['usage']['completion_tokens']} tokens "
           f"after a prompt of {out['usage']['prompt_tokens']}")

@@ -3,10 +3,12 @@
 #include "simulator/model/amount_text.hpp"
 #include "simulator/model/capture_call.hpp"
 
+#include "gui/live_run.hpp"
 #include "gui/simulation_controller.hpp"
 #include "gui/text.hpp"
 #include "simulator/model/capture_session.hpp"
 
+#include <QColor>
 #include <QHeaderView>
 #include <QLabel>
 #include <QTreeWidget>
@@ -49,25 +51,55 @@ QString buffer_sizes_cell(const CapturedCall& call) {
     return sizes.join(", ");
 }
 
+// gallocsim's verdict on a call of a live run: empty for a capture opened from disk.
+void show_verdict(QTreeWidgetItem& item, const CallReplay* replay) {
+    if (replay == nullptr) {
+        return;
+    }
+    switch (replay->outcome) {
+    case CallOutcome::passed:
+        item.setText(CapturePanel::check_column, QObject::tr("pass"));
+        item.setToolTip(CapturePanel::check_column, QObject::tr("gallocsim's plan of this call is what ggml did"));
+        break;
+    case CallOutcome::failed:
+        item.setText(CapturePanel::check_column, QObject::tr("FAIL"));
+        item.setToolTip(CapturePanel::check_column,
+                        qstr(replay->error.empty() && !replay->differences.empty() ? replay->differences.front() : replay->error));
+        for (int column = 0; column < CapturePanel::column_count; ++column) {
+            item.setForeground(column, QColor(180, 0, 0));
+        }
+        break;
+    case CallOutcome::not_replayed:
+        item.setText(CapturePanel::check_column, QObject::tr("not replayed"));
+        item.setToolTip(CapturePanel::check_column, qstr(replay->error));
+        break;
+    }
+}
+
 } // namespace
 
 CapturePanel::CapturePanel(SimulationController& controller, QWidget* parent)
-    : QWidget(parent), controller_(controller), note_(new QLabel), calls_(new QTreeWidget) {
+    : QWidget(parent), controller_(controller), live_line_(new QLabel), note_(new QLabel), calls_(new QTreeWidget) {
+    live_line_->setWordWrap(true);
+    live_line_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    live_line_->hide();
     note_->setWordWrap(true);
     note_->setTextInteractionFlags(Qt::TextSelectableByMouse);
     calls_->setColumnCount(column_count);
-    calls_->setHeaderLabels({tr("session"), tr("call"), tr("function"), tr("nodes"), tr("buffers"), tr("re-planned")});
+    calls_->setHeaderLabels({tr("session"), tr("call"), tr("function"), tr("nodes"), tr("buffers"), tr("re-planned"), tr("check")});
     calls_->setRootIsDecorated(false);
     calls_->setUniformRowHeights(true);
     calls_->header()->setSectionResizeMode(QHeaderView::ResizeToContents);
-    calls_->header()->setSectionResizeMode(replanned_column, QHeaderView::Stretch);  // the rest of the dock
+    calls_->header()->setSectionResizeMode(check_column, QHeaderView::Stretch);  // the rest of the dock
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);
+    layout->addWidget(live_line_);
     layout->addWidget(note_);
     layout->addWidget(calls_, 1);
 
     connect(&controller_, &SimulationController::capture_changed, this, &CapturePanel::rebuild);
     connect(&controller_, &SimulationController::selected_call_changed, this, &CapturePanel::show_selection);
+    connect(&controller_, &SimulationController::live_changed, this, &CapturePanel::show_live);
     connect(calls_, &QTreeWidget::currentItemChanged, this, [this](QTreeWidgetItem* item) { picked(item); });
     rebuild();
 }
@@ -92,6 +124,7 @@ void CapturePanel::rebuild() {
                 item->setToolTip(function_column, qstr(call.graph));
                 item->setData(0, kSessionRole, QVariant::fromValue(s));
                 item->setData(0, kCallRole, QVariant::fromValue(c));
+                show_verdict(*item, controller_.live() ? controller_.live()->verdict(session.label(), c) : nullptr);
             }
         }
     }
@@ -104,7 +137,8 @@ void CapturePanel::show_selection() {
     if (!controller_.capture()) {
         note_->setText(tr("No capture open (File, Open capture…)."));
     } else if (!chosen) {
-        note_->setText(tr("The graph shown is not one of the capture's calls: pick a call."));
+        note_->setText(controller_.call_note().isEmpty() ? tr("The graph shown is not one of the capture's calls: pick a call.")
+                                                         : controller_.call_note());
     } else {
         note_->setText(tr("Call %1: %2.").arg(chosen->call).arg(controller_.call_note()));
     }
@@ -118,6 +152,14 @@ void CapturePanel::show_selection() {
         }
     }
     updating_ = false;
+}
+
+void CapturePanel::show_live() {
+    const LiveRun* live = controller_.live();
+    live_line_->setVisible(live != nullptr);
+    if (live != nullptr) {
+        live_line_->setText(live->status_text());
+    }
 }
 
 void CapturePanel::picked(QTreeWidgetItem* item) {

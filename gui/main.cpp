@@ -2,6 +2,10 @@
 // session, or a capture folder (its calls listed to pick from). With nothing given, the seed
 // walkthrough's example is loaded. --at-event or --at-step with --screenshot render the window
 // at a position into a PNG and exit (for documentation images).
+// gallocsim-gui --run [--pause] [stops] -- PROGRAM [ARGS]: runs the program under the capture
+// and watches it live; with --screenshot, the window is saved where the program first stops
+// (or when it ends), then the program goes on to its end before the GUI exits.
+#include "gui/live_run.hpp"
 #include "gui/main_window.hpp"
 #include "gui/simulation_controller.hpp"
 #include "reference/version_map.hpp"
@@ -10,6 +14,7 @@
 #include <QSize>
 #include <QCoreApplication>
 #include <QCommandLineParser>
+#include <QEventLoop>
 #include <QTimer>
 
 #include <iostream>
@@ -59,6 +64,17 @@ struct Options {
                                      "default: the newest version)",
                                      "name"};
     const QCommandLineOption call{"call", "in a capture folder, pick this call: K (session 0) or S:K", "call"};
+    const QCommandLineOption run{"run", "run the program given after -- under the capture and watch its calls live"};
+    const QCommandLineOption out{"out", "with --run: the capture folder (default: a new gallocsim-run-* in the temporary folder)",
+                                 "dir"};
+    const QCommandLineOption pause{"pause", "with --run: the program waits before ggml plans each call, until Continue"};
+    const QCommandLineOption stop_tensor{"stop-at-tensor", "with --run: the program waits before a call that plans this tensor",
+                                         "name"};
+    const QCommandLineOption stop_past{"stop-past",
+                                       "with --run: the program waits before a call gallocsim predicts grows a buffer past this "
+                                       "many bytes",
+                                       "bytes"};
+    const QCommandLineOption stop_failure{"stop-at-failure", "with --run: the program waits after a call that failed"};
 
     Options() {
         parser.setApplicationDescription("Step through ggml's graph memory allocator.");
@@ -66,7 +82,8 @@ struct Options {
         parser.addVersionOption();
         parser.addPositionalArgument("file", "graph file (ggml-graph/1), saved session or capture folder to open", "[FILE|DIR]");
         old_step.setFlags(QCommandLineOption::HiddenFromHelp);
-        parser.addOptions({example, event, old_step, step, axis, offsets, peak, screenshot, size, raise, version, call});
+        parser.addOptions({example, event, old_step, step, axis, offsets, peak, screenshot, size, raise, version, call, run, out,
+                           pause, stop_tensor, stop_past, stop_failure});
     }
     QString value(const QCommandLineOption& option) const { return parser.value(option); }
     bool has(const QCommandLineOption& option) const { return parser.isSet(option); }
@@ -130,9 +147,35 @@ bool choose_rules(const Options& options, SimulationController& controller) {
     return false;
 }
 
+// --run and its stops: the program after --, watched live.
+std::optional<gallocsim::gui::LiveStops> live_stops(const Options& options) {
+    gallocsim::gui::LiveStops stops;
+    stops.each_call = options.has(options.pause);
+    stops.tensor = options.value(options.stop_tensor);
+    stops.at_failure = options.has(options.stop_failure);
+    if (options.has(options.stop_past)) {
+        bool ok = false;
+        stops.past = options.value(options.stop_past).toULongLong(&ok);
+        if (!ok) {
+            std::cerr << "gallocsim-gui: --stop-past " << options.value(options.stop_past).toStdString()
+                      << ": give a number of bytes\n";
+            return std::nullopt;
+        }
+    }
+    return stops;
+}
+
 // The file, folder or example to show, and the capture call to pick in it.
 bool open_input(const Options& options, MainWindow& window) {
     SimulationController& controller = window.controller();
+    if (options.has(options.run)) {
+        const auto stops = live_stops(options);
+        if (options.parser.positionalArguments().isEmpty()) {
+            std::cerr << "gallocsim-gui: --run: give the program after --, as in gallocsim-gui --run -- PROGRAM ARGS\n";
+            return false;
+        }
+        return stops && window.run_program(options.parser.positionalArguments(), options.value(options.out), *stops);
+    }
     const bool loaded = options.parser.positionalArguments().isEmpty()
                             ? controller.load_example(options.has(options.example) ? options.value(options.example) : "seed")
                             : window.open(options.parser.positionalArguments().front());
@@ -202,6 +245,29 @@ bool arrange_views(const Options& options, MainWindow& window, bool loaded) {
     return true;
 }
 
+// --run with --screenshot: waits until the program stops or ends, so that the picture shows
+// where it stopped; the program then goes on, unstopped, to its end.
+void wait_for_live_stop(SimulationController& controller) {
+    const gallocsim::gui::LiveRun* live = controller.live();
+    while (live != nullptr && live->waiting() == nullptr && !live->end()) {
+        QApplication::processEvents(QEventLoop::WaitForMoreEvents, 50);
+    }
+    QApplication::processEvents();
+}
+
+void finish_live_run(MainWindow& window) {
+    SimulationController& controller = window.controller();
+    gallocsim::gui::LiveRun* live = controller.live();
+    if (live == nullptr) {
+        return;
+    }
+    controller.set_live_stops({});
+    while (!live->end()) {
+        controller.continue_live();
+        QApplication::processEvents(QEventLoop::WaitForMoreEvents, 50);
+    }
+}
+
 // --screenshot: the window at its size, painted once, as a PNG.
 int save_screenshot(const Options& options, MainWindow& window) {
     if (const auto size = screenshot_size(options)) {  // checked with the flags
@@ -237,8 +303,11 @@ int main(int argc, char** argv) {
         return 2;
     }
     const bool loaded = open_input(options, window);
-    if (!loaded && options.has(options.call)) {
+    if (!loaded && (options.has(options.call) || options.has(options.run))) {
         return 2;
+    }
+    if (headless && loaded) {
+        wait_for_live_stop(window.controller());  // so that --at-event, --peak, ... apply to what it stopped at
     }
     if (!arrange_views(options, window, loaded)) {
         return 2;
@@ -247,5 +316,10 @@ int main(int argc, char** argv) {
         window.show();
         return app.exec();
     }
-    return loaded ? save_screenshot(options, window) : 1;
+    if (!loaded) {
+        return 1;
+    }
+    const int saved = save_screenshot(options, window);
+    finish_live_run(window);
+    return saved;
 }

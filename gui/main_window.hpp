@@ -5,6 +5,7 @@
 // remembers its layout and recent files, opens files dropped on it, and shows errors
 // through a message sink (a dialog by default; tests put in their own).
 
+#include "gui/live_run.hpp"
 #include "gui/offset_scale.hpp"
 #include "simulator/model/examples.hpp"
 #include "simulator/trace/timeline.hpp"
@@ -70,6 +71,10 @@ public:
     void set_timeline_axis(TimeAxis axis);
     // Offsets in the timeline and the memory map (linear by default), as View ▸ Logarithmic offsets sets it.
     void set_offset_scale(OffsetScaleKind kind);
+    // Runs a program under the capture and watches it (File ▸ Run a program…), stopping where
+    // `stops` say; the Live menu and toolbar change the stops while it runs (main_window_live.cpp).
+    bool run_program(const QStringList& command, const QString& folder, const LiveStops& stops);
+    const LiveStops& live_stops() const { return live_stops_; }
     // Brings a dock to the front by its short name: events, memory, timeline, state, statistics.
     bool raise_dock(const QString& name);
     // The picture view that last had the focus (the graph at first).
@@ -125,6 +130,15 @@ private:
     void export_dialog(const QString& format);
     void buffer_settings_dialog();
     void example_dialog(const ExampleInfo& example);
+    // A program run live (main_window_live.cpp).
+    void build_live_actions();
+    void build_live_menu();
+    void build_live_toolbar();
+    void run_program_dialog();
+    void ask_tensor_stop();
+    void ask_size_stop();
+    void change_stops(const LiveStops& stops);
+    void update_live_actions();
 
     SimulationController* controller_;
     GraphView* graph_view_;
@@ -175,6 +189,13 @@ private:
     QAction* events_axis_action_ = nullptr;
     QAction* log_offsets_action_ = nullptr;
     QAction* peak_action_ = nullptr;
+    QAction* run_program_action_ = nullptr;
+    QAction* continue_action_ = nullptr;
+    QAction* stop_each_call_action_ = nullptr;
+    QAction* stop_tensor_action_ = nullptr;
+    QAction* stop_size_action_ = nullptr;
+    QAction* stop_failure_action_ = nullptr;
+    LiveStops live_stops_;
     QString shown_source_;  // the graph the find box was last used with
     QString pending_note_;  // what the next status message adds about the graph just opened (note_early_reads)
 

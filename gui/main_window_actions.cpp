@@ -49,6 +49,7 @@ void MainWindow::build_actions() {
     build_zoom_actions();
     build_view_actions();
     build_simulation_actions();
+    build_live_actions();
 }
 
 void MainWindow::build_file_actions() {
@@ -142,12 +143,14 @@ void MainWindow::build_menus() {
     build_simulation_menu();
     build_breakpoints_menu();
     build_view_menu();
+    build_live_menu();
 }
 
 void MainWindow::build_file_menu() {
     QMenu* file = menuBar()->addMenu(tr("&File"));
     file->addAction(open_action_);
     file->addAction(open_capture_action_);
+    file->addAction(run_program_action_);
     recent_menu_ = file->addMenu(tr("Open &recent"));
     examples_menu_ = file->addMenu(tr("&Examples"));
     rebuild_examples_menu();
@@ -205,6 +208,7 @@ void MainWindow::build_toolbars() {
     build_playback_toolbar();
     addToolBarBreak();
     build_view_toolbar();
+    build_live_toolbar();
 }
 
 void MainWindow::build_playback_toolbar() {

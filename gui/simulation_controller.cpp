@@ -5,6 +5,7 @@
 // simulation_controller_sessions.cpp.
 #include "gui/simulation_controller.hpp"
 
+#include "gui/live_run.hpp"
 #include "gui/session_document.hpp"
 #include "gui/shown_decision.hpp"
 #include "gui/tensor_description.hpp"

@@ -12,7 +12,8 @@
 // What is shown is one LoadedGraph (gui/loaded_graph.hpp), made whole by the loader. The
 // class is defined in parts, by what each does: simulation_controller.cpp (loading, planning,
 // selection), _playback.cpp (the cursor, runs, breakpoints, peaks), _capture.cpp (capture
-// calls), _reports.cpp (comparison, why answers), _sessions.cpp (sessions and policies).
+// calls), _reports.cpp (comparison, why answers), _sessions.cpp (sessions and policies),
+// _live.cpp (a program run and watched).
 
 #include "gui/background_work.hpp"
 #include "gui/breakpoint_set.hpp"
@@ -25,6 +26,7 @@
 #include <QColor>
 #include <QJsonObject>
 #include <QObject>
+#include <QStringList>
 #include <QString>
 #include <QTimer>
 
@@ -39,6 +41,8 @@
 namespace gallocsim::gui {
 
 struct SessionDocument;
+class LiveRun;
+struct LiveStops;
 
 class SimulationController : public QObject {
     Q_OBJECT
@@ -122,6 +126,15 @@ public:
     // What the shown trace is: "alloc_graph reused the plan of call 2 (reserve_n): ...".
     const QString& call_note() const { return call_note_; }
 
+    // --- Live: a program run under the capture and watched (gui/live_run.hpp) ------------
+    // Starts `command` capturing into `folder` (made; must hold no capture); the capture's
+    // calls are listed as they are made and the newest shown, unless another call was picked.
+    bool start_live(const QStringList& command, const QString& folder, const LiveStops& stops);
+    LiveRun* live() const { return live_.get(); }
+    // Lets a process waiting at a stop go on; the call it plans is then shown and checked.
+    void continue_live();
+    void set_live_stops(const LiveStops& stops);
+
     // Gives up the loading under way: the call that started it returns false at once and
     // the graph shown stays; the worker's result is dropped when it ends.
     void cancel_loading();
@@ -204,6 +217,7 @@ Q_SIGNALS:
     void error_occurred(const QString& title, const QString& message);
     void capture_changed();       // another capture (or none)
     void selected_call_changed();  // another call of the capture shown (or none)
+    void live_changed();           // the live run started, read calls, stopped, went on or ended
     void status_message(const QString& message);
     void peak_shown(bool shown);  // go_to_peak showed a peak, or the cursor left it
     void busy_changed(bool busy, const QString& what);  // loading on the worker began (what) or ended
@@ -219,6 +233,10 @@ private:
     Comparison compare_in_background();
     void restore_controls(const SessionDocument& document);
     void set_selected_call(std::optional<CallChoice> call, QString note);
+    void live_calls_read();
+    void live_stopped();
+    void show_newest_call();
+    bool is_newest_call(std::size_t session, std::size_t call) const;
     void moved();  // after every cursor move
     void tick();
     void breakpoints_changed_now();  // locates the breakpoints again and says so
@@ -245,6 +263,8 @@ private:
     std::optional<Capture> capture_;
     std::optional<CallChoice> selected_call_;
     QString call_note_;
+    std::unique_ptr<LiveRun> live_;
+    bool following_ = false;  // the newest call of the live run is shown as it comes
     std::optional<std::size_t> shown_peak_;  // index into peaks()
 };
 

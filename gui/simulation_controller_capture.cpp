@@ -81,6 +81,7 @@ bool SimulationController::select_call(std::size_t session, std::size_t call) {
     }
     show(std::move(loaded->first), 0, false);
     set_selected_call(CallChoice{session, call}, loaded->second);
+    following_ = is_newest_call(session, call);  // a pick of an older call stops a live run's following
     return true;
 }
 

@@ -142,21 +142,57 @@ void LiveCapture::replay_new_calls(std::size_t index, std::vector<WatchedCall>& 
     }
 }
 
-CallTrace trace_pending_call(const CaptureSession& session, CapturedFunction function, const std::string& graph,
-                             std::size_t nodes, std::size_t leafs, const AllocatorProfile& profile) {
+namespace {
+
+CaptureSession with_pending_call(const CaptureSession& session, const PendingCall& pending) {
     CaptureSession with_it = session;
-    CapturedCall pending;
-    pending.number = static_cast<int>(session.calls.size());
-    pending.function = function;
-    pending.graph = graph;
-    pending.nodes = nodes;
-    pending.leafs = leafs;
-    pending.alloc_size.resize(session.buffer_types.size());
+    CapturedCall call;
+    call.number = static_cast<int>(session.calls.size());
+    call.function = pending.function;
+    call.graph = pending.graph;
+    call.nodes = pending.nodes;
+    call.leafs = pending.leafs;
+    // Sizes by the rule each buffer type followed so far (the graph file holds any sizes no rule gives).
+    call.alloc_size.resize(session.buffer_types.size());
     for (std::size_t t = 0; t < session.buffer_types.size(); ++t) {
-        pending.alloc_size[t].rule = session.buffer_types[t].alloc_size;
+        call.alloc_size[t].rule = session.buffer_types[t].alloc_size;
     }
-    with_it.calls.push_back(std::move(pending));
+    with_it.calls.push_back(std::move(call));
+    return with_it;
+}
+
+} // namespace
+
+std::optional<CapturedFunction> captured_function_named(std::string_view name) {
+    for (const CapturedFunction function : {CapturedFunction::reserve, CapturedFunction::reserve_n,
+                                            CapturedFunction::reserve_n_size, CapturedFunction::alloc_graph}) {
+        if (captured_function_name(function) == name) {
+            return function;
+        }
+    }
+    return std::nullopt;
+}
+
+CallTrace trace_pending_call(const CaptureSession& session, const PendingCall& pending, const AllocatorProfile& profile) {
+    const CaptureSession with_it = with_pending_call(session, pending);
     return trace_call(with_it, with_it.calls.size() - 1, profile);
+}
+
+std::vector<std::size_t> predicted_buffer_sizes(const CaptureSession& session, const PendingCall& pending,
+                                                const AllocatorProfile& profile) {
+    const CaptureSession with_it = with_pending_call(session, pending);
+    SessionReplayer replayer(with_it, profile);
+    while (!replayer.done()) {
+        const CallReplay replay = replayer.replay_next();
+        if (replayer.stopped()) {
+            throw GraphFileError(session.label() + ": call " + std::to_string(replay.index) + ": " + replay.error);
+        }
+    }
+    std::vector<std::size_t> sizes;
+    for (std::size_t id = 0; id < with_it.buffers.size(); ++id) {
+        sizes.push_back(replayer.allocator().buffer_size(static_cast<int>(id)));
+    }
+    return sizes;
 }
 
 } // namespace gallocsim::live

@@ -13,6 +13,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace gallocsim::live {
@@ -59,10 +60,22 @@ private:
     std::vector<std::unique_ptr<FollowedSession>> sessions_;
 };
 
-// A call the program is about to make, with the plan gallocsim predicts for it: the session
-// so far plus that call (its graph as the capture wrote it before ggml planned), traced as
-// `trace_call` traces any call. Throws GraphFileError when it cannot be traced.
-CallTrace trace_pending_call(const CaptureSession& session, CapturedFunction function, const std::string& graph,
-                             std::size_t nodes, std::size_t leafs, const AllocatorProfile& profile);
+// A call the program is about to make: its graph as the capture wrote it before ggml planned.
+struct PendingCall {
+    CapturedFunction function = CapturedFunction::reserve_n;
+    std::string graph;  // relative to the capture folder
+    std::size_t nodes = 0;
+    std::size_t leafs = 0;
+};
+// The function's name in a "planning" message; none for a name the capture never sends.
+std::optional<CapturedFunction> captured_function_named(std::string_view name);
+
+// The plan gallocsim predicts for the pending call: the session so far plus that call, traced
+// as `trace_call` traces any call. Throws GraphFileError when it cannot be traced.
+CallTrace trace_pending_call(const CaptureSession& session, const PendingCall& pending, const AllocatorProfile& profile);
+// Each buffer's size after the pending call, as gallocsim predicts it (the session so far
+// replayed, then the call). Throws GraphFileError when a call cannot be replayed.
+std::vector<std::size_t> predicted_buffer_sizes(const CaptureSession& session, const PendingCall& pending,
+                                                const AllocatorProfile& profile);
 
 } // namespace gallocsim::live

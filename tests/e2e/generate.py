@@ -7,15 +7,33 @@ reserves (prompt-sized and one-token graphs) and the real prompt and decode grap
     generate.py MODEL.gguf [--prompt TEXT] [--tokens N] [--context N] [--gpu-layers N] [--verbose]
 """
 import argparse
+import pathlib
+import shutil
+import subprocess
 import sys
+import tempfile
 import time
 
 import llama_cpp
 
 
+HERE = pathlib.Path(__file__).resolve().parent
+VOCAB = HERE.parents[1] / "build/upstream/src/llama_cpp_python-0.3.36/vendor/llama.cpp/models"
+
+
+def write_tiny_model(arch: str) -> str:
+    path = pathlib.Path(tempfile.mkdtemp(prefix="gallocsim-tiny-")) / f"tiny-{arch}.gguf"
+    subprocess.run([sys.executable, str(HERE / "write_tiny_model.py"), arch, str(path), "--vocab-dir", str(VOCAB)],
+                   check=True, stdout=subprocess.DEVNULL)
+    return str(path)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("model")
+    parser.add_argument("model", nargs="?", help="the GGUF to load (or --tiny-model)")
+    parser.add_argument("--tiny-model", metavar="ARCH",
+                        help="write a tiny random-weight model of ARCH (write_tiny_model.py) to a temporary file and "
+                             "load that: a program anyone with the venv can run, as the docs' screenshots do")
     parser.add_argument("--prompt", default="The graph allocator plans memory")
     parser.add_argument("--tokens", type=int, default=4)
     parser.add_argument("--context", type=int, default=128)
@@ -26,11 +44,17 @@ def main() -> None:
                              "error: a watcher's lines for the reserves must come before that")
     args = parser.parse_args()
 
+    if args.tiny_model:
+        args.model = write_tiny_model(args.tiny_model)
+    elif not args.model:
+        parser.error("give MODEL.gguf or --tiny-model ARCH")
     llm = llama_cpp.Llama(model_path=args.model, n_ctx=args.context, n_batch=args.context,
                           n_threads=1, seed=1, verbose=args.verbose, n_gpu_layers=args.gpu_layers)
     if args.sleep_after_load > 0:
         time.sleep(args.sleep_after_load)
         print("context created", file=sys.stderr, flush=True)
+    if args.tiny_model:
+        shutil.rmtree(pathlib.Path(args.model).parent)  # mapped already: the file's pages stay until the end
     out = llm(args.prompt, max_tokens=args.tokens, temperature=0.0)
     print(f"generated {out['usage']['completion_tokens']} tokens "
           f"after a prompt of {out['usage']['prompt_tokens']}")

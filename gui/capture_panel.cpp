@@ -90,7 +90,7 @@ CapturePanel::CapturePanel(SimulationController& controller, QWidget* parent)
     calls_->setRootIsDecorated(false);
     calls_->setUniformRowHeights(true);
     calls_->header()->setSectionResizeMode(QHeaderView::ResizeToContents);
-    calls_->header()->setSectionResizeMode(check_column, QHeaderView::Stretch);  // the rest of the dock
+    calls_->header()->setStretchLastSection(true);  // the last column shown takes the rest of the dock
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);
     layout->addWidget(live_line_);
@@ -100,6 +100,7 @@ CapturePanel::CapturePanel(SimulationController& controller, QWidget* parent)
     connect(&controller_, &SimulationController::capture_changed, this, &CapturePanel::rebuild);
     connect(&controller_, &SimulationController::selected_call_changed, this, &CapturePanel::show_selection);
     connect(&controller_, &SimulationController::live_changed, this, &CapturePanel::show_live);
+    show_live();
     connect(calls_, &QTreeWidget::currentItemChanged, this, [this](QTreeWidgetItem* item) { picked(item); });
     rebuild();
 }
@@ -157,6 +158,7 @@ void CapturePanel::show_selection() {
 void CapturePanel::show_live() {
     const LiveRun* live = controller_.live();
     live_line_->setVisible(live != nullptr);
+    calls_->setColumnHidden(check_column, live == nullptr);  // verdicts are a live run's
     if (live != nullptr) {
         live_line_->setText(live->status_text());
     }

@@ -60,6 +60,7 @@ public:
     ~LiveRun() override;
 
     const QStringList& command() const { return command_; }
+    pid_t pid() const { return program_->pid(); }
     const QString& folder() const { return folder_; }
     const live::LiveCapture& capture() const { return capture_; }
     // The verdict on a call already read, by its session's file name and index.

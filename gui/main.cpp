@@ -15,6 +15,7 @@
 #include <QCoreApplication>
 #include <QCommandLineParser>
 #include <QEventLoop>
+#include <QTemporaryDir>
 #include <QTimer>
 
 #include <iostream>
@@ -166,7 +167,8 @@ std::optional<gallocsim::gui::LiveStops> live_stops(const Options& options) {
 }
 
 // The file, folder or example to show, and the capture call to pick in it.
-bool open_input(const Options& options, MainWindow& window) {
+// `run_folder`: where --run captures (empty: --out, else a new folder in the temporary folder).
+bool open_input(const Options& options, MainWindow& window, const QString& run_folder) {
     SimulationController& controller = window.controller();
     if (options.has(options.run)) {
         const auto stops = live_stops(options);
@@ -174,7 +176,8 @@ bool open_input(const Options& options, MainWindow& window) {
             std::cerr << "gallocsim-gui: --run: give the program after --, as in gallocsim-gui --run -- PROGRAM ARGS\n";
             return false;
         }
-        return stops && window.run_program(options.parser.positionalArguments(), options.value(options.out), *stops);
+        const QString folder = options.has(options.out) ? options.value(options.out) : run_folder;
+        return stops && window.run_program(options.parser.positionalArguments(), folder, *stops);
     }
     const bool loaded = options.parser.positionalArguments().isEmpty()
                             ? controller.load_example(options.has(options.example) ? options.value(options.example) : "seed")
@@ -302,7 +305,10 @@ int main(int argc, char** argv) {
     if (!choose_rules(options, window.controller())) {
         return 2;
     }
-    const bool loaded = open_input(options, window);
+    // A screenshot of a live run keeps nothing: its capture goes with the window (the
+    // program has ended by then: finish_live_run).
+    QTemporaryDir scratch;
+    const bool loaded = open_input(options, window, headless ? scratch.filePath("capture") : QString());
     if (!loaded && (options.has(options.call) || options.has(options.run))) {
         return 2;
     }

@@ -14,6 +14,7 @@
 #include "simulator/cli/graph_input.hpp"
 
 #include <CLI/CLI.hpp>
+#include <sys/resource.h>
 
 #include <chrono>
 #include <ctime>
@@ -38,6 +39,7 @@ struct WatchOptions {
 };
 
 constexpr const char* kPrefix = "[watch] ";
+constexpr int kWatcherNiceness = 10;
 
 // ./gallocsim-watch-20261128-091500, or -2, -3, ... when that is taken.
 fs::path default_folder() {
@@ -122,6 +124,10 @@ int watch(const WatchOptions& options, std::ostream& err) {
         err << "gallocsim watch: " << error.what() << "\n";
         return 127;
     }
+    // The program started at the usual priority; watch itself steps back, so that on a busy
+    // machine its replays wait for the program, never the program for them (the lines come
+    // a little later instead: docs/performance.md, "Watching a running program").
+    ::setpriority(PRIO_PROCESS, 0, kWatcherNiceness);
     Reporter reporter(dir, forced, err);
     std::optional<live::ProgramEnd> end;
     while (!(end = run->poll(false))) {

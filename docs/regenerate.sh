@@ -23,7 +23,8 @@
 # A command quoted for its failure is marked <!-- gallocsim-fails: ... -->: it must exit
 # non-zero, and the block shows what it printed on both streams and its exit code.
 # Commands may only write files under docs/, and read files under docs/ and tests/data/ (and
-# name built-in examples).
+# name built-in examples); a live run's screenshot also runs tests/e2e/generate.py with
+# build/upstream's venv.
 #
 # Screenshots of the GUI are marked with the command that makes them, as a reader would type
 # it, beside the image link:
@@ -80,6 +81,15 @@ screenshot() {
         return 1
     fi
     [[ -z $gui ]] && return 0
+    # A live run's screenshot runs a real program from build/upstream's venv: without it (no
+    # .ci/install-upstream) the picture is kept as it is, and said so.
+    if [[ $args == *" -- build/upstream/"* && ! -x $(pwd)/build/upstream/venv/bin/python ]]; then
+        local picture=${args#*--screenshot }
+        picture=${picture%% *}
+        echo "$where: not made again: it runs build/upstream/venv/bin/python, which is not installed (.ci/install-upstream)" >&2
+        [[ $root != "$(pwd)" ]] && cp "$picture" "$root/$picture"
+        return 0
+    fi
     if ! output=$(cd "$root" && eval "QT_QPA_PLATFORM=offscreen \"\$gui\" $args" 2>&1); then
         echo "$where: gallocsim-gui $args failed: $output" >&2
         return 1
@@ -152,6 +162,8 @@ scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
 cp -r docs "$scratch/docs"
 ln -s "$(pwd)/tests" "$scratch/tests"  # the captures the screenshots open, read only
+mkdir "$scratch/build"
+ln -s "$(pwd)/build/upstream" "$scratch/build/upstream"  # the venv a live run's screenshot runs llama.cpp from
 # Every picture must be made again: one that no command makes is missing from the scratch copy.
 rm -f "$scratch"/docs/images/*.svg
 [[ -n $gui ]] && rm -f "$scratch"/docs/images/*.png

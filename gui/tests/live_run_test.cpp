@@ -122,6 +122,20 @@ private Q_SLOTS:
         run_to_the_end();
     }
 
+    // A tensor breakpoint reaches the program: every llama.cpp graph computes the logits,
+    // result_output, so the first call plans it.
+    void stops_where_a_tensor_is_planned() {
+        LiveStops stops;
+        stops.tensor = "result_output";
+        start(stops);
+        const LiveWait* wait = controller().live()->waiting();
+        QVERIFY(wait != nullptr);
+        QCOMPARE(wait->call, std::size_t{0});
+        QCOMPARE(wait->why, QString("the call plans a tensor named result_output"));
+        QVERIFY(controller().find_tensor("result_output").has_value());
+        run_to_the_end();
+    }
+
     // Quitting while the program waits lets it go on: it finishes on its own, and what it
     // captured replays call by call as conform replays it.
     void quitting_while_stopped_lets_the_program_finish() {

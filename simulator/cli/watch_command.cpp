@@ -75,6 +75,7 @@ public:
         }
     }
     const WatchTally& tally() const { return tally_; }
+    bool saw_a_session() const { return !sessions_told_.empty(); }
 
 private:
     void say_session(const live::FollowedSession& followed) {
@@ -145,6 +146,11 @@ int watch(const WatchOptions& options, std::ostream& err) {
     reporter.catch_up();
     for (const std::string& gap : load_capture(dir).gaps()) {
         err << kPrefix << gap << std::endl;
+    }
+    if (!reporter.saw_a_session()) {
+        err << kPrefix << options.command.front()
+            << " made no graph allocator call the capture saw (docs/your-own-program.md, \"What defeats "
+               "interposition\")" << std::endl;
     }
     err << kPrefix << reporter.tally().line() << std::endl;
     err << kPrefix << options.command.front() << " " << end->words() << std::endl;

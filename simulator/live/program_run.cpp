@@ -24,8 +24,8 @@ namespace {
 
 constexpr const char* kLibrary = "libgallocsim_capture.so";
 
-// The environment with the library prepended to LD_PRELOAD and the capture's variables set
-// (a watcher's earlier ones never leak through).
+} // namespace
+
 std::vector<std::string> capture_environment(const fs::path& library, const fs::path& dir,
                                              const std::optional<fs::path>& live_socket) {
     std::vector<std::string> env;
@@ -56,8 +56,6 @@ std::vector<char*> c_strings(std::vector<std::string>& strings) {
     pointers.push_back(nullptr);
     return pointers;
 }
-
-} // namespace
 
 std::vector<fs::path> capture_library_candidates() {
     std::error_code error;

@@ -28,6 +28,14 @@ FoundLibrary find_capture_library();
 // a new file. Returns the problem in one sentence, or an empty string.
 std::string prepare_capture_folder(const std::filesystem::path& dir);
 
+// This process's environment with the library prepended to LD_PRELOAD, the capture folder in
+// GALLOCSIM_CAPTURE_DIR and, when given, the watcher's socket in GALLOCSIM_LIVE (a watcher's
+// own variables never leak through). For a caller that starts the program itself.
+std::vector<std::string> capture_environment(const std::filesystem::path& library, const std::filesystem::path& dir,
+                                             const std::optional<std::filesystem::path>& live_socket);
+// argv/envp for posix_spawn: pointers into `strings`, ending in nullptr.
+std::vector<char*> c_strings(std::vector<std::string>& strings);
+
 // How a program ended: its exit code, or the signal that ended it.
 struct ProgramEnd {
     int exit_code = 0;   // 128 + n when signal n ended it

@@ -10,7 +10,11 @@
 #  - the program's output is its own: standard output byte for byte as in a run without watch,
 #    and (llama, whose log is deterministic) standard error too once watch's lines are removed.
 #
-#   watch_program.sh llama|whisper GALLOCSIM UPSTREAM_DIR WORK_DIR
+# llama-policy watches llama.cpp replayed by a policy that plans otherwise (first fit,
+# docs/policies/first-fit.json): every call must then be told as a FAIL with its first difference,
+# the tally "0 passed, N failed" and watch's exit code 1, while the program still ends as it would.
+#
+#   watch_program.sh llama|llama-policy|whisper GALLOCSIM UPSTREAM_DIR WORK_DIR
 # Exit 77 (skipped) when the venv or the capture library is missing.
 set -euo pipefail
 program=$1 gallocsim=$2 upstream=$3 work=$4
@@ -19,6 +23,14 @@ lib=$(dirname "$gallocsim")/libgallocsim_capture.so
 [[ -f $lib ]] || { echo "skipped: $lib was not built (CMake found no ggml tree)"; exit 77; }
 rm -rf "$work" && mkdir -p "$work"
 
+rules=()
+if [[ $program == llama-policy ]]; then
+  rules=(--ggml-version "$here/../../docs/policies/first-fit.json")
+  program=llama
+  policy=true
+else
+  policy=false
+fi
 case $program in
   llama)
     python=$upstream/venv/bin/python
@@ -39,7 +51,8 @@ case $program in
 esac
 
 "${run[@]}" > "$work/plain.out" 2> "$work/plain.err"
-"$gallocsim" watch --out "$work/capture" -- "${run[@]}" > "$work/watch.out" 2> "$work/watch.err"
+status=0
+"$gallocsim" watch "${rules[@]}" --out "$work/capture" -- "${run[@]}" > "$work/watch.out" 2> "$work/watch.err" || status=$?
 cat "$work/watch.err"
 
 fail() { echo "FAILED: $*"; exit 1; }
@@ -47,7 +60,15 @@ calls=$(cat "$work"/capture/session-*.jsonl | grep -c '"call":' || true)
 reported=$(grep -c '^\[watch\] allocator [0-9]* call [0-9]*: ' "$work/watch.err" || true)
 ((calls > 0)) || fail "the capture holds no call"
 ((reported == calls)) || fail "watch reported $reported calls; the sessions hold $calls"
-grep -qx "\[watch\] $calls passed, 0 failed" "$work/watch.err" || fail "no tally of $calls passed, 0 failed"
+if $policy; then
+  failed=$(grep -c '^\[watch\] allocator [0-9]* call [0-9]*: .*: FAIL: ' "$work/watch.err" || true)
+  ((failed == calls)) || fail "first fit plans every call otherwise; watch told $failed of $calls as FAIL"
+  grep -qx "\[watch\] 0 passed, $calls failed" "$work/watch.err" || fail "no tally of 0 passed, $calls failed"
+  ((status == 1)) || fail "watch exited with $status where a call did not reproduce (expected 1)"
+else
+  grep -qx "\[watch\] $calls passed, 0 failed" "$work/watch.err" || fail "no tally of $calls passed, 0 failed"
+  ((status == 0)) || fail "watch exited with $status"
+fi
 grep -q "exited with 0$" "$work/watch.err" || fail "watch did not report the program's exit"
 cmp "$work/plain.out" "$work/watch.out" || fail "standard output differs from a run without watch"
 if [[ $program == llama ]]; then

@@ -2,6 +2,7 @@
 // libgallocsim_capture.so preloaded, then summarises the sessions it wrote.
 #include "simulator/model/capture_session.hpp"
 
+#include "simulator/cli/capture_run.hpp"
 #include "simulator/cli/command_list.hpp"
 
 #include <CLI/CLI.hpp>
@@ -23,7 +24,6 @@
 #include <string>
 #include <system_error>
 
-extern char** environ;
 
 namespace gallocsim::cli {
 
@@ -50,66 +50,6 @@ struct CaptureSummary {
     std::vector<std::string> gaps;              // what the capture could not see (capture-log.jsonl)
     std::string ggml_library;                   // the ggml a process of the program loaded (empty: none)
 };
-
-constexpr const char* kLibrary = "libgallocsim_capture.so";
-
-// Next to the executable (build tree), or in ../lib (install tree).
-std::vector<fs::path> library_candidates() {
-    std::error_code error;
-    const fs::path exe = fs::read_symlink("/proc/self/exe", error);
-    if (error) {
-        return {};
-    }
-    return {exe.parent_path() / kLibrary, (exe.parent_path() / ".." / "lib" / kLibrary).lexically_normal()};
-}
-
-// The folder exists afterwards, holds no earlier capture, and takes a new file.
-std::string prepare_folder(const fs::path& dir) {
-    std::error_code error;
-    fs::create_directories(dir, error);
-    if (error) {
-        return "cannot create " + dir.string() + ": " + error.message();
-    }
-    if (is_capture_dir(dir)) {
-        return dir.string() + " already holds a capture; choose an empty or new folder";
-    }
-    const fs::path probe = dir / ".gallocsim-write-test";
-    const int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd < 0) {
-        return "cannot write to " + dir.string() + ": " + std::strerror(errno);
-    }
-    ::close(fd);
-    fs::remove(probe, error);
-    return {};
-}
-
-// The environment with the library prepended to LD_PRELOAD and the folder named.
-std::vector<std::string> capture_environment(const fs::path& library, const fs::path& dir) {
-    std::vector<std::string> env;
-    std::string preload = library.string();
-    for (char** entry = environ; *entry != nullptr; ++entry) {
-        const std::string_view variable(*entry);
-        if (variable.starts_with("LD_PRELOAD=")) {
-            if (variable.size() > 11) {
-                preload += ":" + std::string(variable.substr(11));
-            }
-        } else if (!variable.starts_with("GALLOCSIM_CAPTURE_DIR=")) {
-            env.emplace_back(variable);
-        }
-    }
-    env.push_back("LD_PRELOAD=" + preload);
-    env.push_back("GALLOCSIM_CAPTURE_DIR=" + dir.string());
-    return env;
-}
-
-std::vector<char*> c_strings(std::vector<std::string>& strings) {
-    std::vector<char*> pointers;
-    for (std::string& s : strings) {
-        pointers.push_back(s.data());
-    }
-    pointers.push_back(nullptr);
-    return pointers;
-}
 
 void print_summary(const CaptureSummary& summary, const fs::path& dir, std::ostream& out) {
     out << "captured " << summary.sessions.size() << (summary.sessions.size() == 1 ? " allocator" : " allocators")
@@ -209,18 +149,13 @@ CaptureSummary summarize_capture(const fs::path& dir) {
 // read: each said on `out`), or non-zero with a message on `err` when the program could not
 // be run.
 int capture(const CaptureOptions& options, std::ostream& out, std::ostream& err) {
-    const auto candidates = library_candidates();
-    auto library = std::ranges::find_if(candidates, [](const fs::path& p) { return fs::exists(p); });
-    if (library == candidates.end()) {
-        err << "gallocsim capture: " << kLibrary << " not found";
-        for (const fs::path& candidate : candidates) {
-            err << (candidate == candidates.front() ? " at " : " or ") << candidate.string();
-        }
-        err << " (it is built when CMake finds a ggml tree: GALLOCSIM_GGML_DIR)\n";
+    const std::optional<fs::path> library = find_capture_library();
+    if (!library) {
+        err << "gallocsim capture: " << capture_library_missing() << "\n";
         return 2;
     }
     const fs::path dir = fs::absolute(options.out);
-    if (const std::string problem = prepare_folder(dir); !problem.empty()) {
+    if (const std::string problem = prepare_capture_folder(dir); !problem.empty()) {
         err << "gallocsim capture: " << problem << "\n";
         return 2;
     }

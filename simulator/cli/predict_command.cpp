@@ -1,0 +1,696 @@
+// `gallocsim predict MODEL.gguf`: a GGUF's compute buffers at any context, as the real llama.cpp
+// allocates them, without its weights. The helper simulator/predict/predict_reserve.py (next to
+// this executable) writes a weightless copy of the GGUF and has llama-cpp-python create one
+// context per configuration on it, under the capture library; each context is one session of
+// the capture, which analysis/predict_report reads. This file finds the helper and the Python,
+// talks to the helper (a JSON line per configuration each way), and lays the report out.
+#include "simulator/analysis/predict_report.hpp"
+#include "simulator/model/amount_text.hpp"
+
+#include "simulator/cli/capture_run.hpp"
+#include "simulator/cli/command_list.hpp"
+#include "simulator/cli/errors.hpp"
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iomanip>
+#include <map>
+#include <memory>
+#include <ostream>
+#include <set>
+#include <sstream>
+#include <string>
+#include <tuple>
+#include <vector>
+
+namespace gallocsim::cli {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+constexpr const char* kHelper = "predict_reserve.py";
+// The KV cache types llama.cpp's context accepts (its --cache-type-k list).
+const std::set<std::string, std::less<>> kKvTypes{"f32", "f16", "bf16", "q8_0", "q4_0", "q4_1", "iq4_nl", "q5_0", "q5_1"};
+
+struct PredictOptions {
+    std::string model;
+    std::vector<std::string> ctx{"4096"}, ubatch{"512"}, batch{"2048"}, flash_attn{"auto"}, kv_type{"f16"},
+        n_gpu_layers{"0"}, parallel{"1"};
+    std::string python;  // --python, else $GALLOCSIM_PYTHON, else the build's default
+    std::string out;     // keep the captures here
+    std::string policy;
+    std::string budget;
+    std::string svg;
+    bool json = false;
+    bool verbose = false;
+};
+
+// ---- the options as configurations -------------------------------------------------------
+
+std::vector<std::size_t> positive_list(const std::vector<std::string>& items, const char* flag, bool zero_allowed = false) {
+    std::vector<std::size_t> values;
+    for (const std::string& item : items) {
+        std::size_t value = 0;
+        std::size_t used = 0;
+        try {
+            value = std::stoul(item, &used);
+        } catch (const std::exception&) {
+            used = 0;
+        }
+        if (used == 0 || used != item.size() || item.front() == '-' || (value == 0 && !zero_allowed)) {
+            throw UsageError(std::string("gallocsim predict: ") + flag + " takes a comma list of " +
+                             (zero_allowed ? "whole numbers" : "positive whole numbers") + "; \"" + item + "\" is not one");
+        }
+        values.push_back(value);
+    }
+    return values;
+}
+
+std::vector<PredictConfig> configurations(const PredictOptions& o) {
+    for (const std::string& fa : o.flash_attn) {
+        if (fa != "on" && fa != "off" && fa != "auto") {
+            throw UsageError("gallocsim predict: --flash-attn takes on, off or auto; \"" + fa + "\" is none of them");
+        }
+    }
+    for (const std::string& kv : o.kv_type) {
+        if (!kKvTypes.contains(kv)) {
+            std::string known;
+            for (const std::string& k : kKvTypes) {
+                known += (known.empty() ? "" : ", ") + k;
+            }
+            throw UsageError("gallocsim predict: unknown --kv-type \"" + kv + "\" (llama.cpp's KV cache takes " + known + ")");
+        }
+    }
+    const auto ctxs = positive_list(o.ctx, "--ctx"), ubatches = positive_list(o.ubatch, "--ubatch"),
+               batches = positive_list(o.batch, "--batch"), layers = positive_list(o.n_gpu_layers, "--n-gpu-layers", true),
+               sequences = positive_list(o.parallel, "--parallel");
+    std::vector<PredictConfig> configs;
+    for (const std::size_t l : layers)
+        for (const std::string& kv : o.kv_type)
+            for (const std::size_t p : sequences)
+                for (const std::size_t b : batches)
+                    for (const std::size_t u : ubatches)
+                        for (const std::string& fa : o.flash_attn)
+                            for (const std::size_t c : ctxs) {
+                                configs.push_back({c, u, b, fa, kv, static_cast<int>(l), static_cast<int>(p)});
+                            }
+    return configs;
+}
+
+// ---- the helper and its Python -----------------------------------------------------------
+
+fs::path helper_script() {
+    std::error_code error;
+    const fs::path exe = fs::read_symlink("/proc/self/exe", error);
+    const std::vector<fs::path> candidates{exe.parent_path() / kHelper,
+                                           (exe.parent_path() / ".." / "share" / "gallocsim" / kHelper).lexically_normal()};
+    for (const fs::path& candidate : candidates) {
+        if (fs::exists(candidate)) {
+            return candidate;
+        }
+    }
+    throw UsageError(std::string("gallocsim predict: its helper ") + kHelper + " is not at " + candidates[0].string() +
+                     " or " + candidates[1].string() + " (the build copies it next to gallocsim)");
+}
+
+// --python, else $GALLOCSIM_PYTHON, else the venv the build found (build/upstream/venv), else python3.
+std::string python_to_run(const PredictOptions& options) {
+    if (!options.python.empty()) {
+        return options.python;
+    }
+    if (const char* env = std::getenv("GALLOCSIM_PYTHON"); env != nullptr && env[0] != '\0') {
+        return env;
+    }
+#ifdef GALLOCSIM_DEFAULT_PYTHON
+    if (fs::exists(GALLOCSIM_DEFAULT_PYTHON)) {
+        return GALLOCSIM_DEFAULT_PYTHON;
+    }
+#endif
+    return "python3";
+}
+
+// The helper, running under the capture library, with a pipe each way.
+class Helper {
+public:
+    Helper(const std::string& python, const fs::path& script, const fs::path& model, const fs::path& work,
+           const fs::path& capture, bool verbose) {
+        const std::optional<fs::path> library = find_capture_library();
+        if (!library) {
+            throw UsageError("gallocsim predict: " + capture_library_missing());
+        }
+        int to_child[2], from_child[2];
+        if (::pipe(to_child) != 0 || ::pipe(from_child) != 0) {
+            throw UsageError(std::string("gallocsim predict: cannot make a pipe: ") + std::strerror(errno));
+        }
+        posix_spawn_file_actions_t actions;
+        posix_spawn_file_actions_init(&actions);
+        posix_spawn_file_actions_adddup2(&actions, to_child[0], 0);
+        posix_spawn_file_actions_adddup2(&actions, from_child[1], 1);
+        for (const int fd : {to_child[0], to_child[1], from_child[0], from_child[1]}) {
+            posix_spawn_file_actions_addclose(&actions, fd);
+        }
+        std::vector<std::string> args{python, script.string(), model.string(), work.string()};
+        if (verbose) {
+            args.emplace_back("--verbose");
+        }
+        std::vector<std::string> env = capture_environment(*library, capture);
+        auto argv = c_strings(args);
+        auto envp = c_strings(env);
+        const int spawned = posix_spawnp(&pid_, argv[0], &actions, nullptr, argv.data(), envp.data());
+        posix_spawn_file_actions_destroy(&actions);
+        ::close(to_child[0]);
+        ::close(from_child[1]);
+        if (spawned != 0) {
+            ::close(to_child[1]);
+            ::close(from_child[0]);
+            throw UsageError("gallocsim predict: cannot run the Python " + python + ": " + std::strerror(spawned) +
+                             " (give one with llama-cpp-python: --python PATH or GALLOCSIM_PYTHON)");
+        }
+        to_ = ::fdopen(to_child[1], "w");
+        from_ = ::fdopen(from_child[0], "r");
+    }
+    Helper(const Helper&) = delete;
+    Helper& operator=(const Helper&) = delete;
+    ~Helper() { finish(); }
+
+    // The helper's next JSON line; an empty object when it ended.
+    json receive() {
+        std::string line;
+        char buffer[4096];
+        while (std::fgets(buffer, sizeof buffer, from_) != nullptr) {
+            line += buffer;
+            if (!line.empty() && line.back() == '\n') {
+                break;
+            }
+        }
+        if (line.empty()) {
+            return json::object();
+        }
+        return json::parse(line, nullptr, false);
+    }
+
+    void send(const PredictConfig& c) {
+        const json request{{"ctx", c.ctx},         {"ubatch", c.ubatch},       {"batch", c.batch},
+                           {"flash_attn", c.flash_attn}, {"kv_type", c.kv_type}, {"n_gpu_layers", c.n_gpu_layers},
+                           {"parallel", c.parallel}};
+        std::fputs((request.dump() + "\n").c_str(), to_);
+        std::fflush(to_);
+    }
+
+    // Closes its input and waits for it: its exit status (128 + n for signal n).
+    int finish() {
+        if (to_ != nullptr) {
+            std::fclose(to_);
+            to_ = nullptr;
+        }
+        if (from_ != nullptr) {
+            std::fclose(from_);
+            from_ = nullptr;
+        }
+        if (pid_ <= 0) {
+            return status_;
+        }
+        int status = 0;
+        while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
+        }
+        pid_ = 0;
+        status_ = WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status);
+        return status_;
+    }
+
+private:
+    pid_t pid_ = 0;
+    int status_ = 0;
+    std::FILE* to_ = nullptr;
+    std::FILE* from_ = nullptr;
+};
+
+LlamaAnswer llama_answer(const json& reply) {
+    LlamaAnswer answer;
+    answer.error = reply.value("error", std::string());
+    answer.n_ctx = reply.value("n_ctx", std::size_t{0});
+    answer.weights_bytes = reply.value("weights_bytes", std::size_t{0});
+    answer.flash_attn = reply.value("flash_attn", std::string());
+    answer.seconds = reply.value("seconds", 0.0);
+    for (const json& size : reply.value("sizes", json::array())) {
+        answer.sizes.push_back({size.value("buffer_type", ""), size.value("kind", ""), size.value("mib", "")});
+    }
+    return answer;
+}
+
+// One configuration asked of llama.cpp and read back from the capture's session `index`.
+class Predictor {
+public:
+    Predictor(Helper& helper, fs::path capture, const AllocatorProfile* policy, const Console& io)
+        : helper_(helper), capture_(std::move(capture)), policy_(policy), io_(io) {}
+
+    // `explain`: plan the graph for what sets each buffer and the bounds (the table); else the sizes only.
+    PredictRow run(const PredictConfig& config, bool explain, const std::string& progress) {
+        if (io_.err_is_terminal) {
+            io_.err << "predict: " << progress << config.text() << " ..." << std::flush;
+        }
+        helper_.send(config);
+        const json reply = helper_.receive();
+        if (reply.empty() || reply.is_discarded()) {
+            const int status = helper_.finish();
+            throw UsageError("gallocsim predict: the helper ended without an answer for " + config.text() +
+                             " (exit status " + std::to_string(status) + "; --verbose shows llama.cpp's log)");
+        }
+        const LlamaAnswer llama = llama_answer(reply);
+        if (reply.value("kind", std::string()) == "model") {
+            throw UsageError("gallocsim predict: " + llama.error);  // no configuration can run: llama.cpp refused the model
+        }
+        PredictRow row{config, llama, {}, 0, {}, llama.error};
+        if (llama.error.empty()) {
+            row = read_session(config, llama, explain);
+        }
+        if (io_.err_is_terminal) {
+            io_.err << "\r\033[K";
+        }
+        return row;
+    }
+
+private:
+    PredictRow read_session(const PredictConfig& config, const LlamaAnswer& llama, bool explain) {
+        const Capture capture = load_capture(capture_);
+        const std::string expected = "session-" + std::to_string(sessions_) + ".jsonl";
+        ++sessions_;
+        for (const CaptureSession& session : capture.sessions) {
+            if (session.label() == expected) {
+                if (!explain) {
+                    ExactLimits none;
+                    none.node_limit = 1;
+                    return predict_row(session, config, llama, nullptr, none);
+                }
+                return predict_row(session, config, llama, policy_, ExactLimits{});
+            }
+        }
+        throw UsageError("gallocsim predict: " + capture_.string() + " holds no " + expected + " for " + config.text() +
+                         ": llama.cpp's context made no graph allocator the capture saw");
+    }
+
+    Helper& helper_;
+    fs::path capture_;
+    const AllocatorProfile* policy_;
+    const Console& io_;
+    int sessions_ = 0;
+};
+
+// ---- layout -----------------------------------------------------------------------------
+
+std::string mib(std::size_t bytes) {
+    std::ostringstream s;
+    s << std::fixed << std::setprecision(2) << static_cast<double>(bytes) / (1024.0 * 1024.0) << " MiB";
+    return s.str();
+}
+
+void print_table(const json& model, const std::vector<PredictRow>& rows, std::ostream& out) {
+    out << model.value("name", std::string()) << " (" << model.value("architecture", std::string()) << ", "
+        << model.value("tensors", 0) << " tensors): weights " << binary_size(rows.empty() ? 0 : rows.front().llama.weights_bytes)
+        << ", never read (a weightless copy)\n\n";
+    out << std::right << std::setw(7) << "ctx" << std::setw(7) << "ubatch" << std::setw(6) << "batch" << "  "
+        << std::left << std::setw(4) << "FA" << std::setw(6) << "KV" << std::right << std::setw(4) << "ngl"
+        << std::setw(4) << "seq" << std::setw(13) << "compute" << std::setw(13) << "llama.cpp" << std::setw(13)
+        << "KV cache" << std::setw(12) << "total" << "  " << std::left << std::setw(22) << "ggml over bound"
+        << std::setw(34) << "over best plan" << std::right << std::setw(7) << "time" << "\n";
+    for (const PredictRow& row : rows) {
+        const PredictConfig& c = row.config;
+        const std::string fa = c.flash_attn == "auto" ? row.llama.flash_attn + "*" : c.flash_attn;
+        out << std::right << std::setw(7) << c.ctx << std::setw(7) << c.ubatch << std::setw(6) << c.batch << "  " << std::left
+            << std::setw(4) << fa << std::setw(6) << c.kv_type << std::right << std::setw(4) << c.n_gpu_layers << std::setw(4)
+            << c.parallel;
+        if (!row.error.empty()) {
+            out << "  refused: " << row.error << "\n";
+            continue;
+        }
+        std::string logged;
+        for (const PredictBuffer& b : row.buffers) {
+            logged += (logged.empty() ? "" : "+") + (b.log_mib.empty() ? "-" : b.log_mib);
+        }
+        const PredictBuffer* first = row.buffers.empty() ? nullptr : &row.buffers.front();
+        std::ostringstream seconds;
+        seconds << std::fixed << std::setprecision(1) << row.llama.seconds << " s";
+        out << std::setw(13) << mib(row.compute_bytes()) << std::setw(13) << (logged + " MiB") << std::setw(13)
+            << mib(row.llama.bytes_of("KV") + row.llama.bytes_of("RS")) << std::setw(12) << binary_size(row.total_bytes())
+            << "  " << std::left << std::setw(22) << (first != nullptr ? first->over_bound_text() : "") << std::setw(34)
+            << (first != nullptr ? first->over_best_text() : "") << std::right << std::setw(7) << seconds.str() << "\n";
+    }
+    out << "\ncompute: the compute buffers llama.cpp allocated, every buffer type (the capture's bytes); llama.cpp: "
+           "its own log line, rounded; FA with *: auto, as llama.cpp resolved it; total: weights + KV cache + output + "
+           "compute, as llama.cpp counts them; time: llama.cpp's context creation\n";
+}
+
+void print_details(const std::vector<PredictRow>& rows, const std::string& policy, std::ostream& out) {
+    for (const PredictRow& row : rows) {
+        if (!row.error.empty()) {
+            continue;
+        }
+        out << "\n" << row.config.text() << " (" << row.session << " call " << row.call << "):\n";
+        for (const PredictBuffer& b : row.buffers) {
+            out << "  " << b.buffer_type << " compute buffer: " << byte_count(b.bytes) << "; llama.cpp's log: "
+                << (b.log_mib.empty() ? "no line" : b.log_mib + " MiB");
+            if (b.replayed != b.bytes) {
+                out << "; gallocsim's replay: " << byte_count(b.replayed) << " (differs: run conform on the capture)";
+            }
+            out << "\n    " << b.set_at << "\n";
+            if (!b.largest_live.empty()) {
+                out << "    " << b.largest_live << "\n";
+            }
+            if (!b.bound_text.empty()) {
+                out << "    " << b.bound_text << "\n";
+            }
+            if (b.policy_bytes) {
+                out << "    with " << policy << ": " << byte_count(*b.policy_bytes)
+                    << (*b.policy_bytes < b.bytes ? ", saves " + binary_size(b.bytes - *b.policy_bytes)
+                        : *b.policy_bytes > b.bytes ? ", needs " + binary_size(*b.policy_bytes - b.bytes) + " more"
+                                                   : ", the same")
+                    << "\n";
+            }
+        }
+        out << "  total " << binary_size(row.total_bytes()) << ": weights " << binary_size(row.llama.weights_bytes)
+            << ", KV cache " << mib(row.llama.bytes_of("KV") + row.llama.bytes_of("RS")) << ", output "
+            << mib(row.llama.bytes_of("output")) << ", compute " << binary_size(row.compute_bytes()) << "\n";
+    }
+}
+
+json row_json(const PredictRow& row) {
+    const PredictConfig& c = row.config;
+    json buffers = json::array();
+    for (const PredictBuffer& b : row.buffers) {
+        buffers.push_back({{"buffer_type", b.buffer_type}, {"bytes", b.bytes}, {"replayed_bytes", b.replayed},
+                           {"llama_log_mib", b.log_mib}, {"set_at", b.set_at}, {"largest_live", b.largest_live},
+                           {"lower_bound", b.lower_bound}, {"best_plan", b.best_plan}, {"best_planner", b.best_planner},
+                           {"best_plan_optimal", b.optimal}, {"bound_text", b.bound_text},
+                           {"policy_bytes", b.policy_bytes ? json(*b.policy_bytes) : json()}});
+    }
+    return {{"ctx", c.ctx}, {"ubatch", c.ubatch}, {"batch", c.batch}, {"flash_attn", c.flash_attn},
+            {"flash_attn_resolved", row.llama.flash_attn}, {"kv_type", c.kv_type}, {"n_gpu_layers", c.n_gpu_layers},
+            {"parallel", c.parallel}, {"n_ctx", row.llama.n_ctx}, {"error", row.error}, {"session", row.session},
+            {"call", row.call}, {"compute_bytes", row.compute_bytes()}, {"buffers", buffers},
+            {"weights_bytes", row.llama.weights_bytes}, {"kv_bytes", row.llama.bytes_of("KV") + row.llama.bytes_of("RS")},
+            {"output_bytes", row.llama.bytes_of("output")}, {"total_bytes", row.total_bytes()},
+            {"seconds", row.llama.seconds}};
+}
+
+// Buffer over context, one line per setting other than the context (ubatch, flash attention, ...).
+std::string svg_chart(const std::vector<PredictRow>& rows) {
+    std::map<std::string, std::vector<std::pair<std::size_t, std::size_t>>> lines;
+    std::size_t top = 1, least_ctx = 0, most_ctx = 0;
+    for (const PredictRow& row : rows) {
+        if (!row.error.empty()) {
+            continue;
+        }
+        const PredictConfig& c = row.config;
+        std::string name = "ubatch " + std::to_string(c.ubatch) + ", FA " +
+                           (c.flash_attn == "auto" ? row.llama.flash_attn + " (auto)" : c.flash_attn);
+        if (c.kv_type != "f16") name += ", KV " + c.kv_type;
+        if (c.batch != 2048) name += ", batch " + std::to_string(c.batch);
+        if (c.parallel != 1) name += ", " + std::to_string(c.parallel) + " seq";
+        lines[name].emplace_back(c.ctx, row.compute_bytes());
+        top = std::max(top, row.compute_bytes());
+        least_ctx = least_ctx == 0 ? c.ctx : std::min(least_ctx, c.ctx);
+        most_ctx = std::max(most_ctx, c.ctx);
+    }
+    const double w = 640, h = 360, left = 80, bottom = 40, right = 200, upper = 20;
+    const double lo = std::log2(static_cast<double>(std::max<std::size_t>(least_ctx, 1)));
+    const double hi = std::max(lo + 1, std::log2(static_cast<double>(std::max<std::size_t>(most_ctx, 1))));
+    const auto x = [&](std::size_t ctx) { return left + (std::log2(static_cast<double>(ctx)) - lo) / (hi - lo) * (w - left - right); };
+    const auto y = [&](std::size_t bytes) { return h - bottom - static_cast<double>(bytes) / static_cast<double>(top) * (h - bottom - upper); };
+    std::ostringstream s;
+    s << std::fixed << std::setprecision(1);
+    s << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << w << "\" height=\"" << h << "\" font-family=\"sans-serif\" font-size=\"11\">\n";
+    s << "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
+    s << "<text x=\"" << left << "\" y=\"14\">compute buffer over context (log scale)</text>\n";
+    s << "<line x1=\"" << left << "\" y1=\"" << h - bottom << "\" x2=\"" << w - right << "\" y2=\"" << h - bottom << "\" stroke=\"black\"/>\n";
+    s << "<line x1=\"" << left << "\" y1=\"" << upper << "\" x2=\"" << left << "\" y2=\"" << h - bottom << "\" stroke=\"black\"/>\n";
+    s << "<text x=\"4\" y=\"" << y(top) + 4 << "\">" << binary_size(top) << "</text>\n<text x=\"4\" y=\"" << h - bottom << "\">0</text>\n";
+    std::set<std::size_t> ticks;
+    for (const auto& [name, points] : lines) {
+        for (const auto& point : points) ticks.insert(point.first);
+    }
+    for (const std::size_t t : ticks) {
+        s << "<text x=\"" << x(t) - 12 << "\" y=\"" << h - bottom + 16 << "\">" << t << "</text>\n";
+    }
+    const char* colours[] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#17becf", "#7f7f7f"};
+    std::size_t i = 0;
+    for (auto& [name, points] : lines) {
+        std::ranges::sort(points);
+        const char* colour = colours[i % std::size(colours)];
+        s << "<polyline fill=\"none\" stroke=\"" << colour << "\" stroke-width=\"2\" points=\"";
+        for (const auto& [ctx, bytes] : points) s << x(ctx) << "," << y(bytes) << " ";
+        s << "\"/>\n";
+        s << "<text x=\"" << w - right + 8 << "\" y=\"" << upper + 16 + 16 * static_cast<double>(i) << "\" fill=\"" << colour
+          << "\">" << name << "</text>\n";
+        ++i;
+    }
+    s << "</svg>\n";
+    return s.str();
+}
+
+// ---- the budget -------------------------------------------------------------------------
+
+struct BudgetAnswer {
+    PredictConfig config;  // its ctx: the largest that fits (0: none)
+    bool reached_most = false;
+    std::size_t most = 0;
+    std::optional<PredictRow> best;    // the row at that context
+    std::optional<PredictRow> misfit;  // the smallest context that did not fit
+};
+
+BudgetAnswer search_budget(Predictor& predictor, PredictConfig config, std::size_t budget, std::size_t start,
+                           std::size_t most) {
+    ContextSearch search(start, most, 256);
+    BudgetAnswer answer{config, false, most, {}, {}};
+    int tried = 0;
+    while (const std::optional<std::size_t> ctx = search.next()) {
+        config.ctx = *ctx;
+        PredictRow row = predictor.run(config, false, "budget, try " + std::to_string(++tried) + ": ");
+        if (!row.error.empty()) {
+            throw UsageError("gallocsim predict: llama.cpp refused " + config.text() + ": " + row.error);
+        }
+        const bool fits = row.total_bytes() <= budget;
+        search.record(*ctx, fits);
+        if (fits && (!answer.best || answer.best->config.ctx < *ctx)) {
+            answer.best = std::move(row);
+        } else if (!fits && (!answer.misfit || answer.misfit->config.ctx > *ctx)) {
+            answer.misfit = std::move(row);
+        }
+    }
+    answer.config.ctx = search.best();
+    answer.reached_most = search.reached_most();
+    return answer;
+}
+
+void print_budget(const std::vector<BudgetAnswer>& answers, std::size_t budget, std::ostream& out) {
+    out << "budget " << binary_size(budget) << " (" << budget << " bytes): the largest context whose weights, KV cache, "
+        << "output and compute buffers fit, found with real reserves to a multiple of 256\n";
+    for (const BudgetAnswer& a : answers) {
+        PredictConfig c = a.config;
+        out << "  ubatch " << c.ubatch << ", flash attention " << c.flash_attn << ", KV " << c.kv_type << ": ";
+        if (!a.best) {
+            out << "no context fits";
+            if (a.misfit) {
+                out << " (at " << a.misfit->config.ctx << " tokens: " << binary_size(a.misfit->total_bytes())
+                    << ", of which the " << a.misfit->largest_part() << " " << "is the largest part)";
+            }
+            out << "\n";
+            continue;
+        }
+        const PredictRow& row = *a.best;
+        out << "ctx " << c.ctx << ": " << binary_size(row.total_bytes()) << " = weights " << binary_size(row.llama.weights_bytes)
+            << " + KV cache " << mib(row.llama.bytes_of("KV") + row.llama.bytes_of("RS")) << " + output "
+            << mib(row.llama.bytes_of("output")) << " + compute " << binary_size(row.compute_bytes()) << "; ";
+        if (a.reached_most) {
+            out << "the model's trained context (" << a.most << ") is reached before the budget\n";
+        } else {
+            out << "the " << row.largest_part() << " fill" << (row.largest_part() == "weights" ? "" : "s")
+                << " most of it";
+            if (a.misfit) {
+                out << "; " << a.misfit->config.ctx << " tokens need " << binary_size(a.misfit->total_bytes());
+            }
+            out << "\n";
+        }
+    }
+}
+
+// ---- the command ------------------------------------------------------------------------
+
+// The work folder: --out's (kept), else a temporary one (removed).
+struct WorkFolder {
+    fs::path path;
+    bool keep = false;
+    ~WorkFolder() {
+        if (!keep && !path.empty()) {
+            std::error_code error;
+            fs::remove_all(path, error);
+        }
+    }
+};
+
+void check_model_file(const std::string& model) {
+    std::error_code error;
+    if (!fs::exists(model, error)) {
+        throw UsageError("gallocsim predict: " + model + ": no such file");
+    }
+    if (!fs::is_regular_file(model, error)) {
+        throw UsageError("gallocsim predict: " + model + ": not a file");
+    }
+}
+
+int predict(const PredictOptions& options, const Console& io) {
+    return run_guarded(io.err, [&] {
+        check_model_file(options.model);
+        const std::vector<PredictConfig> configs = configurations(options);
+        std::optional<std::size_t> budget;
+        if (!options.budget.empty()) {
+            budget = parse_byte_size(options.budget);
+            if (!budget || *budget == 0) {
+                throw UsageError("gallocsim predict: --budget takes a size such as 24GiB, 512MiB or 16GB; \"" + options.budget +
+                                 "\" is not one");
+            }
+        }
+        std::optional<Rules> policy;
+        if (!options.policy.empty()) {
+            policy = chosen_rules(options.policy);
+        }
+        const fs::path script = helper_script();
+        WorkFolder work;
+        if (!options.out.empty()) {
+            work.path = fs::absolute(options.out);
+            work.keep = true;
+        } else {
+            char pattern[] = "/tmp/gallocsim-predict-XXXXXX";
+            if (::mkdtemp(pattern) == nullptr) {
+                throw UsageError(std::string("gallocsim predict: cannot make a temporary folder: ") + std::strerror(errno));
+            }
+            work.path = pattern;
+        }
+        const fs::path capture = work.path / "capture";
+        if (const std::string problem = prepare_capture_folder(capture); !problem.empty()) {
+            throw UsageError("gallocsim predict: " + problem);
+        }
+        Helper helper(python_to_run(options), script, fs::absolute(options.model), work.path, capture, options.verbose);
+        const json first = helper.receive();
+        if (first.empty() || first.is_discarded() || first.contains("error")) {
+            const int status = helper.finish();
+            const std::string why = first.is_object() && first.contains("error")
+                                        ? first.value("error", std::string())
+                                        : "the helper " + script.string() + " ended (exit status " + std::to_string(status) +
+                                              ") before reading the model; is it a Python with llama-cpp-python? "
+                                              "(--python PATH or GALLOCSIM_PYTHON)";
+            throw UsageError("gallocsim predict: " + why);
+        }
+        const json model = first.value("model", json::object());
+        Predictor predictor(helper, capture, policy ? &policy->profile() : nullptr, io);
+
+        json report{{"model", model}, {"capture", options.out.empty() ? json() : json(capture.string())}};
+        if (budget) {
+            std::set<std::tuple<std::size_t, std::size_t, std::string, std::string, int, int>> seen;
+            std::vector<BudgetAnswer> answers;
+            const std::size_t most = model.value("trained_context", json()).is_number()
+                                         ? model["trained_context"].get<std::size_t>() : std::size_t{131072};
+            const std::size_t start = positive_list(options.ctx, "--ctx").front();
+            for (const PredictConfig& c : configs) {
+                if (seen.insert({c.ubatch, c.batch, c.flash_attn, c.kv_type, c.n_gpu_layers, c.parallel}).second) {
+                    answers.push_back(search_budget(predictor, c, *budget, std::min(start, most), most));
+                }
+            }
+            json list = json::array();
+            for (const BudgetAnswer& a : answers) {
+                list.push_back({{"ubatch", a.config.ubatch}, {"flash_attn", a.config.flash_attn}, {"kv_type", a.config.kv_type},
+                                {"largest_ctx", a.config.ctx}, {"trained_context_reached", a.reached_most},
+                                {"at_largest", a.best ? row_json(*a.best) : json()},
+                                {"first_misfit", a.misfit ? row_json(*a.misfit) : json()},
+                                {"largest_part", a.best ? json(a.best->largest_part()) : json()}});
+            }
+            report["budget"] = {{"bytes", *budget}, {"answers", list}};
+            if (!options.json) {
+                print_budget(answers, *budget, io.out);
+            }
+        } else {
+            std::vector<PredictRow> rows;
+            for (std::size_t i = 0; i < configs.size(); ++i) {
+                rows.push_back(predictor.run(configs[i], true, "[" + std::to_string(i + 1) + "/" + std::to_string(configs.size()) + "] "));
+            }
+            json list = json::array();
+            for (const PredictRow& row : rows) {
+                list.push_back(row_json(row));
+            }
+            report["rows"] = list;
+            if (!options.json) {
+                print_table(model, rows, io.out);
+                print_details(rows, options.policy, io.out);
+            }
+            if (!options.svg.empty()) {
+                if (const int written = write_text(svg_chart(rows), options.svg, io.out, io.err); written != kDone) {
+                    return written;
+                }
+            }
+            bool all_refused = true;
+            for (const PredictRow& row : rows) {
+                all_refused = all_refused && !row.error.empty();
+            }
+            if (all_refused) {
+                io.err << "gallocsim predict: llama.cpp refused every configuration: " << rows.front().error << "\n";
+                if (options.json) {
+                    io.out << report.dump(2) << "\n";
+                }
+                return static_cast<int>(kBadInput);
+            }
+        }
+        helper.finish();
+        if (options.json) {
+            io.out << report.dump(2) << "\n";
+        }
+        if (work.keep) {
+            std::ofstream(work.path / "predict.json") << report.dump(2) << "\n";
+            if (!options.json) {
+                io.out << "\ncaptures kept in " << capture.string() << " (one session per configuration, in order): "
+                       << "gallocsim why " << capture.string() << " --call N:CALL, conform, policy compare and the GUI open it\n";
+            }
+        }
+        return static_cast<int>(kDone);
+    });
+}
+
+} // namespace
+
+// The subcommand on the command line (cli/command_list.hpp).
+Subcommand add_predict_command(CLI::App& app, const Console& io) {
+    auto o = std::make_shared<PredictOptions>();
+    auto* command = app.add_subcommand("predict", "a GGUF's compute buffers at any context, as llama.cpp allocates them, "
+                                                  "without its weights (docs/predict.md)");
+    command->add_option("model", o->model, "the GGUF file (only its metadata and tensor infos are read)")->required();
+    command->add_option("--ctx", o->ctx, "contexts in tokens, a comma list (default 4096)")->delimiter(',');
+    command->add_option("--ubatch", o->ubatch, "micro-batches, a comma list (default 512)")->delimiter(',');
+    command->add_option("--batch", o->batch, "logical batches, a comma list (default 2048, llama.cpp's)")->delimiter(',');
+    command->add_option("--flash-attn", o->flash_attn, "on, off or auto, a comma list (default auto)")->delimiter(',');
+    command->add_option("--kv-type", o->kv_type, "the KV cache's type, keys and values: f16, q8_0, q4_0, ... (default f16)")->delimiter(',');
+    command->add_option("--n-gpu-layers", o->n_gpu_layers, "layers offloaded to a GPU backend, a comma list (default 0; "
+                                                           "without a GPU backend llama.cpp runs them on the CPU)")->delimiter(',');
+    command->add_option("--parallel", o->parallel, "sequences (n_seq_max), a comma list (default 1)")->delimiter(',');
+    command->add_option("--budget", o->budget, "a memory budget (24GiB, 16GB): the largest context that fits, per setting");
+    command->add_option("--policy", o->policy, "a policy file: what it would need for each configuration's graph");
+    command->add_option("--out", o->out, "keep the weightless copy, the captures and predict.json in this folder");
+    command->add_option("--python", o->python, "the Python with llama-cpp-python (default: $GALLOCSIM_PYTHON, else "
+                                               "build/upstream/venv's, else python3)");
+    command->add_option("--svg", o->svg, "write the compute buffer over context as SVG to this file");
+    command->add_flag("--json", o->json, "one JSON object instead of the table");
+    command->add_flag("--verbose", o->verbose, "llama.cpp's own log on standard error");
+    return {command, [o, &io] { return predict(*o, io); }};
+}
+
+} // namespace gallocsim::cli

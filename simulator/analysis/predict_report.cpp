@@ -169,7 +169,7 @@ void explain_buffers(const GraphFile& file, const AllocatorProfile& profile, con
 
 PredictRow predict_row(const CaptureSession& session, const PredictConfig& config, const LlamaAnswer& llama,
                        const AllocatorProfile* policy, const ExactLimits& limits) {
-    PredictRow row{config, llama, session.label(), 0, {}, {}};
+    PredictRow row{config, llama, session.label(), 0, {}, {}, 0};
     try {
         Capture one;
         one.folder = session.folder;

@@ -86,6 +86,7 @@ struct PredictRow {
     int call = 0;         // the call that set the largest buffer
     std::vector<PredictBuffer> buffers;
     std::string error;    // why no prediction: llama.cpp's refusal, or a capture that cannot be read
+    double seconds = 0;   // the whole configuration: llama.cpp's context and gallocsim's analysis
 
     std::size_t compute_bytes() const;
     // Weights, KV (and recurrent state), output and compute, as llama.cpp counts them.

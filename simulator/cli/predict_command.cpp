@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -262,6 +263,7 @@ public:
         if (io_.err_is_terminal) {
             io_.err << "predict: " << progress << config.text() << " ..." << std::flush;
         }
+        const auto started = std::chrono::steady_clock::now();
         helper_.send(config);
         const json reply = helper_.receive();
         if (reply.empty() || reply.is_discarded()) {
@@ -273,12 +275,15 @@ public:
         if (reply.value("kind", std::string()) == "model") {
             throw UsageError("gallocsim predict: " + llama.error);  // no configuration can run: llama.cpp refused the model
         }
-        PredictRow row{config, llama, {}, 0, {}, llama.error};
+        PredictRow row{config, llama, {}, 0, {}, llama.error, 0};
         if (llama.error.empty()) {
             row = read_session(config, llama, explain);
         }
-        if (io_.err_is_terminal) {
-            io_.err << "\r\033[K";
+        row.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+        if (io_.err_is_terminal) {  // the line again, finished: one per configuration
+            io_.err << "\r\033[Kpredict: " << progress << config.text() << ": "
+                    << (row.error.empty() ? binary_size(row.compute_bytes()) : "refused") << ", " << std::fixed
+                    << std::setprecision(1) << row.seconds << " s\n" << std::defaultfloat;
         }
         return row;
     }
@@ -342,7 +347,7 @@ void print_table(const json& model, const std::vector<PredictRow>& rows, std::os
         }
         const PredictBuffer* first = row.buffers.empty() ? nullptr : &row.buffers.front();
         std::ostringstream seconds;
-        seconds << std::fixed << std::setprecision(1) << row.llama.seconds << " s";
+        seconds << std::fixed << std::setprecision(1) << row.seconds << " s";
         out << std::setw(13) << mib(row.compute_bytes()) << std::setw(13) << (logged + " MiB") << std::setw(13)
             << mib(row.llama.bytes_of("KV") + row.llama.bytes_of("RS")) << std::setw(12) << binary_size(row.total_bytes())
             << "  " << std::left << std::setw(22) << (first != nullptr ? first->over_bound_text() : "") << std::setw(34)
@@ -350,7 +355,7 @@ void print_table(const json& model, const std::vector<PredictRow>& rows, std::os
     }
     out << "\ncompute: the compute buffers llama.cpp allocated, every buffer type (the capture's bytes); llama.cpp: "
            "its own log line, rounded; FA with *: auto, as llama.cpp resolved it; total: weights + KV cache + output + "
-           "compute, as llama.cpp counts them; time: llama.cpp's context creation\n";
+           "compute, as llama.cpp counts them; time: the configuration's, llama.cpp's context and gallocsim's analysis\n";
 }
 
 void print_details(const std::vector<PredictRow>& rows, const std::string& policy, std::ostream& out) {
@@ -402,7 +407,7 @@ json row_json(const PredictRow& row) {
             {"call", row.call}, {"compute_bytes", row.compute_bytes()}, {"buffers", buffers},
             {"weights_bytes", row.llama.weights_bytes}, {"kv_bytes", row.llama.bytes_of("KV") + row.llama.bytes_of("RS")},
             {"output_bytes", row.llama.bytes_of("output")}, {"total_bytes", row.total_bytes()},
-            {"seconds", row.llama.seconds}};
+            {"seconds", row.seconds}, {"llama_seconds", row.llama.seconds}};
 }
 
 // Buffer over context, one line per setting other than the context (ubatch, flash attention, ...).

@@ -20,7 +20,7 @@ namespace gallocsim {
 std::string PredictConfig::text() const {
     return "ctx " + std::to_string(ctx) + ", ubatch " + std::to_string(ubatch) + ", batch " + std::to_string(batch) +
            ", flash attention " + flash_attn + ", KV " + kv_type + ", " + counted(static_cast<std::uint64_t>(n_gpu_layers), "GPU layer") +
-           ", " + counted(static_cast<std::uint64_t>(parallel), "sequence");
+           ", " + counted(static_cast<std::uint64_t>(parallel), "sequence") + (embedding ? ", embeddings" : "");
 }
 
 std::size_t LlamaLogSize::approximate_bytes() const {

@@ -28,6 +28,7 @@ struct PredictConfig {
     std::string kv_type = "f16";
     int n_gpu_layers = 0;
     int parallel = 1;
+    bool embedding = false;  // an embedding context (pooled outputs, no logits), as encoders such as BERT run
 
     // "ctx 4096, ubatch 512, batch 2048, flash attention off, KV f16, 0 GPU layers, 1 sequence"
     std::string text() const;

@@ -6,6 +6,7 @@
 // talks to the helper (a JSON line per configuration each way), and lays the report out.
 #include "simulator/analysis/predict_report.hpp"
 #include "simulator/model/amount_text.hpp"
+#include "simulator/model/visible_text.hpp"
 
 #include "simulator/cli/capture_run.hpp"
 #include "simulator/cli/command_list.hpp"
@@ -57,6 +58,7 @@ struct PredictOptions {
     std::string svg;
     bool json = false;
     bool verbose = false;
+    bool embedding = false;
 };
 
 // ---- the options as configurations -------------------------------------------------------
@@ -106,7 +108,7 @@ std::vector<PredictConfig> configurations(const PredictOptions& o) {
                     for (const std::size_t u : ubatches)
                         for (const std::string& fa : o.flash_attn)
                             for (const std::size_t c : ctxs) {
-                                configs.push_back({c, u, b, fa, kv, static_cast<int>(l), static_cast<int>(p)});
+                                configs.push_back({c, u, b, fa, kv, static_cast<int>(l), static_cast<int>(p), o.embedding});
                             }
     return configs;
 }
@@ -212,7 +214,7 @@ public:
     void send(const PredictConfig& c) {
         const json request{{"ctx", c.ctx},         {"ubatch", c.ubatch},       {"batch", c.batch},
                            {"flash_attn", c.flash_attn}, {"kv_type", c.kv_type}, {"n_gpu_layers", c.n_gpu_layers},
-                           {"parallel", c.parallel}};
+                           {"parallel", c.parallel},   {"embedding", c.embedding}};
         std::fputs((request.dump() + "\n").c_str(), to_);
         std::fflush(to_);
     }
@@ -329,7 +331,8 @@ std::string mib(std::size_t bytes) {
 }
 
 void print_table(const json& model, const std::vector<PredictRow>& rows, std::ostream& out) {
-    out << model.value("name", std::string()) << " (" << model.value("architecture", std::string()) << ", "
+    // Names come from the GGUF and from llama.cpp: shown with control characters escaped.
+    out << visible_text(model.value("name", std::string())) << " (" << visible_text(model.value("architecture", std::string())) << ", "
         << model.value("tensors", 0) << " tensors): weights " << binary_size(rows.empty() ? 0 : rows.front().llama.weights_bytes)
         << ", never read (a weightless copy)\n\n";
     out << std::right << std::setw(7) << "ctx" << std::setw(7) << "ubatch" << std::setw(6) << "batch" << "  "
@@ -344,7 +347,7 @@ void print_table(const json& model, const std::vector<PredictRow>& rows, std::os
             << std::setw(4) << fa << std::setw(6) << c.kv_type << std::right << std::setw(4) << c.n_gpu_layers << std::setw(4)
             << c.parallel;
         if (!row.error.empty()) {
-            out << "  refused: " << row.error << "\n";
+            out << "  refused: " << visible_text(row.error) << "\n";
             continue;
         }
         std::string logged;
@@ -376,12 +379,12 @@ void print_details(const std::vector<PredictRow>& rows, const std::string& polic
             if (b.replayed != b.bytes) {
                 out << "; gallocsim's replay: " << byte_count(b.replayed) << " (differs: run conform on the capture)";
             }
-            out << "\n    " << b.set_at << "\n";
+            out << "\n    " << visible_text(b.set_at) << "\n";
             if (!b.largest_live.empty()) {
-                out << "    " << b.largest_live << "\n";
+                out << "    " << visible_text(b.largest_live) << "\n";
             }
             if (!b.bound_text.empty()) {
-                out << "    " << b.bound_text << "\n";
+                out << "    " << visible_text(b.bound_text) << "\n";
             }
             if (b.policy_bytes) {
                 out << "    with " << policy << ": " << byte_count(*b.policy_bytes)
@@ -655,7 +658,7 @@ int predict(const PredictOptions& options, const Console& io) {
                 all_refused = all_refused && !row.error.empty();
             }
             if (all_refused) {
-                io.err << "gallocsim predict: llama.cpp refused every configuration: " << rows.front().error << "\n";
+                io.err << "gallocsim predict: llama.cpp refused every configuration: " << visible_text(rows.front().error) << "\n";
                 if (options.json) {
                     io.out << report.dump(2) << "\n";
                 }
@@ -700,6 +703,7 @@ Subcommand add_predict_command(CLI::App& app, const Console& io) {
                                                "build/upstream/venv's, else python3)");
     command->add_option("--svg", o->svg, "write the compute buffer over context as SVG to this file");
     command->add_flag("--json", o->json, "one JSON object instead of the table");
+    command->add_flag("--embedding", o->embedding, "an embedding context (pooled outputs, no logits): what encoders such as BERT run");
     command->add_flag("--verbose", o->verbose, "llama.cpp's own log on standard error");
     return {command, [o, &io] { return predict(*o, io); }};
 }

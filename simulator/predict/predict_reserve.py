@@ -10,7 +10,7 @@ Run by `gallocsim predict` under the capture library (it is not meant to be run 
    the data (a sparse file: a few MB on disk). llama.cpp maps it and reads nothing of the hole.
 2. Prints one JSON line: the model (architecture, name, file size, where the data starts).
 3. Reads requests, one JSON object a line, on standard input ({"ctx", "ubatch", "batch",
-   "flash_attn": "on|off|auto", "kv_type", "n_gpu_layers", "parallel"}); for each, creates a llama.cpp
+   "flash_attn": "on|off|auto", "kv_type", "n_gpu_layers", "parallel", "embedding"}); for each, creates a llama.cpp
    context on the weightless copy (the model is loaded once per n_gpu_layers), which reserves its
    compute graphs (no decode), frees it, and answers one JSON line: what llama.cpp's own log said
    (compute, KV, output and model buffer sizes, in its rounded MiB), the context's size, the seconds
@@ -234,6 +234,7 @@ def main():
         kv = getattr(llama_cpp, "GGML_TYPE_" + request["kv_type"].upper())
         cparams.type_k = cparams.type_v = kv
         cparams.no_perf = True
+        cparams.embeddings = bool(request.get("embedding", False))
         ctx = llama_cpp.llama_init_from_model(model, cparams)
         lines = log.take()
         if not ctx:

@@ -27,12 +27,14 @@ HERE = pathlib.Path(__file__).resolve().parent
 RESERVE = HERE.parent / "models" / "reserve.py"
 
 
-def llama_log_compute(model, ctx, ubatch, flash):
+def llama_log_compute(model, ctx, ubatch, flash, embedding):
     """The MiB text of llama.cpp's "CPU compute buffer size" line for a real load, in a process of its own."""
     code = ("import sys, llama_cpp\n"
             "llama_cpp.Llama(model_path=sys.argv[1], n_ctx=int(sys.argv[2]), n_batch=int(sys.argv[3]),"
-            " n_ubatch=int(sys.argv[3]), flash_attn=sys.argv[4] == 'on', n_threads=1, verbose=True)\n")
-    run = subprocess.run([sys.executable, "-c", code, str(model), str(ctx), str(ubatch), flash],
+            " n_ubatch=int(sys.argv[3]), flash_attn=sys.argv[4] == 'on', n_threads=1, verbose=True,"
+            " embedding=sys.argv[5] == 'yes')\n")
+    run = subprocess.run([sys.executable, "-c", code, str(model), str(ctx), str(ubatch), flash,
+                          "yes" if embedding else "no"],
                          capture_output=True, text=True)
     if run.returncode != 0:
         sys.exit(f"llama.cpp could not load {model}: {run.stderr[-2000:]}")
@@ -42,11 +44,12 @@ def llama_log_compute(model, ctx, ubatch, flash):
     return found[0]
 
 
-def captured_largest_buffer(gallocsim, model, ctx, ubatch, flash, out):
+def captured_largest_buffer(gallocsim, model, ctx, ubatch, flash, embedding, out):
     """The bytes `gallocsim capture` reports as the largest buffer of a real load's reserves."""
     shutil.rmtree(out, ignore_errors=True)
     run = subprocess.run([gallocsim, "capture", "--out", str(out), "--", sys.executable, str(RESERVE), str(model),
-                          "--context", str(ctx), "--ubatch", str(ubatch), "--flash-attn", flash],
+                          "--context", str(ctx), "--ubatch", str(ubatch), "--flash-attn", flash]
+                         + (["--embedding"] if embedding else []),
                          capture_output=True, text=True)
     match = re.search(r"^largest buffer: (\d+) bytes", run.stdout, re.M)
     if run.returncode != 0 or not match:
@@ -62,12 +65,14 @@ def main():
     parser.add_argument("--ctx", default="64,512")
     parser.add_argument("--ubatch", default="32,64")
     parser.add_argument("--flash-attn", default="off,on")
+    parser.add_argument("--embedding", action="store_true", help="an embedding context (BERT)")
     args = parser.parse_args()
     out = args.work / (args.model.stem + "-predict")
     shutil.rmtree(out, ignore_errors=True)
     run = subprocess.run([args.gallocsim, "predict", str(args.model), "--json", "--out", str(out), "--ctx", args.ctx,
                           "--ubatch", args.ubatch, "--batch", args.ubatch, "--flash-attn", args.flash_attn,
-                          "--python", sys.executable], capture_output=True, text=True)
+                          "--python", sys.executable] + (["--embedding"] if args.embedding else []),
+                         capture_output=True, text=True)
     if run.returncode != 0:
         sys.exit(f"gallocsim predict failed ({run.returncode}): {run.stderr}")
     rows = json.loads(run.stdout)["rows"]
@@ -83,8 +88,9 @@ def main():
             failures += 1
             continue
         predicted = row["compute_bytes"]
-        logged = llama_log_compute(args.model, ctx, ubatch, flash)
-        captured = captured_largest_buffer(args.gallocsim, args.model, ctx, ubatch, flash, args.work / "real-load")
+        logged = llama_log_compute(args.model, ctx, ubatch, flash, args.embedding)
+        captured = captured_largest_buffer(args.gallocsim, args.model, ctx, ubatch, flash, args.embedding,
+                                           args.work / "real-load")
         rounded = f"{predicted / 2**20:.2f}"
         verdict = "agrees" if rounded == logged and captured == predicted else "DIFFERS"
         failures += verdict != "agrees"

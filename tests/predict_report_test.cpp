@@ -63,6 +63,24 @@ TEST(PredictReport, WithFlashAttentionTheLogitsSetTheBuffer) {
         << row.buffers.front().largest_live;
 }
 
+// Vulkan_Host allocates 32 bytes more than asked for each of its buffers (the capture's README,
+// tests/data/captures/vulkan-llama-chunked): predict counts what llama.cpp allocated, and gallocsim's
+// plan of the same graph is that less 32 bytes a chunk.
+TEST(PredictReport, ABufferTypesExtraBytesAreCountedAndExplained) {
+    const Capture capture = load_capture(fs::path(GALLOCSIM_TEST_DATA_DIR) / "captures" / "vulkan-llama-chunked");
+    const PredictConfig config{64, 64, 64, "off", "f16", 1, 1};
+    const PredictRow row = predict_row(only_session(capture), config, LlamaAnswer{}, nullptr, ExactLimits{});
+    ASSERT_EQ(row.error, "");
+    ASSERT_EQ(row.buffers.size(), 2U);
+    EXPECT_EQ(row.buffers[0].buffer_type, "Vulkan0");
+    EXPECT_EQ(row.buffers[0].extra, 0U);
+    EXPECT_EQ(row.buffers[0].replayed, row.buffers[0].bytes);
+    EXPECT_EQ(row.buffers[1].buffer_type, "Vulkan_Host");
+    EXPECT_GT(row.buffers[1].extra, 0U);
+    EXPECT_EQ(row.buffers[1].extra % 32, 0U);
+    EXPECT_EQ(row.buffers[1].replayed + row.buffers[1].extra, row.buffers[1].bytes);
+}
+
 // Every context the search tries, given an oracle "fits up to N tokens".
 std::set<std::size_t> tried_until_done(ContextSearch& search, std::size_t fits_up_to) {
     std::set<std::size_t> tried;

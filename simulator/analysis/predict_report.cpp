@@ -92,21 +92,48 @@ std::string PredictRow::largest_part() const {
 
 namespace {
 
+struct TypeBytes {
+    std::string type;
+    std::size_t bytes = 0;
+    std::size_t extra = 0;
+};
+
+// What buffer `id` of buffer type `type` got beyond what was asked when it reached `size`: the
+// type's extra for each chunk (each chunk is a backend buffer of its own).
+std::size_t extra_of(const CaptureSession& session, std::size_t id, std::size_t size, std::size_t type) {
+    for (const CapturedCall& call : session.calls) {
+        if (id < call.buffer_sizes.size() && call.buffer_sizes[id] == size && size > 0) {
+            if (!call.buffer_extra || type >= call.buffer_extra->size()) {
+                return 0;
+            }
+            std::size_t chunks = 1;
+            if (id < call.chunk_sizes.size()) {
+                chunks = std::max<std::size_t>(1, std::ranges::count_if(call.chunk_sizes[id], [](std::size_t c) { return c > 0; }));
+            }
+            return (*call.buffer_extra)[type] * chunks;
+        }
+    }
+    return 0;
+}
+
 // The bytes each buffer type holds after the session's calls (a buffer only grows: its last
-// size is its largest), summed over the buffers of the type, in the session's type order.
-std::vector<std::pair<std::string, std::size_t>> allocated_by_type(const CaptureSession& session) {
+// size is its largest), summed over the buffers of the type, in the session's type order, with
+// what the type added beyond what was asked to each of its buffers (the capture's buffer_extra).
+std::vector<TypeBytes> allocated_by_type(const CaptureSession& session) {
     std::vector<std::size_t> largest(session.buffers.size(), 0);
     for (const CapturedCall& call : session.calls) {
         for (std::size_t id = 0; id < call.buffer_sizes.size() && id < largest.size(); ++id) {
             largest[id] = std::max(largest[id], call.buffer_sizes[id]);
         }
     }
-    std::vector<std::pair<std::string, std::size_t>> by_type;
+    std::vector<TypeBytes> by_type;
     for (const BufferTypeSpec& type : session.buffer_types) {
-        by_type.emplace_back(type.name, 0);
+        by_type.push_back({type.name, 0, 0});
     }
     for (std::size_t id = 0; id < largest.size(); ++id) {
-        by_type.at(static_cast<std::size_t>(session.buffers[id])).second += largest[id];
+        const auto type = static_cast<std::size_t>(session.buffers[id]);
+        by_type.at(type).bytes += largest[id];
+        by_type.at(type).extra += extra_of(session, id, largest[id], type);
     }
     return by_type;
 }
@@ -176,9 +203,10 @@ PredictRow predict_row(const CaptureSession& session, const PredictConfig& confi
         one.sessions.push_back(session);
         const PickedCall picked = call_that_set_the_largest_buffer(one);
         row.call = picked.call->number;
-        for (const auto& [type, bytes] : allocated_by_type(session)) {
-            if (bytes > 0) {
-                row.buffers.push_back(PredictBuffer{type, bytes, 0, llama.compute_mib(type), {}, {}, 0, 0, {}, false, {}, {}});
+        for (const TypeBytes& type : allocated_by_type(session)) {
+            if (type.bytes > 0) {
+                row.buffers.push_back(
+                    PredictBuffer{type.type, type.bytes, 0, type.extra, llama.compute_mib(type.type), {}, {}, 0, 0, {}, false, {}, {}});
             }
         }
         const VersionMatch version = session_profile(session);

@@ -63,7 +63,8 @@ struct LlamaAnswer {
 struct PredictBuffer {
     std::string buffer_type;
     std::size_t bytes = 0;        // as llama.cpp allocated it: the capture's buffers of that type after the call that set them
-    std::size_t replayed = 0;     // gallocsim's plan of the same graph (equal unless the replay differs)
+    std::size_t replayed = 0;     // gallocsim's plan of the same graph: bytes - extra, unless the replay differs
+    std::size_t extra = 0;        // what the buffer type allocated beyond what was asked (Vulkan_Host: 32 bytes a buffer)
     std::string log_mib;          // llama.cpp's own line for it, or empty
     std::string set_at;           // why_report's words: the event and node step that set the size
     std::string largest_live;     // "kq-0 (MUL_MAT, 256.00 MiB), the largest of 9 tensors live then"

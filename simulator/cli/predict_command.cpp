@@ -337,7 +337,7 @@ void print_table(const json& model, const std::vector<PredictRow>& rows, std::os
         << ", never read (a weightless copy)\n\n";
     out << std::right << std::setw(7) << "ctx" << std::setw(7) << "ubatch" << std::setw(6) << "batch" << "  "
         << std::left << std::setw(4) << "FA" << std::setw(6) << "KV" << std::right << std::setw(4) << "ngl"
-        << std::setw(4) << "seq" << std::setw(13) << "compute" << std::setw(13) << "llama.cpp" << std::setw(13)
+        << std::setw(4) << "seq" << std::setw(13) << "compute" << std::setw(16) << "llama.cpp" << std::setw(13)
         << "KV cache" << std::setw(12) << "total" << "  " << std::left << std::setw(22) << "ggml over bound"
         << std::setw(34) << "over best plan" << std::right << std::setw(7) << "time" << "\n";
     for (const PredictRow& row : rows) {
@@ -357,7 +357,7 @@ void print_table(const json& model, const std::vector<PredictRow>& rows, std::os
         const PredictBuffer* first = row.buffers.empty() ? nullptr : &row.buffers.front();
         std::ostringstream seconds;
         seconds << std::fixed << std::setprecision(1) << row.seconds << " s";
-        out << std::setw(13) << mib(row.compute_bytes()) << std::setw(13) << (logged + " MiB") << std::setw(13)
+        out << std::setw(13) << mib(row.compute_bytes()) << std::setw(16) << (logged + " MiB") << std::setw(13)
             << mib(row.llama.bytes_of("KV") + row.llama.bytes_of("RS")) << std::setw(12) << binary_size(row.total_bytes())
             << "  " << std::left << std::setw(22) << (first != nullptr ? first->over_bound_text() : "") << std::setw(34)
             << (first != nullptr ? first->over_best_text() : "") << std::right << std::setw(7) << seconds.str() << "\n";
@@ -376,7 +376,10 @@ void print_details(const std::vector<PredictRow>& rows, const std::string& polic
         for (const PredictBuffer& b : row.buffers) {
             out << "  " << b.buffer_type << " compute buffer: " << byte_count(b.bytes) << "; llama.cpp's log: "
                 << (b.log_mib.empty() ? "no line" : b.log_mib + " MiB");
-            if (b.replayed != b.bytes) {
+            if (b.extra > 0) {
+                out << " (the buffer type adds " << counted(b.extra, "byte") << " to what was asked)";
+            }
+            if (b.replayed + b.extra != b.bytes) {
                 out << "; gallocsim's replay: " << byte_count(b.replayed) << " (differs: run conform on the capture)";
             }
             out << "\n    " << visible_text(b.set_at) << "\n";
@@ -404,7 +407,7 @@ json row_json(const PredictRow& row) {
     const PredictConfig& c = row.config;
     json buffers = json::array();
     for (const PredictBuffer& b : row.buffers) {
-        buffers.push_back({{"buffer_type", b.buffer_type}, {"bytes", b.bytes}, {"replayed_bytes", b.replayed},
+        buffers.push_back({{"buffer_type", b.buffer_type}, {"bytes", b.bytes}, {"replayed_bytes", b.replayed}, {"extra_bytes", b.extra},
                            {"llama_log_mib", b.log_mib}, {"set_at", b.set_at}, {"largest_live", b.largest_live},
                            {"lower_bound", b.lower_bound}, {"best_plan", b.best_plan}, {"best_planner", b.best_planner},
                            {"best_plan_optimal", b.optimal}, {"bound_text", b.bound_text},

@@ -610,10 +610,14 @@ int predict(const PredictOptions& options, const Console& io) {
                                               "(--python PATH or GALLOCSIM_PYTHON)";
             throw UsageError("gallocsim predict: " + why);
         }
-        const json model = first.value("model", json::object());
+        json model = first.value("model", json::object());
+        if (!work.keep) {
+            model["weightless"] = nullptr;  // it goes with the temporary folder
+        }
         Predictor predictor(helper, capture, policy ? &policy->profile() : nullptr, io);
 
-        json report{{"model", model}, {"capture", options.out.empty() ? json() : json(capture.string())}};
+        json report{{"format", "gallocsim-predict/1"}, {"model", model},
+                    {"capture", options.out.empty() ? json() : json(capture.string())}};
         if (budget) {
             std::set<std::tuple<std::size_t, std::size_t, std::string, std::string, int, int>> seen;
             std::vector<BudgetAnswer> answers;

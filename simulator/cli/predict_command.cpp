@@ -332,9 +332,11 @@ std::string mib(std::size_t bytes) {
 
 void print_table(const json& model, const std::vector<PredictRow>& rows, std::ostream& out) {
     // Names come from the GGUF and from llama.cpp: shown with control characters escaped.
+    const auto answered = std::ranges::find_if(rows, [](const PredictRow& row) { return row.error.empty(); });
     out << visible_text(model.value("name", std::string())) << " (" << visible_text(model.value("architecture", std::string())) << ", "
-        << model.value("tensors", 0) << " tensors): weights " << binary_size(rows.empty() ? 0 : rows.front().llama.weights_bytes)
-        << ", never read (a weightless copy)\n\n";
+        << model.value("tensors", 0) << " tensors): weights "
+        << (answered != rows.end() ? binary_size(answered->llama.weights_bytes) + ", " : std::string())
+        << "never read (a weightless copy)\n\n";
     out << std::right << std::setw(7) << "ctx" << std::setw(7) << "ubatch" << std::setw(6) << "batch" << "  "
         << std::left << std::setw(4) << "FA" << std::setw(6) << "KV" << std::right << std::setw(4) << "ngl"
         << std::setw(4) << "seq" << std::setw(13) << "compute" << std::setw(16) << "llama.cpp" << std::setw(13)
@@ -567,110 +569,130 @@ void check_model_file(const std::string& model) {
     }
 }
 
+std::optional<std::size_t> budget_of(const PredictOptions& options) {
+    if (options.budget.empty()) {
+        return std::nullopt;
+    }
+    const std::optional<std::size_t> budget = parse_byte_size(options.budget);
+    if (!budget || *budget == 0) {
+        throw UsageError("gallocsim predict: --budget takes a size such as 24GiB, 512MiB or 16GB; \"" + options.budget +
+                         "\" is not one");
+    }
+    return budget;
+}
+
+// --out's folder, kept, else a new temporary one.
+void make_work_folder(const PredictOptions& options, WorkFolder& work) {
+    if (!options.out.empty()) {
+        work.path = fs::absolute(options.out);
+        work.keep = true;
+        return;
+    }
+    char pattern[] = "/tmp/gallocsim-predict-XXXXXX";
+    if (::mkdtemp(pattern) == nullptr) {
+        throw UsageError(std::string("gallocsim predict: cannot make a temporary folder: ") + std::strerror(errno));
+    }
+    work.path = pattern;
+}
+
+// The helper's first line: the model, or why it could not read it (its error, or its end).
+json read_model(Helper& helper, const fs::path& script) {
+    const json first = helper.receive();
+    if (!first.empty() && !first.is_discarded() && !first.contains("error")) {
+        return first.value("model", json::object());
+    }
+    const int status = helper.finish();
+    const std::string why = first.is_object() && first.contains("error")
+                                ? first.value("error", std::string())
+                                : "the helper " + script.string() + " ended (exit status " + std::to_string(status) +
+                                      ") before reading the model; is it a Python with llama-cpp-python? "
+                                      "(--python PATH or GALLOCSIM_PYTHON)";
+    throw UsageError("gallocsim predict: " + why);
+}
+
+// --budget: one search per setting other than the context, from the first --ctx up to the
+// model's trained context (131072 when its header has none).
+json run_budget(const PredictOptions& options, const std::vector<PredictConfig>& configs, std::size_t budget,
+                const json& model, Predictor& predictor, const Console& io) {
+    const std::size_t most = model.value("trained_context", json()).is_number() ? model["trained_context"].get<std::size_t>()
+                                                                               : std::size_t{131072};
+    const std::size_t start = std::min(configs.front().ctx, most);
+    std::set<std::tuple<std::size_t, std::size_t, std::string, std::string, int, int>> seen;
+    std::vector<BudgetAnswer> answers;
+    for (const PredictConfig& c : configs) {
+        if (seen.insert({c.ubatch, c.batch, c.flash_attn, c.kv_type, c.n_gpu_layers, c.parallel}).second) {
+            answers.push_back(search_budget(predictor, c, budget, start, most));
+        }
+    }
+    json list = json::array();
+    for (const BudgetAnswer& a : answers) {
+        list.push_back({{"ubatch", a.config.ubatch}, {"flash_attn", a.config.flash_attn}, {"kv_type", a.config.kv_type},
+                        {"largest_ctx", a.config.ctx}, {"trained_context_reached", a.reached_most},
+                        {"at_largest", a.best ? row_json(*a.best) : json()},
+                        {"first_misfit", a.misfit ? row_json(*a.misfit) : json()},
+                        {"largest_part", a.best ? json(a.best->largest_part()) : json()}});
+    }
+    if (!options.json) {
+        print_budget(answers, budget, io.out);
+    }
+    return {{"bytes", budget}, {"answers", list}};
+}
+
+// The table: every configuration in turn. Returns the rows' JSON; `all_refused` when llama.cpp
+// refused every one.
+json run_table(const PredictOptions& options, const std::vector<PredictConfig>& configs, const json& model,
+               Predictor& predictor, const Console& io, bool& all_refused) {
+    std::vector<PredictRow> rows;
+    for (std::size_t i = 0; i < configs.size(); ++i) {
+        rows.push_back(predictor.run(configs[i], true, "[" + std::to_string(i + 1) + "/" + std::to_string(configs.size()) + "] "));
+    }
+    json list = json::array();
+    all_refused = true;
+    for (const PredictRow& row : rows) {
+        list.push_back(row_json(row));
+        all_refused = all_refused && !row.error.empty();
+    }
+    if (!options.json) {
+        print_table(model, rows, io.out);
+        print_details(rows, options.policy, io.out);
+    }
+    if (all_refused) {
+        io.err << "gallocsim predict: llama.cpp refused every configuration: " << visible_text(rows.front().error) << "\n";
+    }
+    if (!options.svg.empty() && write_text(svg_chart(rows), options.svg, io.out, io.err) != kDone) {
+        throw UsageError("gallocsim predict: --svg " + options.svg + ": not written");
+    }
+    return list;
+}
+
 int predict(const PredictOptions& options, const Console& io) {
     return run_guarded(io.err, [&] {
         check_model_file(options.model);
         const std::vector<PredictConfig> configs = configurations(options);
-        std::optional<std::size_t> budget;
-        if (!options.budget.empty()) {
-            budget = parse_byte_size(options.budget);
-            if (!budget || *budget == 0) {
-                throw UsageError("gallocsim predict: --budget takes a size such as 24GiB, 512MiB or 16GB; \"" + options.budget +
-                                 "\" is not one");
-            }
-        }
+        const std::optional<std::size_t> budget = budget_of(options);
         std::optional<Rules> policy;
         if (!options.policy.empty()) {
             policy = chosen_rules(options.policy);
         }
         const fs::path script = helper_script();
         WorkFolder work;
-        if (!options.out.empty()) {
-            work.path = fs::absolute(options.out);
-            work.keep = true;
-        } else {
-            char pattern[] = "/tmp/gallocsim-predict-XXXXXX";
-            if (::mkdtemp(pattern) == nullptr) {
-                throw UsageError(std::string("gallocsim predict: cannot make a temporary folder: ") + std::strerror(errno));
-            }
-            work.path = pattern;
-        }
+        make_work_folder(options, work);
         const fs::path capture = work.path / "capture";
         if (const std::string problem = prepare_capture_folder(capture); !problem.empty()) {
             throw UsageError("gallocsim predict: " + problem);
         }
         Helper helper(python_to_run(options), script, fs::absolute(options.model), work.path, capture, options.verbose);
-        const json first = helper.receive();
-        if (first.empty() || first.is_discarded() || first.contains("error")) {
-            const int status = helper.finish();
-            const std::string why = first.is_object() && first.contains("error")
-                                        ? first.value("error", std::string())
-                                        : "the helper " + script.string() + " ended (exit status " + std::to_string(status) +
-                                              ") before reading the model; is it a Python with llama-cpp-python? "
-                                              "(--python PATH or GALLOCSIM_PYTHON)";
-            throw UsageError("gallocsim predict: " + why);
-        }
-        json model = first.value("model", json::object());
+        json model = read_model(helper, script);
         if (!work.keep) {
             model["weightless"] = nullptr;  // it goes with the temporary folder
         }
         Predictor predictor(helper, capture, policy ? &policy->profile() : nullptr, io);
-
-        json report{{"format", "gallocsim-predict/1"}, {"model", model},
-                    {"capture", options.out.empty() ? json() : json(capture.string())}};
+        json report{{"format", "gallocsim-predict/1"}, {"model", model}, {"capture", work.keep ? json(capture.string()) : json()}};
+        bool all_refused = false;
         if (budget) {
-            std::set<std::tuple<std::size_t, std::size_t, std::string, std::string, int, int>> seen;
-            std::vector<BudgetAnswer> answers;
-            const std::size_t most = model.value("trained_context", json()).is_number()
-                                         ? model["trained_context"].get<std::size_t>() : std::size_t{131072};
-            const std::size_t start = positive_list(options.ctx, "--ctx").front();
-            for (const PredictConfig& c : configs) {
-                if (seen.insert({c.ubatch, c.batch, c.flash_attn, c.kv_type, c.n_gpu_layers, c.parallel}).second) {
-                    answers.push_back(search_budget(predictor, c, *budget, std::min(start, most), most));
-                }
-            }
-            json list = json::array();
-            for (const BudgetAnswer& a : answers) {
-                list.push_back({{"ubatch", a.config.ubatch}, {"flash_attn", a.config.flash_attn}, {"kv_type", a.config.kv_type},
-                                {"largest_ctx", a.config.ctx}, {"trained_context_reached", a.reached_most},
-                                {"at_largest", a.best ? row_json(*a.best) : json()},
-                                {"first_misfit", a.misfit ? row_json(*a.misfit) : json()},
-                                {"largest_part", a.best ? json(a.best->largest_part()) : json()}});
-            }
-            report["budget"] = {{"bytes", *budget}, {"answers", list}};
-            if (!options.json) {
-                print_budget(answers, *budget, io.out);
-            }
+            report["budget"] = run_budget(options, configs, *budget, model, predictor, io);
         } else {
-            std::vector<PredictRow> rows;
-            for (std::size_t i = 0; i < configs.size(); ++i) {
-                rows.push_back(predictor.run(configs[i], true, "[" + std::to_string(i + 1) + "/" + std::to_string(configs.size()) + "] "));
-            }
-            json list = json::array();
-            for (const PredictRow& row : rows) {
-                list.push_back(row_json(row));
-            }
-            report["rows"] = list;
-            if (!options.json) {
-                print_table(model, rows, io.out);
-                print_details(rows, options.policy, io.out);
-            }
-            if (!options.svg.empty()) {
-                if (const int written = write_text(svg_chart(rows), options.svg, io.out, io.err); written != kDone) {
-                    return written;
-                }
-            }
-            bool all_refused = true;
-            for (const PredictRow& row : rows) {
-                all_refused = all_refused && !row.error.empty();
-            }
-            if (all_refused) {
-                io.err << "gallocsim predict: llama.cpp refused every configuration: " << visible_text(rows.front().error) << "\n";
-                if (options.json) {
-                    io.out << report.dump(2) << "\n";
-                }
-                return static_cast<int>(kBadInput);
-            }
+            report["rows"] = run_table(options, configs, model, predictor, io, all_refused);
         }
         helper.finish();
         if (options.json) {
@@ -683,7 +705,7 @@ int predict(const PredictOptions& options, const Console& io) {
                        << "gallocsim why " << capture.string() << " --call N:CALL, conform, policy compare and the GUI open it\n";
             }
         }
-        return static_cast<int>(kDone);
+        return static_cast<int>(all_refused ? kBadInput : kDone);
     });
 }
 

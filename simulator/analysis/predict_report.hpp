@@ -28,7 +28,10 @@ struct PredictConfig {
     std::string kv_type = "f16";
     int n_gpu_layers = 0;
     int parallel = 1;
-    bool embedding = false;  // an embedding context (pooled outputs, no logits), as encoders such as BERT run
+    // An embedding context (pooled outputs, no logits), as encoders such as BERT run, made as
+    // llama-cpp-python's Llama(embedding=True) makes it: a unified KV cache and, when `parallel`
+    // is 1, as many sequences as a batch holds (up to llama.cpp's 256).
+    bool embedding = false;
 
     // "ctx 4096, ubatch 512, batch 2048, flash attention off, KV f16, 0 GPU layers, 1 sequence"
     std::string text() const;
@@ -47,6 +50,7 @@ struct LlamaLogSize {
 // What the helper that ran llama.cpp reported for a configuration.
 struct LlamaAnswer {
     std::size_t n_ctx = 0;          // the context llama.cpp made (it may pad)
+    std::size_t n_seq_max = 0;      // the sequences it made it for
     std::size_t weights_bytes = 0;  // llama_model_size: every weight tensor's bytes
     std::string flash_attn;         // on or off, as llama.cpp resolved it
     std::vector<LlamaLogSize> sizes;

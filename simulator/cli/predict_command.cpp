@@ -251,6 +251,7 @@ LlamaAnswer llama_answer(const json& reply) {
     LlamaAnswer answer;
     answer.error = reply.value("error", std::string());
     answer.n_ctx = reply.value("n_ctx", std::size_t{0});
+    answer.n_seq_max = reply.value("n_seq_max", std::size_t{0});
     answer.weights_bytes = reply.value("weights_bytes", std::size_t{0});
     answer.flash_attn = reply.value("flash_attn", std::string());
     answer.seconds = reply.value("seconds", 0.0);
@@ -417,7 +418,7 @@ json row_json(const PredictRow& row) {
     }
     return {{"ctx", c.ctx}, {"ubatch", c.ubatch}, {"batch", c.batch}, {"flash_attn", c.flash_attn},
             {"flash_attn_resolved", row.llama.flash_attn}, {"kv_type", c.kv_type}, {"n_gpu_layers", c.n_gpu_layers},
-            {"parallel", c.parallel}, {"n_ctx", row.llama.n_ctx}, {"error", row.error}, {"session", row.session},
+            {"parallel", c.parallel}, {"n_ctx", row.llama.n_ctx}, {"n_seq_max", row.llama.n_seq_max}, {"embedding", c.embedding}, {"error", row.error}, {"session", row.session},
             {"call", row.call}, {"compute_bytes", row.compute_bytes()}, {"buffers", buffers},
             {"weights_bytes", row.llama.weights_bytes}, {"kv_bytes", row.llama.bytes_of("KV") + row.llama.bytes_of("RS")},
             {"output_bytes", row.llama.bytes_of("output")}, {"total_bytes", row.total_bytes()},
@@ -732,7 +733,9 @@ Subcommand add_predict_command(CLI::App& app, const Console& io) {
                                                "build/upstream/venv's, else python3)");
     command->add_option("--svg", o->svg, "write the compute buffer over context as SVG to this file");
     command->add_flag("--json", o->json, "one JSON object instead of the table");
-    command->add_flag("--embedding", o->embedding, "an embedding context (pooled outputs, no logits): what encoders such as BERT run");
+    command->add_flag("--embedding", o->embedding, "an embedding context (pooled outputs, no logits), what encoders such as "
+                                                    "BERT run, as llama-cpp-python makes it: a unified KV cache and, without "
+                                                    "--parallel, as many sequences as a batch holds (up to 256)");
     command->add_flag("--verbose", o->verbose, "llama.cpp's own log on standard error");
     return {command, [o, &io] { return predict(*o, io); }};
 }

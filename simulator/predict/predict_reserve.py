@@ -234,14 +234,21 @@ def main():
         kv = getattr(llama_cpp, "GGML_TYPE_" + request["kv_type"].upper())
         cparams.type_k = cparams.type_v = kv
         cparams.no_perf = True
-        cparams.embeddings = bool(request.get("embedding", False))
+        if request.get("embedding"):
+            # As llama-cpp-python's Llama(embedding=True) and llama.cpp's embedding example make an
+            # embedding context: a unified KV cache and, unless sequences were asked for, as many
+            # sequences as a batch can hold (up to llama.cpp's limit).
+            cparams.embeddings = cparams.kv_unified = True
+            if request["parallel"] == 1:
+                cparams.n_seq_max = min(request["batch"], llama_cpp.llama_max_parallel_sequences())
         ctx = llama_cpp.llama_init_from_model(model, cparams)
         lines = log.take()
         if not ctx:
             print(json.dumps({"error": "llama.cpp cannot create the context: " + " / ".join(errors_of(lines)),
                               "kind": "llama"}), flush=True)
             continue
-        answer = {"n_ctx": llama_cpp.llama_n_ctx(ctx), "weights_bytes": llama_cpp.llama_model_size(model),
+        answer = {"n_ctx": llama_cpp.llama_n_ctx(ctx), "n_seq_max": llama_cpp.llama_n_seq_max(ctx),
+                  "weights_bytes": llama_cpp.llama_model_size(model),
                   "flash_attn": flash_attn_resolved(lines, request["flash_attn"]),
                   "sizes": sizes_of(model_lines) + sizes_of(lines)}
         llama_cpp.llama_free(ctx)

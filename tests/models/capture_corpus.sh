@@ -31,7 +31,7 @@
 #
 # --predict-matrix: `gallocsim predict` on each of the eight shapes at two contexts (micro-batch 512,
 # flash attention off and on where it applies), every configuration checked against llama.cpp's own
-# compute-buffer log line and a capture of a real load (tests/predict/check_predict.py): about 11
+# compute-buffer log line and a capture of a real load (tests/predict/check_predict.py): 7 to 11
 # minutes for the eight on 2 cores (the real loads repack Q4_0 weights), up to 12 GB of memory.
 #   tests/models/capture_corpus.sh build/default/simulator/gallocsim build/upstream build/predict-corpus --predict-matrix
 set -euo pipefail

@@ -48,6 +48,10 @@ TEST(PredictReport, WithoutFlashAttentionKqSetsTheBufferLlamaCppLogged) {
     const std::size_t output = LlamaLogSize{"CPU", "output", "0.49"}.approximate_bytes();
     EXPECT_EQ(row.total_bytes(), 4517937152U + 512U * 1024 * 1024 + output + cpu.bytes);
     EXPECT_EQ(row.largest_part(), "weights");
+    // docs/real-models.md: ggml's 308.01 MiB is 1.055 times the bound there, 292.01 MiB, and the exact
+    // search meets the bound: 16 MiB over both, 16 / 292.01 = 5.48 %, which the text rounds up.
+    EXPECT_EQ(row.over_bound_text(), "+16.00 MiB (5.5 %)");
+    EXPECT_EQ(row.over_best_text(), "+16.00 MiB (5.5 %) (optimum)");
 }
 
 // With flash attention no kq matrix exists: the logits set the buffer, 128,256 vocabulary entries x

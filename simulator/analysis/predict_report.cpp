@@ -62,13 +62,6 @@ std::string excess_text(std::size_t size, std::size_t reference) {
 
 } // namespace
 
-std::string PredictBuffer::over_bound_text() const {
-    return excess_text(bytes, lower_bound);
-}
-
-std::string PredictBuffer::over_best_text() const {
-    return excess_text(bytes, best_plan) + (optimal ? " (optimum)" : " (optimum not proven)");
-}
 
 std::size_t PredictRow::compute_bytes() const {
     std::size_t total = 0;
@@ -76,6 +69,26 @@ std::size_t PredictRow::compute_bytes() const {
         total += buffer.bytes;
     }
     return total;
+}
+
+std::string PredictRow::over_bound_text() const {
+    std::size_t planned = 0, bound = 0;
+    for (const PredictBuffer& buffer : buffers) {
+        planned += buffer.replayed;
+        bound += buffer.lower_bound;
+    }
+    return excess_text(planned, bound);
+}
+
+std::string PredictRow::over_best_text() const {
+    std::size_t planned = 0, best = 0;
+    bool optimal = !buffers.empty();
+    for (const PredictBuffer& buffer : buffers) {
+        planned += buffer.replayed;
+        best += buffer.best_plan;
+        optimal = optimal && buffer.optimal;
+    }
+    return excess_text(planned, best) + (optimal ? " (optimum)" : " (optimum not proven)");
 }
 
 std::size_t PredictRow::total_bytes() const {

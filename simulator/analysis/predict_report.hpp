@@ -79,10 +79,6 @@ struct PredictBuffer {
     std::string bound_text;       // why_report's sentence
     std::optional<std::size_t> policy_bytes;  // with --policy: that policy's plan of the graph
 
-    // "+16.00 MiB (5.5%)" or "none"
-    std::string over_bound_text() const;
-    // The same over the best plan, with "(optimum)" or "(optimum not proven)".
-    std::string over_best_text() const;
 };
 
 struct PredictRow {
@@ -95,6 +91,12 @@ struct PredictRow {
     double seconds = 0;   // the whole configuration: llama.cpp's context and gallocsim's analysis
 
     std::size_t compute_bytes() const;
+    // ggml's plans of the buffer types together against their bounds together: "+16.00 MiB (5.5 %)",
+    // or "none" when the plans meet them. (A buffer type's extra bytes are no part of a plan.)
+    std::string over_bound_text() const;
+    // The same against the best plans, with "(optimum)" when every one is proven optimal, else
+    // "(optimum not proven)": then the best plan is only an upper bound on the optimum.
+    std::string over_best_text() const;
     // Weights, KV (and recurrent state), output and compute, as llama.cpp counts them.
     std::size_t total_bytes() const;
     // Which part of the total is largest: "weights", "KV cache", "compute buffers", "output buffer".

@@ -144,17 +144,18 @@ void print_table(const json& model, const std::vector<PredictRow>& rows, std::os
         for (const PredictBuffer& b : row.buffers) {
             logged += (logged.empty() ? "" : "+") + (b.log_mib.empty() ? "-" : b.log_mib);
         }
-        const PredictBuffer* first = row.buffers.empty() ? nullptr : &row.buffers.front();
         std::ostringstream seconds;
         seconds << std::fixed << std::setprecision(1) << row.seconds << " s";
         out << std::setw(13) << mib(row.compute_bytes()) << std::setw(16) << (logged + " MiB") << std::setw(13)
             << mib(row.llama.bytes_of("KV") + row.llama.bytes_of("RS")) << std::setw(12) << binary_size(row.total_bytes())
-            << "  " << std::left << std::setw(22) << (first != nullptr ? first->over_bound_text() : "") << std::setw(34)
-            << (first != nullptr ? first->over_best_text() : "") << std::right << std::setw(7) << seconds.str() << "\n";
+            << "  " << std::left << std::setw(22) << row.over_bound_text() << std::setw(34) << row.over_best_text()
+            << std::right << std::setw(7) << seconds.str() << "\n";
     }
     out << "\ncompute: the compute buffers llama.cpp allocated, every buffer type (the capture's bytes); llama.cpp: "
            "its own log line, rounded; FA with *: auto, as llama.cpp resolved it; total: weights + KV cache + output + "
-           "compute, as llama.cpp counts them; time: the configuration's, llama.cpp's context and gallocsim's analysis\n";
+           "compute, as llama.cpp counts them; ggml over bound, over best plan: ggml's plans of every buffer type together "
+           "against the in-place-aware bound and the best plan of the same blocks; time: the configuration's, llama.cpp's "
+           "context and gallocsim's analysis\n";
 }
 
 void print_details(const std::vector<PredictRow>& rows, const std::string& policy, std::ostream& out) {

@@ -167,6 +167,9 @@ PredictRow Predictor::run(const PredictConfig& config, bool explain, const std::
     helper_.send(config);
     const json reply = helper_.receive();
     if (reply.empty() || reply.is_discarded()) {
+        if (io_.err_is_terminal) {
+            io_.err << "\n";  // ends the progress line before the error
+        }
         const int status = helper_.finish();
         throw UsageError("gallocsim predict: the helper ended without an answer for " + config.text() +
                          " (exit status " + std::to_string(status) + "; --verbose shows llama.cpp's log)");
@@ -180,9 +183,10 @@ PredictRow Predictor::run(const PredictConfig& config, bool explain, const std::
         row = read_session(config, llama, explain);
     }
     row.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-    if (io_.err_is_terminal) {  // the line again, finished: one per configuration
-        io_.err << "\r\033[Kpredict: " << progress << config.text() << ": "
-                << (row.error.empty() ? binary_size(row.compute_bytes()) : "refused") << ", " << std::fixed
+    // The progress line finished: no carriage return or escape, which the command line's output shows
+    // as text (cli/visible_output.hpp), so one line per configuration, begun above and ended here.
+    if (io_.err_is_terminal) {
+        io_.err << " " << (row.error.empty() ? binary_size(row.compute_bytes()) : "refused") << ", " << std::fixed
                 << std::setprecision(1) << row.seconds << " s\n" << std::defaultfloat;
     }
     return row;

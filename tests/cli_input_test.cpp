@@ -279,6 +279,37 @@ Result run_args(std::vector<std::string> args) {
     return Result{code, out.str(), err.str()};
 }
 
+// predict refuses bad options before it runs llama.cpp (so without a venv): exit 2 and a message
+// naming the option and the item, or the file. Any existing file serves, the options are read first.
+TEST(PredictCommand, BadOptionsAndMissingFilesAreInputErrors) {
+    const std::string some_file = std::string(GALLOCSIM_TEST_DATA_DIR) + "/captures/tiny-llama/session-0.jsonl";
+    const struct {
+        std::vector<std::string> args;
+        std::string message;
+    } cases[] = {
+        {{"predict", "/no/such/model.gguf"}, "gallocsim predict: /no/such/model.gguf: no such file\n"},
+        {{"predict", some_file, "--ctx", "4096,lots"},
+         "gallocsim predict: --ctx takes a comma list of positive whole numbers; \"lots\" is not one\n"},
+        {{"predict", some_file, "--parallel", "-1"},
+         "gallocsim predict: --parallel takes a comma list of positive whole numbers; \"-1\" is not one\n"},
+        {{"predict", some_file, "--n-gpu-layers", "x"},
+         "gallocsim predict: --n-gpu-layers takes a comma list of whole numbers; \"x\" is not one\n"},
+        {{"predict", some_file, "--kv-type", "f16,q9"},
+         "gallocsim predict: unknown --kv-type \"q9\" (llama.cpp's KV cache takes bf16, f16, f32, iq4_nl, q4_0, q4_1, "
+         "q5_0, q5_1, q8_0)\n"},
+        {{"predict", some_file, "--flash-attn", "sometimes"},
+         "gallocsim predict: --flash-attn takes on, off or auto; \"sometimes\" is none of them\n"},
+        {{"predict", some_file, "--budget", "24 elephants"},
+         "gallocsim predict: --budget takes a size such as 24GiB, 512MiB or 16GB; \"24 elephants\" is not one\n"},
+    };
+    for (const auto& c : cases) {
+        const Result result = run_args(c.args);
+        EXPECT_EQ(result.code, 2) << c.message;
+        EXPECT_EQ(result.err, c.message);
+        EXPECT_EQ(result.out, "");
+    }
+}
+
 // The "defaults:" line `gallocsim examples` writes under an example, as a list of
 // "--option value" arguments (a switch that is "off" is left out, as it is when not given).
 std::vector<std::string> listed_default_flags(const std::string& listing, const std::string& example) {

@@ -26,12 +26,13 @@ Subcommand add_versions_command(CLI::App& app, const Console& io);           // 
 Subcommand add_policy_command(CLI::App& app, const Console& io);             // policy_command.cpp
 Subcommand add_capture_command(CLI::App& app, const Console& io);            // capture_command.cpp
 Subcommand add_watch_command(CLI::App& app, const Console& io);              // watch_command.cpp
+Subcommand add_predict_command(CLI::App& app, const Console& io);            // predict_command.cpp
 
-inline constexpr std::array<SubcommandAdder, 16> kCommands{
+inline constexpr std::array<SubcommandAdder, 17> kCommands{
     add_plan_command,  add_conform_command,   add_examples_command, add_compare_command, add_diff_command,
     add_render_command, add_export_minimalloc_command, add_import_minimalloc_command, add_trace_command,
     add_walk_command,  add_stats_command,     add_why_command,      add_versions_command, add_policy_command,
-    add_capture_command, add_watch_command,
+    add_capture_command, add_watch_command, add_predict_command,
 };
 
 } // namespace gallocsim::cli

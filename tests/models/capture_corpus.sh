@@ -28,10 +28,41 @@
 # 2-17 s and 5.5-12.5 GB peak RSS for the 3.8-9B models, 20-30 s and 16-19 GB (mostly page cache) for
 # mixtral-8x7b, 2 s and 3 GB for mamba-2.8b, under 1 s and 0.3 GB for BERT; the model's file
 # takes a few MB of disk. Exit 77 (skipped) when the venv or the capture library is missing.
+#
+# --predict-matrix: `gallocsim predict` on each of the eight shapes at two contexts (micro-batch 512,
+# flash attention off and on where it applies), every configuration checked against llama.cpp's own
+# compute-buffer log line and a capture of a real load (tests/predict/check_predict.py): 7 to 11
+# minutes for the eight on 2 cores (the real loads repack Q4_0 weights), up to 12 GB of memory.
+#   tests/models/capture_corpus.sh build/default/simulator/gallocsim build/upstream build/predict-corpus --predict-matrix
 set -euo pipefail
 gallocsim=$1 upstream=$2 out=$3
 shift 3
 specs=("$@")
+if [[ ${specs[0]-} == --predict-matrix ]]; then
+  here=$(cd "$(dirname "$0")" && pwd)
+  python=$upstream/venv/bin/python
+  vocab=$upstream/src/llama_cpp_python-0.3.36/vendor/llama.cpp/models
+  if [[ ! -x $python ]] || ! "$python" -c "import llama_cpp, gguf" 2>/dev/null; then
+    echo "skipped: no llama-cpp-python venv in $upstream (run .ci/install-upstream)"; exit 77
+  fi
+  # MODEL:CONTEXTS:FLASH: two contexts each, within what the model was trained for.
+  cells=(llama-3.1-8b:4096,32768:off,on mistral-7b:4096,32768:off,on mixtral-8x7b:4096,32768:off,on
+         qwen2.5-7b:4096,32768:off,on gemma-2-9b:4096,8192:off,on phi-3-mini:2048,4096:off,on
+         mamba-2.8b:4096,32768:off bge-base-en-v1.5:256,512:off)
+  mkdir -p "$out"
+  agreed=0
+  for cell in "${cells[@]}"; do
+    IFS=: read -r model contexts flash <<< "$cell"
+    "$python" "$here/write_real_shape.py" "$model" "$out/$model.gguf" --vocab-dir "$vocab" > /dev/null
+    read -r -a extra <<< "$("$python" "$here/write_real_shape.py" --reserve-args "$model")"
+    "$python" "$here/../predict/check_predict.py" "$gallocsim" "$out/$model.gguf" "$out" --ctx "$contexts" \
+      --ubatch 512 --flash-attn "$flash" "${extra[@]}"
+    rm -f "$out/$model.gguf"
+    agreed=$((agreed + 1))
+  done
+  echo "$agreed of ${#cells[@]} models: predict agrees with llama.cpp"
+  exit 0
+fi
 ((${#specs[@]})) || specs=(llama-3.1-8b:4096:512:off llama-3.1-8b:4096:512:on)
 if [[ ${specs[0]} == --matrix || ${specs[0]} == --list-matrix ]]; then
   # Most telling cells first (4k, micro-batch 512, both attentions), then 8k/2048, 16k and 32k at

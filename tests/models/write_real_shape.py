@@ -47,6 +47,10 @@ MODELS = {
     "bge-base-en-v1.5": dict(arch="bert", family="bert", vocab_file="ggml-vocab-bert-bge.gguf", layers=12, embd=768,
                              heads=12, kv_heads=12, ff=3072, context=512, weights="F16", norm_eps=1e-12,
                              reserve=["--embedding"]),
+    # Not a real model: the tests' small shape (tests/predict), llama's graph at a width of 256, in
+    # Q4_0 as most of the real shapes are. Not in the corpus.
+    "tiny-llama": dict(arch="llama", family="llama", vocab_file="ggml-vocab-llama-spm.gguf", layers=2, embd=256,
+                       heads=4, kv_heads=2, ff=512, context=4096, rope_base=10000.0, weights="Q4_0"),
 }
 
 

@@ -81,6 +81,7 @@ QString LiveRun::status_text() const {
 }
 
 void LiveRun::poll() {
+    server_.welcome_new_processes();  // a new process waits for its greeting's answer, busy or not
     if (busy_ && busy_()) {
         return;  // the GUI is replaying a call: the socket keeps what comes meanwhile
     }

@@ -8,7 +8,7 @@
 set -euo pipefail
 gui=$1 gallocsim=$2 python=$3 generate=$4 work=$5
 rm -rf "$work" && mkdir -p "$work"
-fail() { echo "FAILED: $*"; exit 1; }
+fail() { echo "FAILED: $*"; echo "--- the GUI's and the program's output:"; cat "$work/gui.out"; exit 1; }
 export LLAMA_GRAPH_REUSE_DISABLE=1
 
 "$gui" --run --pause --out "$work/capture" -- "$python" -u "$generate" --tiny-model llama --tokens 4 --context 64 \

@@ -64,7 +64,7 @@ void LiveLink::connect_once(const std::string& capture_folder) {
     }
     send(json{{"event", "hello"}, {"pid", ::getpid()}, {"capture", capture_folder}}.dump() + "\n");
     if (connected() && !receive(kGreetingTimeout, false)) {
-        let_go("the watcher did not answer within 5 s");
+        let_go("the watcher did not answer within 10 s");
     }
 }
 

@@ -30,7 +30,7 @@ class LiveLink {
 public:
     // Long enough for a watcher that is starting up or busy replaying; short enough that a
     // program whose watcher is stuck goes on soon.
-    static constexpr std::chrono::milliseconds kGreetingTimeout{5000};
+    static constexpr std::chrono::milliseconds kGreetingTimeout{10000};
 
     LiveLink() = default;
     LiveLink(const LiveLink&) = delete;

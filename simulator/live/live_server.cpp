@@ -141,12 +141,12 @@ std::vector<LiveMessage> LiveServer::read(std::chrono::milliseconds timeout) {
     }
     std::erase_if(clients_, [](const Client& client) { return client.fd < 0; });
     if (ready[0].revents != 0) {
-        accept_new();
+        welcome_new_processes();
     }
     return messages;
 }
 
-void LiveServer::accept_new() {
+void LiveServer::welcome_new_processes() {
     for (;;) {
         const int fd = ::accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC);
         if (fd < 0) {

@@ -56,6 +56,9 @@ public:
 
     // Accepts new processes and reads what they sent, waiting up to `timeout` for the first.
     std::vector<LiveMessage> read(std::chrono::milliseconds timeout);
+    // Accepts new processes and answers their greeting, reading nothing: a watcher too busy
+    // to read messages still answers within the capture's greeting time.
+    void welcome_new_processes();
     // Lets the waiting process of `connection` go on.
     void go(int connection);
     // Changes the settings: every process is told.
@@ -70,7 +73,6 @@ private:
         int id = 0;
         std::string pending;  // a line read in part
     };
-    void accept_new();
     void read_client(Client& client, std::vector<LiveMessage>& messages);
     void send(Client& client, const std::string& line);
     void drop(Client& client, std::vector<LiveMessage>* messages);

@@ -290,6 +290,8 @@ TEST(PredictCommand, BadOptionsAndMissingFilesAreInputErrors) {
         {{"predict", "/no/such/model.gguf"}, "gallocsim predict: /no/such/model.gguf: no such file\n"},
         {{"predict", some_file, "--ctx", "4096,lots"},
          "gallocsim predict: --ctx takes a comma list of positive whole numbers; \"lots\" is not one\n"},
+        {{"predict", some_file, "--ctx", "4096,,8192"}, "gallocsim predict: --ctx \"4096,,8192\" has an empty item\n"},
+        {{"predict", some_file, "--flash-attn", "on,"}, "gallocsim predict: --flash-attn \"on,\" has an empty item\n"},
         {{"predict", some_file, "--parallel", "-1"},
          "gallocsim predict: --parallel takes a comma list of positive whole numbers; \"-1\" is not one\n"},
         {{"predict", some_file, "--n-gpu-layers", "x"},

@@ -60,7 +60,28 @@ struct PredictOptions {
 
 // ---- the options as configurations -------------------------------------------------------
 
-std::vector<std::size_t> positive_list(const std::vector<std::string>& items, const char* flag, bool zero_allowed = false) {
+// The items of a list option, however given ("--ctx 4096,8192" or "--ctx 4096 --ctx 8192"): an
+// empty item ("4096,,8192") is refused, not dropped, so that the table has the rows asked for.
+std::vector<std::string> comma_items(const std::vector<std::string>& given, const char* flag) {
+    std::vector<std::string> items;
+    for (const std::string& text : given) {
+        for (std::size_t start = 0;;) {
+            const std::size_t end = std::min(text.find(',', start), text.size());
+            if (end == start) {
+                throw UsageError(std::string("gallocsim predict: ") + flag + " \"" + text + "\" has an empty item");
+            }
+            items.push_back(text.substr(start, end - start));
+            if (end == text.size()) {
+                break;
+            }
+            start = end + 1;
+        }
+    }
+    return items;
+}
+
+std::vector<std::size_t> positive_list(const std::vector<std::string>& given, const char* flag, bool zero_allowed = false) {
+    const std::vector<std::string> items = comma_items(given, flag);
     std::vector<std::size_t> values;
     for (const std::string& item : items) {
         std::size_t value = 0;
@@ -80,12 +101,14 @@ std::vector<std::size_t> positive_list(const std::vector<std::string>& items, co
 }
 
 std::vector<PredictConfig> configurations(const PredictOptions& o) {
-    for (const std::string& fa : o.flash_attn) {
+    const std::vector<std::string> flash_attn = comma_items(o.flash_attn, "--flash-attn");
+    const std::vector<std::string> kv_types = comma_items(o.kv_type, "--kv-type");
+    for (const std::string& fa : flash_attn) {
         if (fa != "on" && fa != "off" && fa != "auto") {
             throw UsageError("gallocsim predict: --flash-attn takes on, off or auto; \"" + fa + "\" is none of them");
         }
     }
-    for (const std::string& kv : o.kv_type) {
+    for (const std::string& kv : kv_types) {
         if (!kKvTypes.contains(kv)) {
             std::string known;
             for (const std::string& k : kKvTypes) {
@@ -99,11 +122,11 @@ std::vector<PredictConfig> configurations(const PredictOptions& o) {
                sequences = positive_list(o.parallel, "--parallel");
     std::vector<PredictConfig> configs;
     for (const std::size_t l : layers)
-        for (const std::string& kv : o.kv_type)
+        for (const std::string& kv : kv_types)
             for (const std::size_t p : sequences)
                 for (const std::size_t b : batches)
                     for (const std::size_t u : ubatches)
-                        for (const std::string& fa : o.flash_attn)
+                        for (const std::string& fa : flash_attn)
                             for (const std::size_t c : ctxs) {
                                 configs.push_back({c, u, b, fa, kv, static_cast<int>(l), static_cast<int>(p), o.embedding});
                             }
@@ -506,14 +529,14 @@ Subcommand add_predict_command(CLI::App& app, const Console& io) {
     auto* command = app.add_subcommand("predict", "a GGUF's compute buffers at any context, as llama.cpp allocates them, "
                                                   "without its weights (docs/predict.md)");
     command->add_option("model", o->model, "the GGUF file (only its metadata and tensor infos are read)")->required();
-    command->add_option("--ctx", o->ctx, "contexts in tokens, a comma list (default 4096)")->delimiter(',');
-    command->add_option("--ubatch", o->ubatch, "micro-batches, a comma list (default 512)")->delimiter(',');
-    command->add_option("--batch", o->batch, "logical batches, a comma list (default 2048, llama.cpp's)")->delimiter(',');
-    command->add_option("--flash-attn", o->flash_attn, "on, off or auto, a comma list (default auto)")->delimiter(',');
-    command->add_option("--kv-type", o->kv_type, "the KV cache's type, keys and values: f16, q8_0, q4_0, ... (default f16)")->delimiter(',');
+    command->add_option("--ctx", o->ctx, "contexts in tokens, a comma list (default 4096)");
+    command->add_option("--ubatch", o->ubatch, "micro-batches, a comma list (default 512)");
+    command->add_option("--batch", o->batch, "logical batches, a comma list (default 2048, llama.cpp's)");
+    command->add_option("--flash-attn", o->flash_attn, "on, off or auto, a comma list (default auto)");
+    command->add_option("--kv-type", o->kv_type, "the KV cache's type, keys and values: f16, q8_0, q4_0, ... (default f16)");
     command->add_option("--n-gpu-layers", o->n_gpu_layers, "layers offloaded to a GPU backend, a comma list (default 0; "
-                                                           "without a GPU backend llama.cpp runs them on the CPU)")->delimiter(',');
-    command->add_option("--parallel", o->parallel, "sequences (n_seq_max), a comma list (default 1)")->delimiter(',');
+                                                           "without a GPU backend llama.cpp runs them on the CPU)");
+    command->add_option("--parallel", o->parallel, "sequences (n_seq_max), a comma list (default 1)");
     command->add_option("--budget", o->budget, "a memory budget (24GiB, 16GB): the largest context that fits, per setting");
     command->add_option("--policy", o->policy, "a policy file: what it would need for each configuration's graph");
     command->add_option("--out", o->out, "keep the weightless copy, the captures and predict.json in this folder");

@@ -121,16 +121,15 @@ void LiveRun::handle(const live::LiveMessage& message) {
     if (message.kind != Kind::planning && !(message.kind == Kind::planned && message.returned == false)) {
         return;
     }
-    const live::FollowedSession* followed = capture_.find(message.session);
+    const std::optional<std::size_t> session = capture_.index_of(message.session);
+    const live::FollowedSession* followed = session ? capture_.sessions()[*session].get() : nullptr;
     if (followed == nullptr || followed->profile == nullptr) {
         server_.go(message.connection);  // nothing to predict it by: nothing to stop for
         return;
     }
-    const auto session = static_cast<std::size_t>(
-        std::ranges::find_if(capture_.sessions(), [&](const auto& s) { return s.get() == followed; }) - capture_.sessions().begin());
     if (message.kind == Kind::planned) {
         if (stops_.at_failure) {
-            waits_.push_back({message.connection, session, std::nullopt, static_cast<std::size_t>(message.call),
+            waits_.push_back({message.connection, *session, std::nullopt, static_cast<std::size_t>(message.call),
                               tr("the call failed")});
         }
         return;
@@ -142,7 +141,7 @@ void LiveRun::handle(const live::LiveMessage& message) {
         server_.go(message.connection);
         return;
     }
-    waits_.push_back({message.connection, session, pending, static_cast<std::size_t>(message.call), *why});
+    waits_.push_back({message.connection, *session, pending, static_cast<std::size_t>(message.call), *why});
 }
 
 std::optional<QString> LiveRun::reason_to_stop(const live::FollowedSession& followed, const live::PendingCall& pending) const {

@@ -236,6 +236,7 @@ private:
     void live_calls_read();
     void live_stopped();
     void show_newest_call();
+    void select_live_call(const std::string& session, std::size_t call);
     bool is_newest_call(std::size_t session, std::size_t call) const;
     void moved();  // after every cursor move
     void tick();

@@ -9,8 +9,8 @@
 #include "gui/text.hpp"
 #include "simulator/trace/capture_replay.hpp"
 
-#include <QDir>
 
+#include <algorithm>
 #include <stdexcept>
 #include <utility>
 
@@ -87,14 +87,19 @@ bool SimulationController::is_newest_call(std::size_t session, std::size_t call)
            capture_->sessions[session].label() == newest->first && call == newest->second;
 }
 
+// Shows the call of the capture's session of that file name (the capture shown may lack a
+// session of the run's: one whose header could not be read).
+void SimulationController::select_live_call(const std::string& session, std::size_t call) {
+    const auto found = std::ranges::find(capture_->sessions, session, &CaptureSession::label);
+    if (found != capture_->sessions.end()) {
+        select_call(static_cast<std::size_t>(found - capture_->sessions.begin()), call);
+    }
+}
+
 // The call read last, replayed and shown.
 void SimulationController::show_newest_call() {
-    const auto newest = live_->newest_call();
-    for (std::size_t s = 0; newest && s < capture_->sessions.size(); ++s) {
-        if (capture_->sessions[s].label() == newest->first) {
-            select_call(s, newest->second);
-            return;
-        }
+    if (const auto newest = live_->newest_call()) {
+        select_live_call(newest->first, newest->second);
     }
 }
 
@@ -106,11 +111,7 @@ void SimulationController::live_stopped() {
     Q_EMIT live_changed();
     const live::FollowedSession& followed = *live_->capture().sessions()[wait->session];
     if (!wait->before) {
-        for (std::size_t s = 0; s < capture_->sessions.size(); ++s) {
-            if (capture_->sessions[s].label() == followed.session.label()) {
-                select_call(s, wait->call);
-            }
-        }
+        select_live_call(followed.session.label(), wait->call);
         Q_EMIT status_message(live_->status_text());
         return;
     }

@@ -25,6 +25,7 @@
 #include <set>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace gallocsim::cli {
 
@@ -144,7 +145,14 @@ int watch(const WatchOptions& options, std::ostream& err) {
         }
     }
     reporter.catch_up();
-    for (const std::string& gap : load_capture(dir).gaps()) {
+    // What the capture could not see, from its log alone: the sessions are read already. A log
+    // that cannot be read says nothing here, as load_capture's gaps() would not.
+    std::vector<CaptureLogEntry> log;
+    try {
+        log = load_capture_log(dir);
+    } catch (const GraphFileError&) {
+    }
+    for (const std::string& gap : gaps_in(log)) {
         err << kPrefix << gap << std::endl;
     }
     if (!reporter.saw_a_session()) {

@@ -44,48 +44,51 @@ std::vector<fs::path> session_files(const fs::path& folder) {
 
 LiveCapture::LiveCapture(fs::path folder, const AllocatorProfile* forced) : folder_(std::move(folder)), forced_(forced) {}
 
-const FollowedSession* LiveCapture::find(const std::string& file_name) const {
+std::optional<std::size_t> LiveCapture::index_of(const std::string& file_name) const {
     const auto found = std::ranges::find_if(sessions_, [&](const auto& s) { return s->session.label() == file_name; });
-    return found != sessions_.end() ? found->get() : nullptr;
+    return found != sessions_.end() ? std::optional(static_cast<std::size_t>(found - sessions_.begin())) : std::nullopt;
+}
+
+const FollowedSession* LiveCapture::find(const std::string& file_name) const {
+    const auto index = index_of(file_name);
+    return index ? sessions_[*index].get() : nullptr;
 }
 
 std::vector<WatchedCall> LiveCapture::catch_up() {
     std::vector<WatchedCall> watched;
     for (const fs::path& file : session_files(folder_)) {
-        FollowedSession* followed = follow(file);
-        if (followed == nullptr || !followed->problem.empty()) {
+        const std::optional<std::size_t> index = follow(file);
+        if (!index || !sessions_[*index]->problem.empty()) {
             continue;
         }
-        read_new_lines(*followed);
-        const auto index = static_cast<std::size_t>(
-            std::ranges::find_if(sessions_, [&](const auto& s) { return s.get() == followed; }) - sessions_.begin());
-        replay_new_calls(index, watched);
+        read_new_lines(*sessions_[*index]);
+        replay_new_calls(*index, watched);
     }
     return watched;
 }
 
-// The session of `file`, read from its header on the first look (none while the header is
-// not whole yet).
-FollowedSession* LiveCapture::follow(const fs::path& file) {
-    if (const FollowedSession* known = find(file.filename().string())) {
-        return const_cast<FollowedSession*>(known);
+// The index of the session of `file`, read from its header on the first look (none while the
+// header is not whole yet).
+std::optional<std::size_t> LiveCapture::follow(const fs::path& file) {
+    if (const auto known = index_of(file.filename().string())) {
+        return known;
     }
-    const std::string text = read_from(file, 0);
-    const std::size_t header_end = text.find('\n');
-    if (header_end == std::string::npos) {
-        return nullptr;
+    std::ifstream in(file, std::ios::binary);
+    std::string header;
+    if (!std::getline(in, header) || in.eof()) {
+        return std::nullopt;  // no line ended yet
     }
     auto followed = std::make_unique<FollowedSession>();
-    followed->bytes_read = header_end + 1;
+    followed->bytes_read = header.size() + 1;
     followed->lines_read = 1;
     try {
-        followed->session = parse_capture_session(std::string_view(text).substr(0, header_end), file, folder_);
+        followed->session = parse_capture_session(header, file, folder_);
     } catch (const GraphFileError& error) {
         followed->session.file = file;
         followed->session.folder = folder_;
         followed->problem = error.what();
         sessions_.push_back(std::move(followed));
-        return sessions_.back().get();
+        return sessions_.size() - 1;
     }
     if (forced_ != nullptr) {
         followed->profile = forced_;
@@ -100,7 +103,7 @@ FollowedSession* LiveCapture::follow(const fs::path& file) {
         followed->replayer = std::make_unique<SessionReplayer>(followed->session, *followed->profile);
     }
     sessions_.push_back(std::move(followed));
-    return sessions_.back().get();
+    return sessions_.size() - 1;
 }
 
 void LiveCapture::read_new_lines(FollowedSession& followed) {

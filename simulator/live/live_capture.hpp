@@ -46,12 +46,13 @@ public:
     // calls, in session then call order. Unreadable lines stop that session (its problem).
     std::vector<WatchedCall> catch_up();
     const std::vector<std::unique_ptr<FollowedSession>>& sessions() const { return sessions_; }
-    // The session of that file name, if it was read.
+    // The session of that file name, if it was read, and its index into sessions().
     const FollowedSession* find(const std::string& file_name) const;
+    std::optional<std::size_t> index_of(const std::string& file_name) const;
     const std::filesystem::path& folder() const { return folder_; }
 
 private:
-    FollowedSession* follow(const std::filesystem::path& file);
+    std::optional<std::size_t> follow(const std::filesystem::path& file);
     void read_new_lines(FollowedSession& followed);
     void replay_new_calls(std::size_t index, std::vector<WatchedCall>& watched);
 

@@ -378,7 +378,9 @@ CaptureSession load_capture_session(const fs::path& file, const fs::path& folder
     return parse_capture_session(read_text(file), file, folder);
 }
 
-std::vector<std::string> Capture::gaps() const {
+std::vector<std::string> Capture::gaps() const { return gaps_in(log); }
+
+std::vector<std::string> gaps_in(const std::vector<CaptureLogEntry>& log) {
     std::vector<std::string> gaps;
     for (const CaptureLogEntry& entry : log) {
         if (entry.kind != CaptureLogEntry::Kind::exit) {
@@ -433,6 +435,8 @@ std::vector<CaptureLogEntry> read_capture_log(const fs::path& file) {
 
 } // namespace
 
+std::vector<CaptureLogEntry> load_capture_log(const fs::path& folder) { return read_capture_log(folder / kCaptureLog); }
+
 Capture load_capture(const fs::path& folder) {
     Capture capture;
     capture.folder = folder;
@@ -457,7 +461,7 @@ Capture load_capture(const fs::path& folder) {
     }
     std::ranges::sort(capture.sessions, {}, &CaptureSession::allocator);
     try {
-        capture.log = read_capture_log(folder / kCaptureLog);
+        capture.log = load_capture_log(folder);
     } catch (const GraphFileError& error) {
         capture.errors.emplace_back(error.what());
     }

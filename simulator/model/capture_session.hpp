@@ -98,6 +98,13 @@ struct Capture {
     std::vector<std::string> gaps() const;
 };
 
+// Why a capture is not all the program did: one sentence per partial or unsupported entry of
+// its log (Capture::gaps gives them for a loaded capture).
+std::vector<std::string> gaps_in(const std::vector<CaptureLogEntry>& log);
+// The folder's capture-log.jsonl alone (none: an empty list), for a caller that follows the
+// sessions itself; throws GraphFileError for a malformed line.
+std::vector<CaptureLogEntry> load_capture_log(const std::filesystem::path& folder);
+
 // A folder holding at least one session-*.jsonl file, or the capture's log.
 bool is_capture_dir(const std::filesystem::path& path);
 // When `file` is one session (or the log) of a capture, that capture's folder: a session

@@ -438,5 +438,26 @@ TEST(TraceReplay, LiveBytesAreTheHighWaterMarkLessTheHolesAtEveryStep) {
     }
 }
 
+// A range holds [offset, offset + size) of its chunk; a 0-byte range holds no byte wherever its
+// offset lies (issue 55: a 0-byte tensor "at offset 16" inside another tensor's bytes [12, 20)
+// touches none of them). Values by hand, from the half-open intervals:
+//
+//   chunk 0:  12 ........ 20
+//             [ 8 bytes  )         shares with [19, 21) (byte 19), not with [20, 24) or [8, 12)
+//                 ^ 16: a 0-byte range, shares nothing, nor does a 0-byte query at 16
+TEST(MemoryRange, SharesOnlyBytesItHolds) {
+    const MemoryRange eight{.buffer_id = 0, .chunk = 0, .offset = 12, .size = 8};
+    EXPECT_EQ(eight.end(), 20u);
+    EXPECT_TRUE(eight.shares_a_byte_with(0, 19, 2));
+    EXPECT_TRUE(eight.shares_a_byte_with(0, 0, 13));
+    EXPECT_FALSE(eight.shares_a_byte_with(0, 20, 4));
+    EXPECT_FALSE(eight.shares_a_byte_with(0, 8, 4));
+    EXPECT_FALSE(eight.shares_a_byte_with(1, 12, 8));  // the same bytes of another chunk
+    EXPECT_FALSE(eight.shares_a_byte_with(0, 16, 0));
+    const MemoryRange empty{.buffer_id = 0, .chunk = 0, .offset = 16, .size = 0};
+    EXPECT_FALSE(empty.shares_a_byte_with(0, 12, 8));
+    EXPECT_FALSE(empty.shares_a_byte_with(0, 16, 1));
+}
+
 } // namespace
 } // namespace gallocsim

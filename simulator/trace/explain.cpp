@@ -139,7 +139,7 @@ public:
         if (e.phase == AllocationPhase::graph_input) {
             text += " Inputs get memory while counting, before any node runs, so nothing planned later can take it.";
         }
-        return text;
+        return text + holds_no_byte(taken.size);
     }
 
     std::string operator()(const Recorded<event::InPlaceRejected>& e) const {
@@ -153,12 +153,18 @@ public:
         }
         const std::string text = name(e.node) + " reuses " + whose + " at " + where(e.buffer_id, e.address) + ": " +
                                  std::string(op_name(tensor(e.node).op)) + " can run in place, and " + name(e.parent);
+        const std::string no_byte = holds_no_byte(e.alloc_size);
         if (event_.stage == Stage::counting) {
             // An input allocated early: its own read of the parent is not counted yet.
             return text + " has exactly one consumer counted so far, no views, the same layout and no output flag "
-                          "(the counting pass has not finished, so this count is not the final one).";
+                          "(the counting pass has not finished, so this count is not the final one)." + no_byte;
         }
-        return text + " has one consumer left (" + name(e.node) + " itself), no views, the same layout and no output flag.";
+        return text + " has one consumer left (" + name(e.node) + " itself), no views, the same layout and no output flag." + no_byte;
+    }
+
+    // What a 0-byte tensor's place means, said once for every sentence that gives one (MemoryRange).
+    static std::string holds_no_byte(std::size_t bytes) {
+        return bytes == 0 ? " It holds no byte: the offset is only an address, and no other tensor's bytes are touched." : "";
     }
 
     // The state before this event already holds the new place (it is reported after the

@@ -59,7 +59,8 @@ std::vector<HoleBytes> hole_bytes(const Trace& trace, int allocator, const PeakH
     for (std::size_t e = event + 1; e-- > plan && !unexplained.empty();) {
         const TensorId holder = freed_memory_of(trace.events[e]);
         const std::optional<MemoryRange> range = touched_memory(trace, trace.events[e]);
-        if (holder == kNoTensor || !range || trace.buffer(range->buffer_id).allocator != allocator || range->chunk != hole.chunk) {
+        if (holder == kNoTensor || !range || trace.buffer(range->buffer_id).allocator != allocator ||
+            !range->shares_a_byte_with(hole.chunk, hole.offset, hole.size)) {
             continue;
         }
         std::vector<Span> still;
@@ -109,8 +110,8 @@ std::optional<std::size_t> whole_free_before(const Trace& trace, int allocator, 
     for (std::size_t e = before; e-- > plan;) {
         const std::optional<MemoryRange> range = touched_memory(trace, trace.events[e]);
         if (freed_memory_of(trace.events[e]) == kNoTensor || !range || trace.buffer(range->buffer_id).allocator != allocator ||
-            range->chunk != chunk || range->offset >= offset + size || offset >= range->offset + range->size) {
-            continue;
+            !range->shares_a_byte_with(chunk, offset, size)) {
+            continue;  // gave back none of these bytes (a 0-byte free gives back none anywhere)
         }
         const bool covers = range->offset <= offset && offset + size <= range->offset + range->size;
         return covers ? std::optional(e) : std::nullopt;

@@ -201,13 +201,26 @@ bool touches(const TraceEvent& event, TensorId tensor);
 
 struct Trace;
 
-// Bytes of one chunk of a buffer (named by its lowest buffer id).
+// Bytes of one chunk of a buffer (named by its lowest buffer id): [offset, offset + size).
+//
+// A 0-byte range holds no byte. A 0-byte tensor still gets an offset (the start of the block
+// best fit chose, or its parent's when it takes that over in place), and frees a 0-byte block
+// there, but that offset is only an address: such a tensor shares a byte with nothing, touches
+// no hole and no other tensor's memory. The hole runs and the properties read it this way through
+// shares_a_byte_with; the checker leaves 0-byte tensors out of its pairs (analysis/checker.cpp).
 struct MemoryRange {
     int buffer_id = 0;
     int chunk = 0;
     std::size_t offset = 0;
     std::size_t size = 0;
     bool operator==(const MemoryRange&) const = default;
+
+    std::size_t end() const { return offset + size; }
+    // Whether this range holds a byte of [from, from + bytes) of `in_chunk` (of the same buffer:
+    // the caller says which buffer it means). Empty ranges hold none, wherever they are.
+    bool shares_a_byte_with(int in_chunk, std::size_t from, std::size_t bytes) const {
+        return chunk == in_chunk && size > 0 && bytes > 0 && offset < from + bytes && from < end();
+    }
 };
 
 // The bytes an event hands over: taken by an allocation or an in-place node, given back

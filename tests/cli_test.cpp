@@ -64,6 +64,20 @@ TEST(TraceCommand, NumbersEveryEventFromOneWithItsExplanation) {
     EXPECT_EQ(text[17], "    17  tensor-initialised " + steps[17]);
 }
 
+// A trace points to the profile that planned it, and a policy's profile lives in the policy: the
+// command must keep the policy until it has printed (issue 53: it freed it first, a heap use after
+// free that the sanitized suite reports). The policy's name is the file's "name" field; one free
+// block at the start, so first fit places a at 0 and b, after a's 32 aligned bytes, at 32, as best fit does.
+TEST(TraceCommand, PrintsATracePlannedByAPolicyFile) {
+    const Result result = run_trace({.graph = {.input = "seed", .ggml_version = GALLOCSIM_SOURCE_DIR "/docs/policies/first-fit.json"}});
+    EXPECT_EQ(result.code, 0) << result.err;
+    const auto text = lines(result.out);
+    ASSERT_EQ(text.size(), 18u);
+    EXPECT_NE(text[0].find("planned by policy first-fit"), std::string::npos) << text[0];
+    EXPECT_NE(text[3].find("Leaf a needs 4 bytes (32 once aligned to 32) and goes at offset 0"), std::string::npos) << text[3];
+    EXPECT_NE(text[4].find("Leaf b needs 4 bytes (32 once aligned to 32) and goes at offset 32"), std::string::npos) << text[4];
+}
+
 TEST(TraceCommand, ShowsARangeOfSteps) {
     // mul releasing b, then b freed: two events in a row.
     const auto& steps = seed_steps();

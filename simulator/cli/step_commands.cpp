@@ -39,6 +39,7 @@ constexpr std::size_t kUnbounded = kMaxChunkSize;
 
 // A graph's trace and what its order means (notes on `err` now, the JSON list for --json).
 struct LoadedTrace {
+    Rules rules;  // first, so that it outlives the trace: a policy's profile, which the trace points to, lives in it
     Trace trace;
     nlohmann::ordered_json warnings;
     std::string planned_by;  // the first line's words on what planned it (analysis/planned_by)
@@ -47,9 +48,9 @@ struct LoadedTrace {
 LoadedTrace load_trace(const GraphInput& input, std::ostream& err) {
     GraphFile file = load_graph_input(input);
     auto warnings = note_early_reads(file, input.input, err);
-    const Rules rules = chosen_rules(input);
-    const AllocatorProfile& profile = rules.profile();
-    return {record_trace(file, profile), std::move(warnings), planned_by(input, file)};
+    Rules rules = chosen_rules(input);
+    Trace trace = record_trace(file, rules.profile());
+    return {std::move(rules), std::move(trace), std::move(warnings), planned_by(input, file)};
 }
 
 // "node step 3 of 9, mul" in the node loop, else the stage.

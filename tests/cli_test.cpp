@@ -337,6 +337,25 @@ TEST(PlanCommand, AFailedPlanPrintsNoTable) {
                                          "buffer) (upstream aborts here)\n");
 }
 
+// A fit-pass graph (a weight in a buffer without data): plan says why ggml only sizes it and
+// gives reserve_n_size's bytes, exit 0. 32 bytes: RunPlan.ATensorInABufferWithoutDataIsOnlySized
+// works the same graph by hand.
+TEST(PlanCommand, AGraphOfANoAllocLoadIsSized) {
+    const auto path = std::filesystem::path(::testing::TempDir()) / "fit-pass.json";
+    std::ofstream(path) << R"({"format": "ggml-graph/2", "name": "fit", "buffer_types": [{"name": "CPU", "alignment": 32}],
+        "tensors": [{"name": "a", "ne": [8]}, {"name": "e", "ne": [8], "data": "buffer"},
+                    {"name": "y", "ne": [8], "op": "ADD", "src": ["a", "e"], "flags": ["output"]}],
+        "leafs": ["a", "e"], "nodes": ["y"]})";
+    std::ostringstream out, err;
+    EXPECT_EQ(cli::plan({.graph = {.input = path.string()}}, out, err), 0);
+    EXPECT_EQ(out.str(), "fit: tensor e is in a buffer without data (data: \"buffer\": a no_alloc load, as llama.cpp's fit "
+                         "pass makes), so ggml only sizes this graph (ggml_gallocr_reserve_n_size): alloc_graph would "
+                         "abort on it.\n"
+                         "reserve_n_size on fit (plans, allocates nothing):\n"
+                         "buffer 0 (CPU, alignment 32): 32 bytes\n");
+    EXPECT_EQ(err.str(), "");
+}
+
 // Issue 36, item 8, the other side: a zero-element tensor in a buffer that holds bytes plans as
 // ggml plans it, exit 0. Worked by hand from ggml-alloc.c: a's alloc size is ggml_nbytes = 0,
 // and a request of 0 bytes takes the first free block, the tail of chunk 0 at offset 0, without

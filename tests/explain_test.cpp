@@ -90,6 +90,23 @@ TEST(Explain, InPlaceNeedsAnOwnedParentWithOneConsumerLeft) {
               "no views, the same layout and no output flag.");
 }
 
+// The same graph with w in a buffer without data (a no_alloc load's weight): since 0a2b6b20
+// ggml counts it as allocated and never owns it, so it is refused and never freed alike, with
+// the reason its own.
+TEST(Explain, ATensorInABufferWithoutDataIsNotTheAllocators) {
+    const Steps steps(R"({"format": "ggml-graph/2", "buffer_types": [{"name": "CPU", "alignment": 32}],
+        "tensors": [
+            {"name": "w", "ne": [8], "data": "buffer"},
+            {"name": "x", "ne": [8], "flags": ["input"]},
+            {"name": "y", "ne": [8], "op": "ADD", "src": ["w", "x"]},
+            {"name": "z", "ne": [8], "op": "MUL", "src": ["x", "y"], "flags": ["output"]}],
+        "leafs": ["w", "x"], "nodes": ["y", "z"]})");
+    EXPECT_EQ(steps.of(EventKind::in_place_rejected, "y", "w"),
+              "y cannot reuse w's memory in place: w is in a buffer the allocator does not own (no data yet).");
+    EXPECT_EQ(steps.of(EventKind::parent_released, "w", "y"),
+              "y has run: w has no consumers or views left, and its memory is not the allocator's to free.");
+}
+
 // s = scale(a) with a an output; c = h + g tries h (f16) before g; d has another shape.
 //
 // At the end (h, s and c freed; a kept as an output):

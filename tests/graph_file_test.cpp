@@ -103,8 +103,8 @@ TEST(GraphFileErrors, WrongJsonTypes) {
     EXPECT_EQ(error_of(graph_doc("[]", "{}")), "g.json: $.leafs: must be an array, got an object");
     EXPECT_EQ(error_of(graph_doc(R"([{"name": "a", "ne": [4], "flags": "input"}])")),
               "g.json: $.tensors[0].flags (tensor 'a'): must be an array, got the string \"input\"");
-    EXPECT_EQ(error_of(R"({"format": "ggml-graph/2"})"),
-              "g.json: $.format: unsupported format \"ggml-graph/2\" (expected \"ggml-graph/1\")");
+    EXPECT_EQ(error_of(R"({"format": "ggml-graph/3"})"),
+              "g.json: $.format: unsupported format \"ggml-graph/3\" (expected \"ggml-graph/1\" or \"ggml-graph/2\")");
 }
 
 // A graph inside a larger document (a GUI session keeps it at "$.graph") is named by one JSON
@@ -443,6 +443,34 @@ TEST(GraphFileDefaults, SavingOmitsDefaults) {
     EXPECT_FALSE(saved.contains("node_buffer_ids"));
 }
 
+// Version 2 adds one word: `"data": "buffer"`, a tensor in a buffer from outside the
+// allocator with no data yet (a no_alloc load's weights). A version 1 file cannot say it, any
+// other word is refused, and a file says the lowest version that holds what it has.
+TEST(GraphFileVersions, BufferWithoutDataNeedsVersionTwo) {
+    const std::string tensors = R"([{"name": "w", "ne": [4], "data": "buffer"}])";
+    EXPECT_EQ(error_of(graph_doc(tensors)),
+              "g.json: $.tensors[0].data (tensor 'w'): \"buffer\" (in a buffer, no data yet) needs \"format\": "
+              "\"ggml-graph/2\"");
+    std::string version_two = graph_doc(tensors, R"(["w"])");
+    version_two.replace(version_two.find("ggml-graph/1"), 12, "ggml-graph/2");
+    EXPECT_EQ(error_of(std::string(version_two).replace(version_two.find("\"buffer\""), 8, "\"host\"")),
+              "g.json: $.tensors[0].data (tensor 'w'): must be true, false or \"buffer\", got \"host\"");
+
+    const GraphFile file = parse_graph_file(version_two, "g.json");
+    const Tensor& w = *file.context.find("w");
+    EXPECT_TRUE(file.is_on_external_buffer(w));
+    EXPECT_FALSE(file.is_external(w));
+    EXPECT_EQ(file.format_version(), 2);
+    const json saved = json::parse(graph_file_to_json(file));
+    EXPECT_EQ(saved["format"], "ggml-graph/2");
+    EXPECT_EQ(saved["tensors"][0], json::parse(R"({"name": "w", "type": "f32", "ne": [4], "data": "buffer"})"));
+
+    // Without such a tensor a version 2 file is saved as version 1, which every reader reads.
+    std::string plain = graph_doc(kTwoTensors, R"(["a"])", R"(["b"])");
+    plain.replace(plain.find("ggml-graph/1"), 12, "ggml-graph/2");
+    EXPECT_EQ(json::parse(graph_file_to_json(parse_graph_file(plain, "g.json")))["format"], "ggml-graph/1");
+}
+
 TEST(GraphFileDefaults, NonDefaultBuffersAndIdsAreKept) {
     const std::string text = R"({"format": "ggml-graph/1",
         "buffer_types": [{"name": "CPU", "alignment": 32}, {"name": "GPU", "alignment": 128, "max_size": 1024, "alloc_size": "cuda"}],
@@ -481,6 +509,7 @@ void expect_same_tensor(const GraphFile& want_file, const Tensor& want, const Gr
     EXPECT_EQ(got.view_offs, want.view_offs);
     EXPECT_EQ(got.flags, want.flags);
     EXPECT_EQ(got_file.is_external(got), want_file.is_external(want));
+    EXPECT_EQ(got_file.is_on_external_buffer(got), want_file.is_on_external_buffer(want));
 }
 
 std::vector<std::string> names(const std::vector<Tensor*>& tensors) {

@@ -125,6 +125,36 @@ TEST(RunPlan, FailedAllocGraphCarriesTheAllocatorsMessage) {
     EXPECT_FALSE(run.plan.alloc_graph);
 }
 
+// A no_alloc load's weight (`data: "buffer"`): ggml only sizes such a graph, so run_plan
+// reserves and says why it stops there. Leafs a and e (8 f32 = 32 bytes each), y = a + e in
+// place over a, worked by hand from ggml-alloc.c: since 0a2b6b20 e counts as allocated and is
+// not planned (a at 0, y over a: 32 bytes); the seeds' state plans it like any leaf (e at 32,
+// 64 bytes). The same graph as Profiles.ATensorOnAnExternalBufferCountsAsAllocatedOnlySince16653,
+// here read from a file.
+//
+//   since 0a2b6b20       f54604ef
+//   0      32            0      32     64
+//   | a, y |             | a, y | e    |
+TEST(RunPlan, ATensorInABufferWithoutDataIsOnlySized) {
+    const GraphFile file = parse_graph_file(R"({"format": "ggml-graph/2", "buffer_types": [{"name": "CPU", "alignment": 32}],
+        "tensors": [{"name": "a", "ne": [8]}, {"name": "e", "ne": [8], "data": "buffer"},
+                    {"name": "y", "ne": [8], "op": "ADD", "src": ["a", "e"], "flags": ["output"]}],
+        "leafs": ["a", "e"], "nodes": ["y"]})",
+                                            "g.json");
+    const std::string why = "tensor e is in a buffer without data (data: \"buffer\": a no_alloc load, as llama.cpp's "
+                            "fit pass makes), so ggml only sizes this graph (ggml_gallocr_reserve_n_size): alloc_graph "
+                            "would abort on it";
+    EXPECT_EQ(sizes_only_reason(file), why);
+    const PlanRun newest = run_plan(file);
+    EXPECT_EQ(newest.error, why);
+    EXPECT_TRUE(newest.plan.reserve);
+    EXPECT_FALSE(newest.plan.alloc_graph);
+    EXPECT_EQ(newest.plan.buffer_sizes, std::vector<std::size_t>{32});
+    EXPECT_EQ(measure_plan(file).sizes, std::vector<std::size_t>{32});
+    EXPECT_EQ(run_plan(file, nullptr, seed_era_profile()).plan.buffer_sizes, std::vector<std::size_t>{64});
+    EXPECT_EQ(sizes_only_reason(seed()), "");
+}
+
 TEST(ComparePlans, EqualPlansHaveNoDifferences) {
     EXPECT_EQ(compare_plans(seed_plan(), seed_plan(), seed_tensors()), Lines{});
 }

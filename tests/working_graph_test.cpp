@@ -143,6 +143,21 @@ TEST(WorkingCopy, ResettingAddressesGivesTheFreshCopyBackExactly) {
     EXPECT_THROW(run.planned.reset_addresses(other), std::invalid_argument);
 }
 
+// A tensor in a buffer without data (`data: "buffer"`) is copied as ggml's no_alloc load
+// leaves a weight: the placeholder buffer, no address; a plan and forget_addresses keep it so.
+TEST(WorkingCopy, GivesATensorOnAnOutsideBufferThePlaceholderBufferAndNoAddress) {
+    GraphFile file = weight_and_input();
+    file.mark_on_external_buffer(*file.context.find("x"));
+    WorkingGraph copy = working_copy(file);
+    const Tensor& x = *copy.context.find("x");
+    EXPECT_EQ(x.buffer, external_buffer_placeholder());
+    EXPECT_EQ(x.data, nullptr);
+    copy.forget_addresses();
+    EXPECT_EQ(x.buffer, external_buffer_placeholder());
+    EXPECT_EQ(x.data, nullptr);
+    EXPECT_EQ(copy.context.find("y")->buffer, nullptr);
+}
+
 // A source in another context cannot be found by its index: the copy would link a stranger.
 TEST(WorkingCopy, RefusesALinkToATensorOfAnotherContext) {
     GraphFile file = weight_and_input();

@@ -320,6 +320,10 @@ void UpstreamGraph::Impl::build(const GraphFile& file) {
     ctx = ggml_init(params);
 
     for (const Tensor& t : file.context.tensors()) {
+        if (file.is_on_external_buffer(t)) {
+            // Such a graph can only be sized (reserve_n_size), and this harness compares alloc_graph's places.
+            throw UnsupportedGraph("tensor " + t.name + " is in a buffer without data (data: \"buffer\"): ggml only sizes such a graph");
+        }
         const ggml_type type = lookup(ggml_types(), type_name(t.type), "type");
         const ggml_op op = lookup(ggml_ops(), op_name(t.op), "op");
         ggml_tensor* g = ggml_new_tensor(ctx, type, kMaxDims, t.ne.data());

@@ -426,7 +426,7 @@ private:
             return relative;
         }
         const GgmlApi& ggml = real();
-        ojson file{{"format", "ggml-graph/1"}, {"name", hash}};
+        ojson file{{"format", document.at("format")}, {"name", hash}};  // the format first, as in every graph file
         file.update(document);
         file["captured"] = {{"session", session.file_name}, {"ggml_version", optional_string(ggml.ggml_version)},
                             {"ggml_commit", optional_string(ggml.ggml_commit)}};

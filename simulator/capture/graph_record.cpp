@@ -132,7 +132,9 @@ void GraphRecord::collect(const ggml_cgraph* graph) {
             }
             index_.emplace(tensor, tensors_.size());
             tensors_.push_back(tensor);
-            had_memory_.push_back(read_.data(tensor) != nullptr);
+            prior_memory_.push_back(read_.data(tensor) != nullptr     ? PriorMemory::data
+                                    : read_.buffer(tensor) != nullptr ? PriorMemory::buffer
+                                                                      : PriorMemory::none);
             stack.pop_back();
         }
         return index_.at(root);
@@ -221,8 +223,8 @@ std::vector<AllocSizeFinding> GraphRecord::alloc_size_rules(const BufferLayout& 
     std::vector<std::size_t> sizes(tensors_.size(), 0);
     for (std::size_t i = 0; i < tensors_.size(); ++i) {
         const ggml_tensor* tensor = tensors_[i];
-        if (type_of_tensor[i] < 0 || had_memory_[i] || read_.view_src(tensor) != nullptr) {
-            continue;  // the allocator never sizes these
+        if (type_of_tensor[i] < 0 || prior_memory_[i] == PriorMemory::data || read_.view_src(tensor) != nullptr) {
+            continue;  // the allocator never sizes these (one in a buffer without data: states before d99724f2 do)
         }
         const auto type = static_cast<std::size_t>(type_of_tensor[i]);
         sizes[i] = ggml_.ggml_backend_buft_get_alloc_size(layout.types[type].buft, const_cast<ggml_tensor*>(tensor));
@@ -250,7 +252,7 @@ ojson GraphRecord::places(const BufferLayout& layout, const ChunkLists& chunks) 
     for (std::size_t i = 0; i < tensors_.size(); ++i) {
         const ggml_tensor* tensor = tensors_[i];
         const ggml_backend_buffer_t buffer = read_.buffer(tensor);
-        if (had_memory_[i] || buffer == nullptr || read_.data(tensor) == nullptr) {
+        if (prior_memory_[i] != PriorMemory::none || buffer == nullptr || read_.data(tensor) == nullptr) {
             continue;
         }
         const auto found = find_chunk(chunks, buffer);
@@ -321,8 +323,10 @@ ojson GraphRecord::tensor_json(std::size_t index) const {
             j["flags"].push_back(flag);
         }
     }
-    if (had_memory_[index]) {
+    if (prior_memory_[index] == PriorMemory::data) {
         j["data"] = true;
+    } else if (prior_memory_[index] == PriorMemory::buffer) {
+        j["data"] = "buffer";
     }
     if (recorded_sizes_[index]) {
         j["alloc_size"] = *recorded_sizes_[index];
@@ -331,7 +335,8 @@ ojson GraphRecord::tensor_json(std::size_t index) const {
 }
 
 ojson GraphRecord::graph_json(const BufferLayout& layout, const std::vector<AllocSizeFinding>& rules) const {
-    ojson doc{{"format", "ggml-graph/1"}};
+    const bool buffers_without_data = std::ranges::find(prior_memory_, PriorMemory::buffer) != prior_memory_.end();
+    ojson doc{{"format", buffers_without_data ? "ggml-graph/2" : "ggml-graph/1"}};
     for (std::size_t type = 0; type < layout.types.size(); ++type) {
         const auto& info = layout.types[type];
         ojson t{{"name", info.name}, {"alignment", info.alignment}};

@@ -121,7 +121,8 @@ public:
     std::vector<AllocSizeFinding> alloc_size_rules(const BufferLayout& layout, const std::vector<int>& type_of_tensor);
     // After alloc_graph: {name: {buffer, chunk, offset}} for every tensor placed in one of the chunks.
     ojson places(const BufferLayout& layout, const ChunkLists& chunks) const;
-    // The ggml-graph/1 document, without name and `captured`.
+    // The graph document (ggml-graph/1, or /2 when a tensor is in a buffer without data),
+    // without name and `captured`.
     ojson graph_json(const BufferLayout& layout, const std::vector<AllocSizeFinding>& rules) const;
 
 private:
@@ -136,7 +137,10 @@ private:
     std::vector<const ggml_tensor*> tensors_;
     std::unordered_map<const ggml_tensor*, std::size_t> index_;
     std::vector<std::string> names_;
-    std::vector<bool> had_memory_;
+    // What memory a tensor had before the call, from outside the allocator: data (a weight,
+    // the KV cache), or only a buffer (a no_alloc load's dummy buffer: llama.cpp's fit pass).
+    enum class PriorMemory : unsigned char { none, buffer, data };
+    std::vector<PriorMemory> prior_memory_;
     std::vector<std::optional<std::size_t>> recorded_sizes_;  // by tensor, for "recorded" types
     std::vector<std::size_t> leafs_, nodes_;  // indices into tensors_
     std::vector<int> node_buffer_ids_, leaf_buffer_ids_;  // empty when the call passed none

@@ -214,6 +214,10 @@ int plan(const PlanOptions& options, std::ostream& out, std::ostream& err) {
         if (options.measure) {
             return print_measured(file, options, out, err);
         }
+        if (const std::string why = sizes_only_reason(file); !why.empty() && !options.json) {
+            out << graph_label(file, options.graph.input) << ": " << why << ".\n";
+            return print_measured(file, options, out, err);
+        }
         if (!options.reserve_with.empty()) {
             return plan_after_reserve(file, options, out, err);
         }

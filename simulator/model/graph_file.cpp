@@ -82,8 +82,12 @@ public:
         if (format == "ggml-session/1") {
             r_.fail("$.format", "a session of a capture (ggml-session/1), not a graph file: give its capture folder");
         }
-        if (format != "ggml-graph/1") {
-            r_.fail("$.format", "unsupported format \"" + format + "\" (expected \"ggml-graph/1\")");
+        if (format == "ggml-graph/1") {
+            version_ = 1;
+        } else if (format == "ggml-graph/2") {
+            version_ = 2;
+        } else {
+            r_.fail("$.format", "unsupported format \"" + format + "\" (expected \"ggml-graph/1\" or \"ggml-graph/2\")");
         }
         r_.only_keys(doc_, "$", {"format", "name", "description", "buffer_types", "buffers", "tensors", "leafs",
                                  "nodes", "leaf_buffer_ids", "node_buffer_ids", "expected", "captured"});
@@ -328,11 +332,28 @@ private:
                 ++k;
             }
         }
-        if (const auto data = Reader::find(t, "data"); data && r_.boolean(*data, dot(path, "data"), name)) {
-            file_.mark_external(tensor);
+        if (const auto data = Reader::find(t, "data")) {
+            read_data(*data, dot(path, "data"), tensor);
         }
         if (const auto alloc_size = Reader::find(t, "alloc_size")) {
             file_.record_alloc_size(tensor, r_.unsigned_integer(*alloc_size, dot(path, "alloc_size"), name));
+        }
+    }
+
+    // `data`: true (memory from outside), false, or, from version 2, "buffer" (in a buffer
+    // from outside, no data yet).
+    void read_data(Value data, const Path& path, const Tensor& tensor) {
+        std::string_view word;
+        if (data.get_string().get(word) == simdjson::SUCCESS) {
+            if (word != "buffer") {
+                r_.fail(path, "must be true, false or \"buffer\", got \"" + std::string(word) + "\"", tensor.name);
+            }
+            if (version_ < 2) {
+                r_.fail(path, "\"buffer\" (in a buffer, no data yet) needs \"format\": \"ggml-graph/2\"", tensor.name);
+            }
+            file_.mark_on_external_buffer(tensor);
+        } else if (r_.boolean(data, path, tensor.name)) {
+            file_.mark_external(tensor);
         }
     }
 
@@ -521,6 +542,7 @@ private:
     Reader r_;
     Object doc_;
     GraphFile file_;
+    int version_ = 1;  // of the format ("ggml-graph/N")
     // The file's tensors by name: their positions in file_.context. Its nodes come from one
     // arena, freed at once: a node allocated and freed on its own per tensor cost a graph of
     // 156,000 tensors a sixth of reading it.
@@ -531,8 +553,20 @@ private:
 
 } // namespace
 
+GraphFile::OutsideMemory GraphFile::outside_memory(const Tensor& tensor) const {
+    return tensor.index < outside_.size() ? outside_[tensor.index] : OutsideMemory::none;
+}
+
 bool GraphFile::is_external(const Tensor& tensor) const {
-    return tensor.index < external_.size() && external_[tensor.index];
+    return outside_memory(tensor) == OutsideMemory::data;
+}
+
+bool GraphFile::is_on_external_buffer(const Tensor& tensor) const {
+    return outside_memory(tensor) == OutsideMemory::buffer;
+}
+
+int GraphFile::format_version() const {
+    return std::ranges::find(outside_, OutsideMemory::buffer) != outside_.end() ? 2 : 1;
 }
 
 std::optional<std::size_t> GraphFile::recorded_alloc_size(const Tensor& tensor) const {
@@ -551,11 +585,19 @@ void GraphFile::record_alloc_size(const Tensor& tensor, std::size_t size) {
     (*tensor_sizes_)[tensor.index] = size;
 }
 
-void GraphFile::mark_external(const Tensor& tensor) {
-    if (tensor.index >= external_.size()) {
-        external_.resize(tensor.index + 1);
+void GraphFile::mark(const Tensor& tensor, OutsideMemory memory) {
+    if (tensor.index >= outside_.size()) {
+        outside_.resize(tensor.index + 1, OutsideMemory::none);
     }
-    external_[tensor.index] = true;
+    outside_[tensor.index] = memory;
+}
+
+void GraphFile::mark_external(const Tensor& tensor) {
+    mark(tensor, OutsideMemory::data);
+}
+
+void GraphFile::mark_on_external_buffer(const Tensor& tensor) {
+    mark(tensor, OutsideMemory::buffer);
 }
 
 void check_graph_bytes(const GraphFile& file, std::string_view source) {
@@ -634,7 +676,7 @@ std::string plan_record_to_json(const PlanRecord& plan, const Context& tensors, 
 std::string graph_file_to_json(const GraphFile& file, int indent) {
     using ojson = nlohmann::ordered_json;
     ojson out;
-    out["format"] = "ggml-graph/1";
+    out["format"] = "ggml-graph/" + std::to_string(file.format_version());
     if (!file.name.empty()) {
         out["name"] = file.name;
     }
@@ -714,6 +756,8 @@ std::string graph_file_to_json(const GraphFile& file, int indent) {
         }
         if (file.is_external(t)) {
             j["data"] = true;
+        } else if (file.is_on_external_buffer(t)) {
+            j["data"] = "buffer";
         }
         if (const auto size = file.recorded_alloc_size(t)) {
             j["alloc_size"] = *size;

@@ -89,6 +89,14 @@ struct GraphFile {
     // is one of the file's, or its copy in a working graph (the index is the same).
     bool is_external(const Tensor& tensor) const;
     void mark_external(const Tensor& tensor);
+    // Is the tensor in a buffer the allocator does not own, with no data yet (`data:
+    // "buffer"`, version 2: the weights and KV cache of a no_alloc load, as llama.cpp's fit
+    // pass makes them)? Whether the allocator plans it is a rule of its state.
+    bool is_on_external_buffer(const Tensor& tensor) const;
+    void mark_on_external_buffer(const Tensor& tensor);
+    // The lowest format version that says everything the file holds: 2 with a tensor on an
+    // external buffer, else 1 (so that every older reader still reads what it can).
+    int format_version() const;
     int buffer_count() const { return static_cast<int>(buffers.size()); }
 
     // The size the program's buffer type gave a tensor where no alloc-size rule of the format
@@ -99,7 +107,10 @@ struct GraphFile {
     void record_alloc_size(const Tensor& tensor, std::size_t size);
 
 private:
-    std::vector<bool> external_;  // by tensor index; absent: false
+    enum class OutsideMemory : unsigned char { none, data, buffer };
+    void mark(const Tensor& tensor, OutsideMemory memory);
+    OutsideMemory outside_memory(const Tensor& tensor) const;
+    std::vector<OutsideMemory> outside_;  // by tensor index; absent: none
     std::shared_ptr<std::vector<std::optional<std::size_t>>> tensor_sizes_;  // copied on write once shared
 };
 

@@ -87,6 +87,7 @@ PlanRun prepare_plan(const GraphFile& file, const AllocatorProfile& profile) {
     run.types = make_buffer_types(file);
     run.planned = working_copy(file);
     run.allocator = make_allocator(file, run.types, profile);
+    run.sizes_only = sizes_only_reason(file);
     return run;
 }
 
@@ -97,6 +98,7 @@ PlanRun prepare_plan_again(const GraphFile& file, PlanRun earlier, const Allocat
     run.planned = std::move(earlier.planned);
     run.planned.reset_addresses(file);
     run.allocator = make_allocator(file, run.types, profile);
+    run.sizes_only = sizes_only_reason(file);
     return run;
 }
 
@@ -107,9 +109,9 @@ void carry_out_plan(PlanRun& run, AllocationObserver* observer) {
     if (!reserved) {
         run.error = run.allocator->last_error();
     }
-    const bool allocated = reserved && run.allocator->alloc_graph(planned.graph);
+    const bool allocated = reserved && run.sizes_only.empty() && run.allocator->alloc_graph(planned.graph);
     if (reserved && !allocated) {
-        run.error = run.allocator->last_error();
+        run.error = run.sizes_only.empty() ? run.allocator->last_error() : run.sizes_only;
     }
     run.allocator->set_observer(nullptr);
     run.plan = record_plan(planned, *run.allocator, reserved, allocated);
@@ -178,6 +180,17 @@ ReservedPlanRun run_plan_after_reserve(const GraphFile& reserved, const GraphFil
     }
     run.plan = record_plan(run.planned, *run.allocator, true, allocated);
     return result;
+}
+
+std::string sizes_only_reason(const GraphFile& file) {
+    for (const Tensor& tensor : file.context.tensors()) {
+        if (file.is_on_external_buffer(tensor)) {
+            return "tensor " + tensor.name + " is in a buffer without data (data: \"buffer\": a no_alloc load, as "
+                   "llama.cpp's fit pass makes), so ggml only sizes this graph (ggml_gallocr_reserve_n_size): "
+                   "alloc_graph would abort on it";
+        }
+    }
+    return {};
 }
 
 MeasuredPlan measure_plan(const GraphFile& file, const AllocatorProfile& profile) {

@@ -37,6 +37,7 @@ struct PlanRun {
     std::unique_ptr<GraphAllocator> allocator;
     PlanRecord plan;
     std::string error;  // why reserve or alloc_graph failed, if one did
+    std::string sizes_only;  // why alloc_graph is not run (sizes_only_reason), if it is not
 };
 
 // Plans by the rules of `profile` (the newest ggml unless told); the file is not touched, so
@@ -79,6 +80,12 @@ struct MeasuredPlan {
     std::string error;                              // when planning failed
 };
 MeasuredPlan measure_plan(const GraphFile& file, const AllocatorProfile& profile = newest_profile());
+
+// Why ggml can only size `file` (ggml_gallocr_reserve_n_size) and never run alloc_graph on
+// it: a tensor in a buffer without data (`data: "buffer"`, a no_alloc load as llama.cpp's
+// fit pass makes), which alloc_graph aborts on (under every state: planned or not, it has
+// a buffer already). Empty when alloc_graph may run.
+std::string sizes_only_reason(const GraphFile& file);
 
 // Builds the record of where alloc_graph put the planned tensors, from the allocator's state.
 PlanRecord record_plan(const WorkingGraph& planned, const GraphAllocator& allocator, bool reserved, bool allocated);

@@ -1,5 +1,7 @@
 #include "simulator/model/working_graph.hpp"
 
+#include "reference/buffer.hpp"
+
 #include <cstddef>
 #include <stdexcept>
 
@@ -10,11 +12,19 @@ void* external_data_placeholder() {
     return placeholder;
 }
 
+Buffer* external_buffer_placeholder() {
+    static CpuBufferType type;
+    static EmptyBuffer buffer(type);
+    return &buffer;
+}
+
 namespace {
 
-// A copy's address before any plan: the placeholder for external data, none for the rest.
-void* address_as_copied(const GraphFile& file, const Tensor& original) {
-    return file.is_external(original) ? external_data_placeholder() : nullptr;
+// A copy's memory before any plan: the placeholder address for external data, the
+// placeholder buffer for a tensor on an external buffer, none for the rest.
+void set_memory_as_copied(const GraphFile& file, const Tensor& original, Tensor& copy) {
+    copy.data = file.is_external(original) ? external_data_placeholder() : nullptr;
+    copy.buffer = file.is_on_external_buffer(original) ? external_buffer_placeholder() : nullptr;
 }
 
 } // namespace
@@ -26,8 +36,7 @@ void WorkingGraph::reset_addresses(const GraphFile& file) {
         throw std::invalid_argument("reset_addresses: not a copy of '" + file.name + "'");
     }
     for (std::size_t i = 0; i < copies.size(); ++i) {
-        copies[i].data = address_as_copied(file, originals[i]);
-        copies[i].buffer = nullptr;
+        set_memory_as_copied(file, originals[i], copies[i]);
     }
 }
 
@@ -37,7 +46,10 @@ void WorkingGraph::forget_addresses() {
         // never hands it out); views get their address from the allocator again.
         const bool external = !tensor.is_view() && tensor.data == external_data_placeholder();
         tensor.data = external ? external_data_placeholder() : nullptr;
-        tensor.buffer = nullptr;
+        // The placeholder buffer marks a tensor on an external buffer: it keeps it, no data.
+        if (tensor.buffer != external_buffer_placeholder()) {
+            tensor.buffer = nullptr;
+        }
     }
 }
 
@@ -57,8 +69,7 @@ WorkingGraph working_copy(const GraphFile& file) {
     };
     for (const Tensor& original : originals) {
         Tensor& tensor = copy.context.add(original);
-        tensor.buffer = nullptr;
-        tensor.data = address_as_copied(file, original);
+        set_memory_as_copied(file, original, tensor);
     }
     // Sources may point forwards (a tensor made before its parent), so links come second.
     for (std::size_t i = 0; i < originals.size(); ++i) {

@@ -43,5 +43,10 @@ WorkingGraph working_copy(const GraphFile& file);
 
 // The address a `data: true` tensor has in a working graph: not null, never read.
 void* external_data_placeholder();
+// The buffer a `data: "buffer"` tensor has in a working graph (it has no data): an empty
+// buffer none of the allocator's buffers is, as llama.cpp's no_alloc load gives its weights
+// a dummy buffer. Whether the allocator then plans the tensor is its state's rule
+// (AllocatorProfile::external_buffer_is_allocated).
+Buffer* external_buffer_placeholder();
 
 } // namespace gallocsim

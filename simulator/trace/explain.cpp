@@ -66,6 +66,10 @@ public:
         if (node.external) {
             return text + "It already has memory from outside the allocator.";
         }
+        if (on_outside_buffer(node)) {
+            return text + "It is in a buffer from outside the allocator with no data yet, which this ggml counts as "
+                          "allocated, so it gets no memory here.";
+        }
         if (before_.tensor(e.node).life == TensorLife::live) {
             return text + "It already has memory: it was allocated early, as a graph input.";
         }
@@ -333,6 +337,12 @@ public:
 
 private:
     const TraceTensor& tensor(TensorId id) const { return trace_.tensor(id); }
+    // Memory the allocator leaves alone: external data, or a buffer from outside with no
+    // data yet where this state counts that as allocated.
+    bool on_outside_buffer(const TraceTensor& t) const {
+        return t.on_external_buffer && trace_.profile->external_buffer_is_allocated;
+    }
+    bool outside_allocator(const TraceTensor& t) const { return t.external || on_outside_buffer(t); }
     std::string name(TensorId id) const { return id == kNoTensor ? std::string("(none)") : tensor(id).name; }
 
     // "mul = MUL(a, b)"
@@ -549,6 +559,9 @@ private:
         if (t.external) {
             return t.name + " lives in memory the allocator does not own";
         }
+        if (on_outside_buffer(t)) {
+            return t.name + " is in a buffer the allocator does not own (no data yet)";
+        }
         if (t.is_view()) {
             return t.name + " is a view of " + name(t.view_src) + " and owns no memory";
         }
@@ -583,7 +596,7 @@ private:
     std::string why_nothing_to_free(TensorId id) const {
         const TraceTensor& t = tensor(id);
         const TensorState& state = before_.tensor(id);
-        if (t.external) {
+        if (outside_allocator(t)) {
             return "and its memory is not the allocator's to free";
         }
         if (state.life == TensorLife::handed_over) {

@@ -183,6 +183,7 @@ TraceTensors describe_tensors(const GraphFile& file) {
                 .view_src = id_of(tensor.view_src),
                 .view_offs = tensor.view_offs,
                 .external = file.is_external(tensor),
+                .on_external_buffer = file.is_on_external_buffer(tensor),
                 .bytes = nbytes(tensor),
                 .role = TensorRole::other,
                 .position = -1,

@@ -55,6 +55,9 @@ struct TraceTensor {
     TensorId view_src = kNoTensor;
     std::size_t view_offs = 0;
     bool external = false;  // has memory the allocator does not own (`data: true`)
+    // In a buffer the allocator does not own, no data yet (`data: "buffer"`): whether the
+    // allocator plans it is its state's rule (AllocatorProfile::external_buffer_is_allocated).
+    bool on_external_buffer = false;
     std::size_t bytes = 0;  // ggml_nbytes
     TensorRole role = TensorRole::other;
     int position = -1;  // index in graph.leafs or graph.nodes

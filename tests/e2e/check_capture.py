@@ -16,12 +16,16 @@ test forces split every buffer of some call into chunks, --split that the schedu
 between the two backends and kept a split's input alive with a view placed before the input's
 own node (the case gallocsim's loader once refused).
 
+--fit-pass checks that the capture holds llama.cpp's fit pass (generate.py --fit-pass): a
+ggml_gallocr_reserve_n_size call on a ggml-graph/2 graph whose weights are in buffers without data
+(`"data": "buffer"`), none with data of its own (a no_alloc load gives nothing memory).
+
 --llama-log with --gallocsim compares the scheduler splits `gallocsim why` finds in the reserved
 graphs with the count llama.cpp itself logged ("sched_reserve: ... splits = 24 / 2": the prompt-
 sized graph, then the one-token graph; one number when both are the same).
 
     check_capture.py DIR --reserved-tokens U[,1] --generated N [--buffer-types A,B] [--chunked] [--split]
-                     [--llama-log FILE --gallocsim PATH]
+                     [--fit-pass] [--llama-log FILE --gallocsim PATH]
 """
 import argparse
 import json
@@ -65,6 +69,17 @@ def gpu_problems(calls: list[tuple[dict, dict]], args) -> list[str]:
     return problems
 
 
+def fit_pass_problems(calls: list[tuple[dict, dict]]) -> list[str]:
+    measured = [graph for call, graph in calls if call["function"] == "ggml_gallocr_reserve_n_size"]
+    if not measured:
+        return ["no ggml_gallocr_reserve_n_size call: the fit pass was not captured"]
+    for graph in measured:
+        data = [tensor.get("data") for tensor in graph["tensors"]]
+        if graph["format"] == "ggml-graph/2" and "buffer" in data and True not in data:
+            return []
+    return ["no reserve_n_size graph is a ggml-graph/2 graph with tensors in buffers without data and none with data"]
+
+
 def split_problems(calls: list[tuple[dict, dict]], args) -> list[str]:
     """llama.cpp's own count of scheduler splits against what `gallocsim why` reads off the graphs."""
     found = re.search(r"splits = (\d+)(?: / (\d+))?", args.llama_log.read_text(errors="replace"))
@@ -94,6 +109,7 @@ def main() -> int:
     parser.add_argument("--buffer-types", help="the buffer types every graph must name, in order: Vulkan0,Vulkan_Host")
     parser.add_argument("--chunked", action="store_true", help="some call must have more than one chunk in every buffer")
     parser.add_argument("--split", action="store_true", help="some graph must be split between the buffer types")
+    parser.add_argument("--fit-pass", action="store_true", help="the capture must hold llama.cpp's fit pass")
     parser.add_argument("--llama-log", type=pathlib.Path, help="llama.cpp's log of the run, with its count of splits")
     parser.add_argument("--gallocsim", help="the gallocsim executable, to count splits with (with --llama-log)")
     args = parser.parse_args()
@@ -120,13 +136,15 @@ def main() -> int:
     if allocs < args.generated:
         problems.append(f"{allocs} alloc_graph calls returned true, expected at least {args.generated}")
     problems += gpu_problems(calls, args)
+    if args.fit_pass:
+        problems += fit_pass_problems(calls)
     if args.llama_log:
         problems += split_problems(calls, args)
     for problem in problems:
         print(f"{args.dir}: {problem}")
     if not problems:
         print(f"{args.dir}: {len(sessions)} sessions; reserves on {sorted(t for t in reserved_tokens if t)}-token graphs; "
-              f"{allocs} alloc_graph calls" + ("; scheduler splits as llama.cpp logged them" if args.llama_log else ""))
+              f"{allocs} alloc_graph calls" + ("; the fit pass's no_alloc graph" if args.fit_pass else "") + ("; scheduler splits as llama.cpp logged them" if args.llama_log else ""))
     return 1 if problems else 0
 
 

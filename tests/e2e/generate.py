@@ -4,7 +4,12 @@
 Run under `gallocsim capture` to record every graph llama.cpp plans: the scheduler's worst-case
 reserves (prompt-sized and one-token graphs) and the real prompt and decode graphs.
 
-    generate.py MODEL.gguf [--prompt TEXT] [--tokens N] [--context N] [--gpu-layers N] [--verbose]
+    generate.py MODEL.gguf [--prompt TEXT] [--tokens N] [--context N] [--gpu-layers N] [--verbose] [--fit-pass]
+
+--fit-pass first measures the model as llama.cpp's fit pass does (common/fit.cpp, which the
+llama.cpp programs run before loading unless told not to, and which llama-cpp-python cannot call):
+a load with no_alloc and no mmap, whose weights and KV cache get buffers without memory, and a
+context on it, whose scheduler sizes its compute buffers with ggml_gallocr_reserve_n_size.
 """
 import argparse
 import pathlib
@@ -28,6 +33,26 @@ def write_tiny_model(arch: str) -> str:
     return str(path)
 
 
+def measure_as_fit_pass(model: str, context: int, gpu_layers: int) -> None:
+    """common/fit.cpp's common_get_device_memory_data_impl, through llama.cpp's C API."""
+    mparams = llama_cpp.llama_model_default_params()
+    mparams.n_gpu_layers = gpu_layers
+    mparams.no_alloc = True
+    mparams.load_mode = 0  # LLAMA_LOAD_MODE_NONE: the fit pass reads no weights
+    loaded = llama_cpp.llama_model_load_from_file(model.encode(), mparams)
+    if not loaded:
+        sys.exit(f"{model}: the fit pass's load (no_alloc) failed")
+    cparams = llama_cpp.llama_context_default_params()
+    cparams.n_ctx = cparams.n_batch = cparams.n_ubatch = context
+    cparams.n_threads = cparams.n_threads_batch = 1
+    ctx = llama_cpp.llama_init_from_model(loaded, cparams)
+    if not ctx:
+        sys.exit(f"{model}: the fit pass's context failed")
+    llama_cpp.llama_free(ctx)
+    llama_cpp.llama_model_free(loaded)
+    print("fit pass measured", file=sys.stderr, flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("model", nargs="?", help="the GGUF to load (or --tiny-model)")
@@ -42,12 +67,16 @@ def main() -> None:
     parser.add_argument("--sleep-after-load", type=float, default=0,
                         help="seconds to wait once the context exists (its graphs reserved), then say so on standard "
                              "error: a watcher's lines for the reserves must come before that")
+    parser.add_argument("--fit-pass", action="store_true",
+                        help="measure first as llama.cpp's fit pass does (a no_alloc load), then load and generate")
     args = parser.parse_args()
 
     if args.tiny_model:
         args.model = write_tiny_model(args.tiny_model)
     elif not args.model:
         parser.error("give MODEL.gguf or --tiny-model ARCH")
+    if args.fit_pass:
+        measure_as_fit_pass(args.model, args.context, args.gpu_layers)
     llm = llama_cpp.Llama(model_path=args.model, n_ctx=args.context, n_batch=args.context,
                           n_threads=1, seed=1, verbose=args.verbose, n_gpu_layers=args.gpu_layers)
     if args.sleep_after_load > 0:

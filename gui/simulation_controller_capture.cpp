@@ -80,7 +80,14 @@ bool SimulationController::select_call(std::size_t session, std::size_t call) {
         return false;
     }
     show(std::move(loaded->first), 0, false);
-    set_selected_call(CallChoice{session, call}, loaded->second);
+    // Then which ggml the replay plans as, in the words conform and watch use (VersionMatch::note);
+    // the panel ends the note with a full stop.
+    QString note = loaded->second;
+    if (!match.note.empty()) {
+        const QString replayed = match.profile != nullptr ? QString() : tr("; replayed as the newest state, %1").arg(qstr(profile.name));
+        note += (note.isEmpty() ? QString() : QStringLiteral(".\n")) + qstr(match.note) + replayed;
+    }
+    set_selected_call(CallChoice{session, call}, note);
     following_ = is_newest_call(session, call);  // a pick of an older call stops a live run's following
     return true;
 }

@@ -351,7 +351,7 @@ VersionMatch match_ggml(const ProgramGgml& program) {
     read_markers(program.markers, bounds);
     VersionMatch match;
     if (!bounds.known) {
-        match.note = bounds.remark;
+        match.note = !bounds.remark.empty() ? bounds.remark : bounds.about + " tells nothing the version map can place it by";
         return match;
     }
     if (bounds.lo > bounds.hi) {

@@ -61,7 +61,10 @@ struct VersionMatch {
     const AllocatorProfile* profile = nullptr;  // nullptr: nothing can be inferred
     const AllocatorProfile* newest = nullptr;   // the newest state the evidence allows (profile when exact)
     bool exact = false;  // the evidence allows this state only
-    std::string note;    // one line when not exact, or when the evidence is odd; else empty
+    // The one sentence every front end shows for the match (conform, watch, versions, the
+    // GUI): when not exact, when the evidence is odd, and always when nothing can be
+    // inferred; else empty.
+    std::string note;
 };
 
 VersionMatch match_ggml(const ProgramGgml& program);

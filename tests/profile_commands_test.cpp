@@ -218,8 +218,15 @@ TEST_F(ProfileCommands, VersionsListsTheStatesAndPlacesAVersion) {
     // makes of a capture that reports it.
     const auto span = versions({"0.9.4"});
     EXPECT_EQ(span.code, 0);
-    EXPECT_EQ(span.out, "ggml 0.9.4 could be any of ggml-254ea3e5 … ggml-0a2b6b20; name one\n(conform plans a capture whose "
-                        "ggml reports 0.9.4 by the oldest, ggml-254ea3e5)\n");
+    // The second line is conform's own note for such a capture (VersionMatch::note, one sentence
+    // for every front end): 0.9.4 spans 254ea3e5 (its tag) to 0a2b6b20 (0.9.5's state), the oldest used.
+    EXPECT_EQ(span.out, "ggml 0.9.4 could be any of ggml-254ea3e5 … ggml-0a2b6b20; name one\n(a capture whose ggml reports "
+                        "0.9.4: ggml 0.9.4 may be any allocator state from ggml-254ea3e5 to ggml-0a2b6b20: planned as the "
+                        "oldest, ggml-254ea3e5)\n");
+    EXPECT_EQ(versions({"0.26.0"}).out, "ggml 0.26.0 is not a release the map knows (0.9.1 to 0.25.3, `gallocsim versions` "
+                                        "lists them); name one of them, a state or a llama.cpp build bNNNN\n(a capture "
+                                        "whose ggml reports 0.26.0: ggml 0.26.0 is not in the version map: planned as the "
+                                        "nearest known version below it, 0.25.3 (llama.cpp-0c1e570))\n");
     const auto none = versions({"0.1.0"});
     EXPECT_EQ(none.code, 2);
     EXPECT_EQ(none.err, "ggml reports version 0.1.0, older than any ggml version there was\n");

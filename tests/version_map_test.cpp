@@ -127,7 +127,10 @@ TEST(VersionMap, AKnownCommitIsExact) {
 
 // Nothing to go by: no profile, and the caller asks the user.
 TEST(VersionMap, NothingToGoByGivesNoProfile) {
-    EXPECT_EQ(profile_of(match_ggml({std::nullopt, std::nullopt, {}})), "none");
+    const VersionMatch silent = match_ggml({std::nullopt, std::nullopt, {}});
+    EXPECT_EQ(profile_of(silent), "none");
+    // Every front end shows the note, so it is never empty where nothing is inferred.
+    EXPECT_EQ(silent.note, "a ggml without ggml_version() tells nothing the version map can place it by");
     const VersionMatch unreadable = version("v0.25.3");
     EXPECT_EQ(profile_of(unreadable), "none");
     EXPECT_NE(unreadable.note.find("cannot read"), std::string::npos);

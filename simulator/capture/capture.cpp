@@ -193,12 +193,18 @@ public:
             return;
         }
         const std::string library = loaded_ggml_library();
-        if (library.empty() && allocators_ == 0) {
+        // With none exported, one may hold ggml inside (linked statically, symbols hidden).
+        const std::string hidden = library.empty() ? library_with_hidden_ggml() : std::string();
+        if (library.empty() && hidden.empty() && allocators_ == 0) {
             return;  // no ggml here (a shell or helper the program started): nothing to say
         }
         guarded([&] {
-            log({{"event", "exit"}, {"ggml_library", library.empty() ? ojson(nullptr) : ojson(library)},
-                 {"allocators", allocators_}, {"calls", calls_recorded_}});
+            ojson entry{{"event", "exit"}, {"ggml_library", library.empty() ? ojson(nullptr) : ojson(library)},
+                        {"allocators", allocators_}, {"calls", calls_recorded_}};
+            if (!hidden.empty()) {
+                entry["hidden_ggml_library"] = hidden;
+            }
+            log(entry);
         });
     }
 

@@ -4,9 +4,14 @@
 #include "simulator/capture/ggml_layouts.hpp"
 
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <link.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <cstddef>
+#include <cstring>
 #include <atomic>
 #include <optional>
 #include <string>
@@ -53,6 +58,42 @@ void* loaded_handle(const std::string& path) {
     return path.empty() ? nullptr : dlopen(path.c_str(), RTLD_NOLOAD | RTLD_LAZY);
 }
 
+// The loaded objects' paths, this library's left out. Names only: dlopen inside
+// dl_iterate_phdr's callback would take the loader's lock while the iteration holds it.
+std::vector<std::string> loaded_object_paths() {
+    std::vector<std::string> paths;
+    dl_iterate_phdr(
+        [](dl_phdr_info* info, std::size_t, void* out) {
+            if (info->dlpi_name != nullptr && info->dlpi_name[0] != '\0') {
+                static_cast<std::vector<std::string>*>(out)->emplace_back(info->dlpi_name);
+            }
+            return 0;
+        },
+        &paths);
+    std::erase(paths, own_path());
+    return paths;
+}
+
+// Does the file at `path` contain `needle`? Mapped read-only, so a large library costs no copy.
+bool file_contains(const std::string& path, std::string_view needle) {
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        return false;
+    }
+    struct stat info{};
+    bool found = false;
+    if (::fstat(fd, &info) == 0 && info.st_size > 0) {
+        const auto size = static_cast<std::size_t>(info.st_size);
+        void* mapped = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
+        if (mapped != MAP_FAILED) {
+            found = ::memmem(mapped, size, needle.data(), needle.size()) != nullptr;
+            ::munmap(mapped, size);
+        }
+    }
+    ::close(fd);
+    return found;
+}
+
 // A loaded object other than this library that defines the anchor, dlopen'ed or not: its
 // handle (opened without loading anything) and its path.
 struct GgmlObject {
@@ -72,21 +113,9 @@ GgmlObject find_ggml_object() {
 }
 
 GgmlObject find_among_loaded_objects() {
-    // Names first, handles after: dlopen inside dl_iterate_phdr's callback would take the
-    // loader's lock while the iteration holds it.
-    std::vector<std::string> paths;
-    dl_iterate_phdr(
-        [](dl_phdr_info* info, std::size_t, void* out) {
-            if (info->dlpi_name != nullptr && info->dlpi_name[0] != '\0') {
-                static_cast<std::vector<std::string>*>(out)->emplace_back(info->dlpi_name);
-            }
-            return 0;
-        },
-        &paths);
-    for (const std::string& path : paths) {
-        if (path == own_path()) {
-            continue;  // never reopened: at exit that would run its initialisers again
-        }
+    // This library is never reopened (loaded_object_paths leaves it out): at exit that would
+    // run its initialisers again.
+    for (const std::string& path : loaded_object_paths()) {
         void* handle = loaded_handle(path);
         if (handle == nullptr) {
             continue;
@@ -209,6 +238,15 @@ std::string loaded_ggml_library() {
         dlclose(ggml.handle);
     }
     return ggml.path;
+}
+
+std::string library_with_hidden_ggml() {
+    for (const std::string& path : loaded_object_paths()) {
+        if (file_contains(path, "ggml_gallocr_")) {
+            return path;
+        }
+    }
+    return {};
 }
 
 } // namespace gallocsim::capture

@@ -63,6 +63,11 @@ const GgmlApi* program_ggml();
 // never reached the capture.
 std::string loaded_ggml_library();
 
+// Where no loaded object exports the graph allocator: the path of one whose file holds its
+// code anyway (ggml linked in statically with hidden symbols: the names ggml-alloc.c's
+// messages carry, "ggml_gallocr_…", are in it), or empty. Asked at exit only: it reads files.
+std::string library_with_hidden_ggml();
+
 // glibc's own dlsym: this library interposes dlsym (capture.cpp), and its own look-ups
 // must not go through that.
 void* real_dlsym(void* handle, const char* symbol);

@@ -42,6 +42,7 @@ struct CaptureSummary {
     std::vector<std::string> problems;          // sessions cut short or unreadable, one line each
     std::vector<std::string> gaps;              // what the capture could not see (capture-log.jsonl)
     std::string ggml_library;                   // the ggml a process of the program loaded (empty: none)
+    std::string hidden_ggml_library;            // one holding ggml with nothing exported (empty: none)
 };
 
 void print_summary(const CaptureSummary& summary, const fs::path& dir, std::ostream& out) {
@@ -84,6 +85,13 @@ std::string nothing_captured(const std::string& program, const CaptureSummary& s
     if (!summary.gaps.empty()) {
         return lead + "nothing captured (see below).\n";
     }
+    if (summary.ggml_library.empty() && !summary.hidden_ggml_library.empty()) {
+        return lead + "it loaded " + summary.hidden_ggml_library +
+               ", which holds ggml's graph allocator but exports none of its functions (ggml linked in statically, "
+               "its symbols hidden), so a preloaded library cannot see its calls: capture a build of the program "
+               "that loads ggml as a shared library (libggml-base.so; llama.cpp's BUILD_SHARED_LIBS=ON, as "
+               "llama-cpp-python builds it) (docs/your-own-program.md).\n";
+    }
     if (summary.ggml_library.empty()) {
         return lead + "it never loaded a ggml library that defines the graph allocator (ggml_gallocr_new_n).\n";
     }
@@ -108,6 +116,9 @@ CaptureSummary summarize_capture(const fs::path& dir) {
     for (const CaptureLogEntry& entry : capture.log) {
         if (entry.kind == CaptureLogEntry::Kind::exit && !entry.ggml_library.empty()) {
             summary.ggml_library = entry.ggml_library;
+        }
+        if (entry.kind == CaptureLogEntry::Kind::exit && !entry.hidden_ggml_library.empty()) {
+            summary.hidden_ggml_library = entry.hidden_ggml_library;
         }
     }
     std::set<std::string> graphs;

@@ -40,11 +40,7 @@ const AllocatorProfile& replay_profile(const CaptureSession& session, const Allo
     }
     const VersionMatch match = session_profile(session);
     if (match.profile == nullptr) {
-        const std::string why = !match.note.empty() ? match.note
-                                : session.ggml_version
-                                    ? "ggml reports version \"" + *session.ggml_version + "\", which the version map cannot place"
-                                    : "the program's ggml reports no version, and the capture recorded nothing else to tell it by";
-        throw UsageError(session.file.string() + ": " + why + "; pass --ggml-version (" +
+        throw UsageError(session.file.string() + ": " + match.note + "; pass --ggml-version (" +
                          std::string(known_profile_names()) + ")");
     }
     if (!match.note.empty()) {

@@ -205,7 +205,8 @@ int answer_name(const std::string& name, bool json, std::ostream& out) {
     } else if (inferred.profile != nullptr) {
         // The problem already names the states it could be; what is left to say is conform's choice.
         out << resolved.problem << "\n"
-            << "(conform plans a capture whose ggml reports " << name << " by the oldest, " << inferred.profile->name << ")\n";
+            << "(a capture whose ggml reports " << name << ": "
+            << (inferred.note.empty() ? "planned as " + std::string(inferred.profile->name) : inferred.note) << ")\n";
     }
     if (resolved.profile == nullptr && inferred.profile == nullptr) {
         // Most problems name what was asked already; "unknown version" does not.

@@ -95,9 +95,7 @@ std::optional<std::size_t> LiveCapture::follow(const fs::path& file) {
     } else {
         const VersionMatch match = session_profile(followed->session);
         followed->profile = match.profile;
-        followed->profile_note = match.profile != nullptr ? match.note
-                                 : !match.note.empty() ? match.note
-                                                       : "the version map cannot place the program's ggml; pass --ggml-version";
+        followed->profile_note = match.profile != nullptr ? match.note : match.note + "; pass --ggml-version";
     }
     if (followed->profile != nullptr) {
         followed->replayer = std::make_unique<SessionReplayer>(followed->session, *followed->profile);

@@ -64,8 +64,16 @@ std::vector<fs::path> capture_library_candidates() {
         return {};
     }
     const fs::path here = exe.parent_path();
-    return {here / kLibrary, (here / ".." / "simulator" / kLibrary).lexically_normal(),
-            (here / ".." / "lib" / kLibrary).lexically_normal()};
+    std::vector<fs::path> candidates;
+    // Beside the executable (the build tree's simulator/, where `gallocsim` itself is), the
+    // build tree's simulator/ from another folder of it, and an install's lib/.
+    for (const fs::path& candidate : {here / kLibrary, (here / ".." / "simulator" / kLibrary).lexically_normal(),
+                                      (here / ".." / "lib" / kLibrary).lexically_normal()}) {
+        if (std::ranges::find(candidates, candidate) == candidates.end()) {
+            candidates.push_back(candidate);  // in the build tree the first two are one folder
+        }
+    }
+    return candidates;
 }
 
 FoundLibrary find_capture_library() {
@@ -74,11 +82,14 @@ FoundLibrary find_capture_library() {
         found != candidates.end()) {
         return {fs::absolute(*found), {}};
     }
-    std::string problem = std::string(kLibrary) + " not found";
+    std::string looked;
     for (const fs::path& candidate : candidates) {
-        problem += (candidate == candidates.front() ? " at " : " or ") + candidate.string();
+        looked += (looked.empty() ? "" : ", ") + candidate.parent_path().string();
     }
-    return {std::nullopt, problem + " (it is built when CMake finds a ggml tree: GALLOCSIM_GGML_DIR)"};
+    return {std::nullopt, std::string(kLibrary) + " was not built (looked in " + looked +
+                              "): it is built against a ggml tree, which `bash .ci/install-upstream` unpacks; run that, "
+                              "then `cmake --preset default && cmake --build --preset default` again (or set "
+                              "GALLOCSIM_GGML_DIR to a ggml source tree)"};
 }
 
 std::string prepare_capture_folder(const fs::path& dir) {

@@ -414,7 +414,7 @@ std::vector<CaptureLogEntry> read_capture_log(const fs::path& file) {
         }
         const Reader r(source);
         const Object doc = r.object(*root, "$");
-        r.only_keys(doc, "$", {"pid", "event", "what", "ggml_library", "allocators", "calls"});
+        r.only_keys(doc, "$", {"pid", "event", "what", "ggml_library", "hidden_ggml_library", "allocators", "calls"});
         CaptureLogEntry entry;
         entry.pid = static_cast<long long>(r.unsigned_integer(r.member(doc, "$", "pid"), "$.pid"));
         const std::string event = r.string(r.member(doc, "$", "event"), "$.event");
@@ -423,6 +423,7 @@ std::vector<CaptureLogEntry> read_capture_log(const fs::path& file) {
             entry.what = r.string(r.member(doc, "$", "what"), "$.what");
         } else if (event == "exit") {
             entry.ggml_library = optional_string(r, doc, "$", "ggml_library").value_or("");
+            entry.hidden_ggml_library = optional_string(r, doc, "$", "hidden_ggml_library").value_or("");
             entry.allocators = static_cast<int>(r.index(r.member(doc, "$", "allocators"), "$.allocators", 1 << 30, "count"));
             entry.calls = static_cast<int>(r.index(r.member(doc, "$", "calls"), "$.calls", 1 << 30, "count"));
         } else {

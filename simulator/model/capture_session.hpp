@@ -83,6 +83,9 @@ struct CaptureLogEntry {
     long long pid = 0;
     std::string what;          // partial, unsupported: one sentence
     std::string ggml_library;  // exit: the ggml the process had loaded (empty: none)
+    // exit, with no ggml_library: a loaded object holding ggml's allocator with nothing
+    // exported (ggml linked statically, symbols hidden), which no preload can interpose
+    std::string hidden_ggml_library;
     int allocators = 0;        // exit: graph allocators the process created
     int calls = 0;             // exit: calls recorded
 };

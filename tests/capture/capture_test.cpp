@@ -291,6 +291,25 @@ TEST_F(CaptureTest, ProgramThatNeverPlansIsToldWhatCouldExplainIt) {
     EXPECT_NE(run.out.find("linked statically"), std::string::npos) << run.out;
 }
 
+// Right after the README's first command no capture library is built. A gallocsim in a build
+// tree's simulator/ folder without the library beside it (a copy) says so once per folder it
+// looked in (its own folder is also "../simulator" from it: once named twice) and which
+// command to run, exit 2, and runs nothing.
+TEST_F(CaptureTest, WithoutTheLibraryItSaysOnceWhatToRunFirst) {
+    const fs::path copy = scratch_ / "tree" / "simulator" / "gallocsim";
+    fs::create_directories(copy.parent_path());
+    fs::copy_file(GALLOCSIM_EXE, copy);
+    const ProgramRun run = shell(copy.string() + " capture --out " + dir().string() + " -- /bin/true", scratch_);
+    EXPECT_EQ(run.exit_code, 2);
+    const std::string folder = (scratch_ / "tree" / "simulator").string();
+    const std::string& said = run.err;
+    EXPECT_NE(said.find("libgallocsim_capture.so was not built (looked in " + folder + ", "), std::string::npos) << said;
+    EXPECT_EQ(said.find(folder, said.find(folder) + folder.size()), std::string::npos) << said;  // once
+    EXPECT_NE(said.find("run that, then `cmake --preset default && cmake --build --preset default` again"), std::string::npos)
+        << said;
+    EXPECT_FALSE(fs::exists(dir()));
+}
+
 // A program without ggml at all (a shell command): no ggml was ever loaded, and nothing else
 // (the helper processes a shell starts write nothing either).
 TEST_F(CaptureTest, ProgramWithoutGgmlIsSaidToHaveLoadedNone) {

@@ -209,7 +209,7 @@ void explain_buffers(const GraphFile& file, const AllocatorProfile& profile, con
 
 PredictRow predict_row(const CaptureSession& session, const PredictConfig& config, const LlamaAnswer& llama,
                        const AllocatorProfile* policy, const ExactLimits& limits) {
-    PredictRow row{config, llama, session.label(), 0, {}, {}, 0};
+    PredictRow row{config, llama, session.label(), 0, {}, {}, 0, {}};
     try {
         Capture one;
         one.folder = session.folder;
@@ -224,6 +224,9 @@ PredictRow predict_row(const CaptureSession& session, const PredictConfig& confi
         }
         const VersionMatch version = session_profile(session);
         const AllocatorProfile& profile = version.profile != nullptr ? *version.profile : newest_profile();
+        row.version_note = version.profile != nullptr || version.note.empty()
+                               ? version.note
+                               : version.note + "; explained by the newest state, " + std::string(profile.name);
         explain_buffers(load_call_graph(session, *picked.call), profile, policy, limits, row);
     } catch (const GraphFileError& error) {
         row.error = error.what();

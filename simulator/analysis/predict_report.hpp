@@ -89,6 +89,9 @@ struct PredictRow {
     std::vector<PredictBuffer> buffers;
     std::string error;    // why no prediction: llama.cpp's refusal, or a capture that cannot be read
     double seconds = 0;   // the whole configuration: llama.cpp's context and gallocsim's analysis
+    // Which state explains the buffers, where the program's ggml does not say exactly
+    // (VersionMatch::note, conform's words); empty when it does.
+    std::string version_note;
 
     std::size_t compute_bytes() const;
     // ggml's plans of the buffer types together against their bounds together: "+16.00 MiB (5.5 %)",

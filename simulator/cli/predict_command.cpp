@@ -174,6 +174,13 @@ void print_table(const json& model, const std::vector<PredictRow>& rows, std::os
             << "  " << std::left << std::setw(22) << row.over_bound_text() << std::setw(34) << row.over_best_text()
             << std::right << std::setw(7) << seconds.str() << "\n";
     }
+    std::vector<std::string> notes;  // one line per distinct version note: the rows share one program
+    for (const PredictRow& row : rows) {
+        if (!row.version_note.empty() && std::ranges::find(notes, row.version_note) == notes.end()) {
+            notes.push_back(row.version_note);
+            out << "note: " << visible_text(row.version_note) << "\n";
+        }
+    }
     out << "\ncompute: the compute buffers llama.cpp allocated, every buffer type (the capture's bytes); llama.cpp: "
            "its own log line, rounded; FA with *: auto, as llama.cpp resolved it; total: weights + KV cache + output + "
            "compute, as llama.cpp counts them; ggml over bound, over best plan: ggml's plans of every buffer type together "

@@ -178,7 +178,7 @@ PredictRow Predictor::run(const PredictConfig& config, bool explain, const std::
     if (reply.value("kind", std::string()) == "model") {
         throw UsageError("gallocsim predict: " + llama.error);  // no configuration can run: llama.cpp refused the model
     }
-    PredictRow row{config, llama, {}, 0, {}, llama.error, 0};
+    PredictRow row{config, llama, {}, 0, {}, llama.error, 0, {}};
     if (llama.error.empty()) {
         row = read_session(config, llama, explain);
     }

@@ -193,9 +193,9 @@ TEST(WalkCommand, StepsJumpsAndShowsTheState) {
 }
 
 TEST(WalkCommand, ExplainsWhatItCannotDo) {
-    const Result result = run_walk({.graph = {.input = "seed"}}, "p\nj 99\nb nobody\nk bogus\nm 100\nzz\nl\nn\n");
+    const Result result = run_walk({.graph = {.input = "seed"}}, "p\nj 99\nb nobody\nk bogus\nm 100\nzz\nl\nn\nb\nbb\n");
     const auto text = lines(result.out);
-    ASSERT_EQ(text.size(), 12u);
+    ASSERT_EQ(text.size(), 14u);
     EXPECT_EQ(text[3], "Already at the start.");
     EXPECT_EQ(text[4], "j needs an event number from 0 to 17.");
     EXPECT_EQ(text[5], "No tensor named 'nobody'.");
@@ -204,6 +204,9 @@ TEST(WalkCommand, ExplainsWhatItCannotDo) {
     EXPECT_EQ(text[8], "Unknown command 'zz' (h for help).");
     EXPECT_EQ(text[10], "That was the last event.");
     EXPECT_EQ(text[11], "Already at the last event.");
+    // b and bb without a name (issue 53 item 11: once "No tensor named ''").
+    EXPECT_EQ(text[12], "b needs a tensor: b TENSOR runs to the next event that touches TENSOR.");
+    EXPECT_EQ(text[13], "bb needs a tensor: bb TENSOR runs back to the previous event that touches TENSOR.");
     // The end of the input ends the walk; a script whose commands could not all be done
     // says so with its exit code.
     EXPECT_EQ(result.code, cli::kBadInput);

@@ -57,6 +57,30 @@ TEST(CommandLine, HelpIsSuccess) {
     EXPECT_EQ(run({"plan", "--help"}).code, kDone);
 }
 
+// Issue 53, items 4 and 8: CLI11 wraps a negative count (-3 became 18446744073709551613) and
+// lets nan past a range check (--time-limit nan ran with a limit of -9.2e15 s). Every unsigned
+// option refuses a negative number and every floating-point one nan and infinity, in one
+// sentence; "-0" is zero, and a range check still says what it says.
+TEST(CommandLine, NumbersAreRefusedAlike) {
+    using testing_support::run;
+    const auto negative = run({"trace", "seed", "--from", "-3"});
+    EXPECT_EQ(negative.code, kBadInput);
+    EXPECT_THAT(negative.err, ::testing::StartsWith("--from: must not be negative, got -3\n"));
+    for (const char* seconds : {"nan", "NaN"}) {
+        const auto refused = run({"compare", "seed", "--time-limit", seconds});
+        EXPECT_EQ(refused.code, kBadInput) << seconds;
+        EXPECT_THAT(refused.err, ::testing::StartsWith("--time-limit: must be a finite number, got " + std::string(seconds) + "\n"));
+    }
+    // Infinity is past the range, which says so first.
+    EXPECT_THAT(run({"compare", "seed", "--time-limit", "inf"}).err,
+                ::testing::StartsWith("--time-limit: Value inf not in range 0.000000 to 86400.000000\n"));
+    EXPECT_THAT(run({"import-minimalloc", "x.csv", "--time-limit", "nan"}).err,
+                ::testing::StartsWith("--time-limit: must be a finite number, got nan\n"));
+    EXPECT_THAT(run({"compare", "seed", "--time-limit", "1e9"}).err,
+                ::testing::StartsWith("--time-limit: Value 1e9 not in range 0.000000 to 86400.000000\n"));
+    EXPECT_EQ(run({"trace", "seed", "--from", "-0", "--to", "1"}).err, "seed: --from 0 --to 1 is not a range of events from 1 to 17\n");
+}
+
 TEST(CommandLine, AnUnknownCommandIsNamedAndTheCommandsListed) {
     const Outcome r = run({"frobnicate"});
     EXPECT_EQ(r.code, kBadInput);

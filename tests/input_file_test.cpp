@@ -132,13 +132,31 @@ TEST(InputFile, AStreamIsCutAtTheLimit) {
         GraphFileError);
 }
 
-// A knob that is not a positive whole number of MiB (or would wrap when made bytes) keeps the
-// default of 256 MiB.
-TEST(InputFile, AWrongKnobKeepsTheDefault) {
-    for (const char* value : {"", "0", "-1", "12x", "99999999999999999999", "17592186044416"}) {
-        const ScopedEnv limit("GALLOCSIM_MAX_INPUT_MB", value);
-        EXPECT_EQ(max_input_bytes(), std::size_t{256} << 20) << value;
+// An empty knob is no knob: the default of 256 MiB. One that is not a positive whole number of
+// MiB, or whose bytes would wrap (2^64 / 2^20 = 2^44 MiB, 17592186044416; the most is 2^43 - 1,
+// so that twice the bytes still fit), is refused, naming the variable and the range.
+TEST(InputFile, AWrongKnobIsRefused) {
+    {
+        const ScopedEnv limit("GALLOCSIM_MAX_INPUT_MB", "");
+        EXPECT_EQ(max_input_bytes(), std::size_t{256} << 20);
     }
+    for (const char* value : {"0", "-1", "0.1", "abc", "12x", "99999999999999999999", "17592186044416", "8796093022208"}) {
+        const ScopedEnv limit("GALLOCSIM_MAX_INPUT_MB", value);
+        EXPECT_THROW(
+            {
+                try {
+                    max_input_bytes();
+                } catch (const GraphFileError& error) {
+                    EXPECT_EQ(error.what(), "GALLOCSIM_MAX_INPUT_MB=" + std::string(value) +
+                                                ": must be a whole number of MiB from 1 to 8796093022207");
+                    throw;
+                }
+            },
+            GraphFileError)
+            << value;
+    }
+    const ScopedEnv most("GALLOCSIM_MAX_INPUT_MB", "8796093022207");
+    EXPECT_EQ(max_input_bytes(), std::size_t{8796093022207} << 20);
 }
 
 } // namespace

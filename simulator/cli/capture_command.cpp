@@ -42,7 +42,7 @@ struct CaptureSummary {
     std::vector<std::string> problems;          // sessions cut short or unreadable, one line each
     std::vector<std::string> gaps;              // what the capture could not see (capture-log.jsonl)
     std::string ggml_library;                   // the ggml a process of the program loaded (empty: none)
-    std::string hidden_ggml_library;            // one holding ggml with nothing exported (empty: none)
+    std::string hidden_ggml;                    // hidden_ggml_sentence of the capture log (empty: none)
 };
 
 void print_summary(const CaptureSummary& summary, const fs::path& dir, std::ostream& out) {
@@ -85,12 +85,8 @@ std::string nothing_captured(const std::string& program, const CaptureSummary& s
     if (!summary.gaps.empty()) {
         return lead + "nothing captured (see below).\n";
     }
-    if (summary.ggml_library.empty() && !summary.hidden_ggml_library.empty()) {
-        return lead + "it loaded " + summary.hidden_ggml_library +
-               ", which holds ggml's graph allocator but exports none of its functions (ggml linked in statically, "
-               "its symbols hidden), so a preloaded library cannot see its calls: capture a build of the program "
-               "that loads ggml as a shared library (libggml-base.so; llama.cpp's BUILD_SHARED_LIBS=ON, as "
-               "llama-cpp-python builds it) (docs/your-own-program.md).\n";
+    if (summary.ggml_library.empty() && !summary.hidden_ggml.empty()) {
+        return lead + summary.hidden_ggml + ".\n";
     }
     if (summary.ggml_library.empty()) {
         return lead + "it never loaded a ggml library that defines the graph allocator (ggml_gallocr_new_n).\n";
@@ -117,10 +113,8 @@ CaptureSummary summarize_capture(const fs::path& dir) {
         if (entry.kind == CaptureLogEntry::Kind::exit && !entry.ggml_library.empty()) {
             summary.ggml_library = entry.ggml_library;
         }
-        if (entry.kind == CaptureLogEntry::Kind::exit && !entry.hidden_ggml_library.empty()) {
-            summary.hidden_ggml_library = entry.hidden_ggml_library;
-        }
     }
+    summary.hidden_ggml = hidden_ggml_sentence(capture.log);
     std::set<std::string> graphs;
     for (const CaptureSession& session : capture.sessions) {
         summary.sessions.push_back(session.label());

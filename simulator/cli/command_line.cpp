@@ -12,6 +12,7 @@
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
+#include <cctype>
 #include <exception>
 #include <new>
 #include <istream>
@@ -66,6 +67,42 @@ int parse(CLI::App& app, int argc, const char* const* argv, std::ostream& out, s
     return -1;
 }
 
+// Every number option is refused where CLI11 would take it wrongly, the same way for all: an
+// unsigned one given a negative number (CLI11 wraps "-3" to 2^64 - 3) and a floating-point
+// one given nan or infinity (no range check catches nan).
+const CLI::Validator kNotNegative(
+    [](const std::string& text) {
+        const bool negative = text.starts_with('-') && text.find_first_not_of("0", 1) != std::string::npos;  // "-0" is 0
+        return negative ? "must not be negative, got " + text : std::string();
+    },
+    "");
+const CLI::Validator kFinite(
+    [](const std::string& text) {
+        const std::string lower = [&] {
+            std::string out = text;
+            std::ranges::transform(out, out.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+            return out;
+        }();
+        return lower.find("nan") != std::string::npos || lower.find("inf") != std::string::npos
+                   ? "must be a finite number, got " + text
+                   : std::string();
+    },
+    "");
+
+void check_numbers(CLI::App& app) {
+    for (CLI::Option* option : app.get_options()) {
+        const std::string type = option->get_type_name();
+        if (type.starts_with("UINT")) {
+            option->check(kNotNegative);
+        } else if (type.starts_with("FLOAT")) {
+            option->check(kFinite);
+        }
+    }
+    for (CLI::App* command : app.get_subcommands({})) {
+        check_numbers(*command);
+    }
+}
+
 } // namespace
 
 int run_command_line(int argc, const char* const* argv, const Console& console) {
@@ -94,6 +131,7 @@ int run_command_line(int argc, const char* const* argv, const Console& console) 
     for (SubcommandAdder add : kCommands) {
         commands.push_back(add(app, io));
     }
+    check_numbers(app);
     if (const int code = parse(app, argc, argv, out, err); code >= 0) {
         return code;
     }

@@ -40,9 +40,12 @@ private:
 #ifdef GALLOCSIM_HAVE_LIBEDIT
 class EditLineReader final : public LineReader {
 public:
+    explicit EditLineReader(std::ostream& out) : out_(out) {}
+
     std::optional<std::string> read(const std::string& prompt) override {
         char* raw = readline(prompt.c_str());
         if (raw == nullptr) {
+            out_ << "\n" << std::flush;  // Ctrl-D leaves the cursor after the prompt: the shell's would follow it
             return std::nullopt;
         }
         std::string line(raw);
@@ -52,6 +55,9 @@ public:
         }
         return line;
     }
+
+private:
+    std::ostream& out_;
 };
 #endif
 
@@ -63,8 +69,8 @@ std::unique_ptr<LineReader> stream_line_reader(std::istream& in, std::ostream& o
 
 std::unique_ptr<LineReader> terminal_line_reader(std::istream& in, std::ostream& out) {
 #ifdef GALLOCSIM_HAVE_LIBEDIT
-    (void)in, (void)out;
-    return std::make_unique<EditLineReader>();
+    (void)in;
+    return std::make_unique<EditLineReader>(out);
 #else
     return stream_line_reader(in, out, /*show_prompt=*/true);
 #endif

@@ -208,6 +208,11 @@ public:
             cursor_.jump(*step);
             show_position();
         } else if (command == "b" || command == "bb") {
+            if (argument.empty()) {
+                out_ << command << " needs a tensor: " << command << " TENSOR runs " << (command == "b" ? "to the next" : "back to the previous")
+                     << " event that touches TENSOR.\n";
+                return Outcome::refused;
+            }
             const auto tensor = cursor_.trace().find(argument);
             if (!tensor) {
                 out_ << "No tensor named '" << argument << "'.\n";

@@ -156,9 +156,9 @@ int watch(const WatchOptions& options, std::ostream& err) {
         err << kPrefix << gap << std::endl;
     }
     if (!reporter.saw_a_session()) {
-        err << kPrefix << options.command.front()
-            << " made no graph allocator call the capture saw (docs/your-own-program.md, \"What defeats "
-               "interposition\")" << std::endl;
+        const std::string hidden = hidden_ggml_sentence(log);
+        err << kPrefix << options.command.front() << " made no graph allocator call the capture saw"
+            << (hidden.empty() ? " (docs/your-own-program.md, \"What defeats interposition\")" : ": " + hidden) << std::endl;
     }
     err << kPrefix << reporter.tally().line() << std::endl;
     err << kPrefix << options.command.front() << " " << end->words() << std::endl;

@@ -438,6 +438,19 @@ std::vector<CaptureLogEntry> read_capture_log(const fs::path& file) {
 
 std::vector<CaptureLogEntry> load_capture_log(const fs::path& folder) { return read_capture_log(folder / kCaptureLog); }
 
+std::string hidden_ggml_sentence(const std::vector<CaptureLogEntry>& log) {
+    for (const CaptureLogEntry& entry : log) {
+        if (entry.kind == CaptureLogEntry::Kind::exit && !entry.hidden_ggml_library.empty()) {
+            return "it loaded " + entry.hidden_ggml_library +
+                   ", which holds ggml's graph allocator but exports none of its functions (ggml linked in statically, "
+                   "its symbols hidden), so a preloaded library cannot see its calls: capture a build of the program "
+                   "that loads ggml as a shared library (libggml-base.so; llama.cpp's BUILD_SHARED_LIBS=ON, as "
+                   "llama-cpp-python builds it) (docs/your-own-program.md)";
+        }
+    }
+    return {};
+}
+
 Capture load_capture(const fs::path& folder) {
     Capture capture;
     capture.folder = folder;

@@ -107,6 +107,10 @@ std::vector<std::string> gaps_in(const std::vector<CaptureLogEntry>& log);
 // The folder's capture-log.jsonl alone (none: an empty list), for a caller that follows the
 // sessions itself; throws GraphFileError for a malformed line.
 std::vector<CaptureLogEntry> load_capture_log(const std::filesystem::path& folder);
+// Where a process loaded ggml inside an object that exports none of the allocator's functions
+// (ggml linked in statically, its symbols hidden): one sentence naming the object and what
+// works instead, for capture and watch alike; empty when no process did.
+std::string hidden_ggml_sentence(const std::vector<CaptureLogEntry>& log);
 
 // A folder holding at least one session-*.jsonl file, or the capture's log.
 bool is_capture_dir(const std::filesystem::path& path);

@@ -27,9 +27,13 @@ std::size_t max_input_bytes() {
     std::size_t megabytes = 0;
     const std::string_view value(text);
     const auto [end, error] = std::from_chars(value.data(), value.data() + value.size(), megabytes);
-    // A value that is not a whole number of MiB, or whose bytes would not fit, keeps the default.
-    if (error != std::errc{} || end != value.data() + value.size() || megabytes == 0 || megabytes > (SIZE_MAX >> 21)) {
-        return kDefaultMaxInputBytes;
+    // A value that is not a whole number of MiB, or whose bytes would not fit, is refused:
+    // silently keeping the default would read what the user meant to refuse, or refuse what
+    // they meant to read.
+    constexpr std::size_t most = SIZE_MAX >> 21;
+    if (error != std::errc{} || end != value.data() + value.size() || megabytes == 0 || megabytes > most) {
+        throw GraphFileError("GALLOCSIM_MAX_INPUT_MB=" + std::string(value) + ": must be a whole number of MiB from 1 to " +
+                             std::to_string(most));
     }
     return megabytes << 20;
 }

@@ -14,6 +14,7 @@ namespace gallocsim {
 // The most gallocsim reads from one input: 256 MiB, six times the graph of a 4096-layer llama
 // (122,884 nodes, 44 MB). GALLOCSIM_MAX_INPUT_MB raises (or lowers) it.
 inline constexpr std::size_t kDefaultMaxInputBytes = std::size_t{256} << 20;
+// GraphFileError when GALLOCSIM_MAX_INPUT_MB is set to anything but a whole number of MiB.
 std::size_t max_input_bytes();
 
 // The whole of a regular file. GraphFileError, naming the file, when it is something else (a

@@ -81,6 +81,22 @@ TEST(CommandLine, NumbersAreRefusedAlike) {
     EXPECT_EQ(run({"trace", "seed", "--from", "-0", "--to", "1"}).err, "seed: --from 0 --to 1 is not a range of events from 1 to 17\n");
 }
 
+// Issue 53 item 9: an error names the option as it was given. One option with two names given
+// twice is named by both (CLI11 said "At Most 1 required but received 2"); a version given to
+// --against or to policy export is named by that, not by --ggml-version.
+TEST(CommandLine, ErrorsNameTheOptionAsGiven) {
+    using testing_support::run;
+    const auto twice = run({"plan", "seed", "--ggml-version", "ggml-f54604ef", "--policy", "ggml-0a2b6b20"});
+    EXPECT_EQ(twice.code, kBadInput);
+    EXPECT_THAT(twice.err, ::testing::StartsWith("--ggml-version or --policy: given 2 times; give it once\n"));
+    const auto against = run({"policy", "compare", "seed", "--policy", "ggml-0a2b6b20", "--against", "nosuch"});
+    EXPECT_EQ(against.code, kBadInput);
+    EXPECT_THAT(against.err, ::testing::StartsWith("--against nosuch: unknown version; known: "));
+    const auto exported = run({"policy", "export", "nosuch"});
+    EXPECT_EQ(exported.code, kBadInput);
+    EXPECT_THAT(exported.err, ::testing::StartsWith("policy export nosuch: unknown version; known: "));
+}
+
 TEST(CommandLine, AnUnknownCommandIsNamedAndTheCommandsListed) {
     const Outcome r = run({"frobnicate"});
     EXPECT_EQ(r.code, kBadInput);

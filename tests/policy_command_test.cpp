@@ -186,7 +186,7 @@ TEST(PolicyCompare, AnUnknownPolicyNameSaysWhatIsKnown) {
     options.policies = {"best-fit-ever"};
     const Result r = run(policy_compare, options);
     EXPECT_EQ(r.code, 2);
-    EXPECT_THAT(r.err, HasSubstr("--ggml-version best-fit-ever: "));
+    EXPECT_THAT(r.err, HasSubstr("--policy best-fit-ever: "));  // the option it was given as (issue 53 item 9)
     EXPECT_THAT(r.err, HasSubstr("or a policy file (docs/policies.md)"));
 }
 

@@ -18,6 +18,7 @@
 #include <istream>
 #include <ostream>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -41,6 +42,27 @@ std::string version_text() {
            ", the default); gallocsim versions lists them";
 }
 
+// For CLI11's "NAME: At Most 1 required but received N": the option by all its names, given N
+// times, and to give it once; empty for any other message.
+std::string once_only(const CLI::App& app, const std::string& said) {
+    constexpr std::string_view marker = ": At Most 1 required but received ";
+    const auto at = said.find(marker);
+    if (at == std::string::npos) {
+        return {};
+    }
+    const std::string name = said.substr(0, at);
+    std::string names = name;
+    for (const CLI::App* command : app.get_subcommands({})) {
+        if (const CLI::Option* option = command->get_option_no_throw(name); option != nullptr && command->parsed()) {
+            names.clear();
+            for (const std::string& long_name : option->get_lnames()) {
+                names += (names.empty() ? "--" : " or --") + long_name;
+            }
+        }
+    }
+    return names + ": given " + said.substr(at + marker.size()) + " times; give it once";
+}
+
 // Parses the command line; returns -1 to go on, else the exit code (help and --version: 0;
 // anything wrong on the command line: kBadInput, with CLI11's message or ours).
 int parse(CLI::App& app, int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
@@ -55,6 +77,15 @@ int parse(CLI::App& app, int argc, const char* const* argv, std::ostream& out, s
         app.parse(argc, argv);
     } catch (const CLI::Success& done) {  // --help, --version
         return app.exit(done, out, err);
+    } catch (const CLI::ArgumentMismatch& mismatch) {
+        // CLI11 says "--ggml-version: At Most 1 required but received 2", which names neither the
+        // option as typed (it has two names) nor what to do.
+        if (const std::string said = once_only(app, mismatch.what()); !said.empty()) {
+            err << said << "\nRun with --help for more information.\n";
+            return kBadInput;
+        }
+        app.exit(mismatch, out, err);
+        return kBadInput;
     } catch (const CLI::ParseError& error) {
         if (argc < 2) {
             err << "gallocsim: no command given; the commands are " << command_names(app)

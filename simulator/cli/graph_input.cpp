@@ -116,11 +116,11 @@ GraphFile load_graph_input(const GraphInput& input, std::optional<std::string>& 
     return file;
 }
 
-Rules chosen_rules(const std::string& ggml_version) {
+Rules chosen_rules(const std::string& ggml_version, std::string_view option) {
     try {
         return resolve_rules(ggml_version);
     } catch (const UnknownRules& unknown) {
-        throw UsageError("--ggml-version " + ggml_version + ": " + unknown.what());
+        throw UsageError(std::string(option) + " " + ggml_version + ": " + unknown.what());
     }
 }
 

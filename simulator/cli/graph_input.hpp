@@ -15,6 +15,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 
 namespace gallocsim {
 struct AllocatorProfile;
@@ -51,9 +52,10 @@ struct GraphInput {
 };
 
 // The rules --ggml-version (or --policy) names: a state, a ggml version, or a policy file (the
-// newest state when empty; model/rules.hpp). Throws UsageError naming the known versions for
-// anything else, GraphFileError for a policy file that cannot be read.
-Rules chosen_rules(const std::string& ggml_version);
+// newest state when empty; model/rules.hpp). Throws UsageError naming `option` (how the
+// command line asked: --against, policy export) and the known versions for anything else,
+// GraphFileError for a policy file that cannot be read.
+Rules chosen_rules(const std::string& ggml_version, std::string_view option = "--ggml-version");
 // The same for a command's input: without --ggml-version, a capture's call is planned by the
 // state its program's ggml carried (as conform replays it), anything else by the newest.
 Rules chosen_rules(const GraphInput& input);

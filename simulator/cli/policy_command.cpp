@@ -252,9 +252,9 @@ nlohmann::ordered_json comparison_json(const PolicyComparison& c) {
 
 int policy_compare(const PolicyCompareOptions& options, std::ostream& out, std::ostream& err) {
     return run_guarded(err, [&]() -> int {
-        std::vector<Rules> rules{chosen_rules(options.against)};
+        std::vector<Rules> rules{chosen_rules(options.against, "--against")};
         for (const std::string& policy : options.policies) {
-            rules.push_back(chosen_rules(policy));
+            rules.push_back(chosen_rules(policy, "--policy"));
         }
         std::vector<const AllocatorProfile*> policies;
         for (const Rules& named : rules) {
@@ -284,7 +284,7 @@ int policy_compare(const PolicyCompareOptions& options, std::ostream& out, std::
 
 int policy_export(const PolicyExportOptions& options, std::ostream& out, std::ostream& err) {
     return run_guarded(err, [&]() -> int {
-        const Rules rules = chosen_rules(options.state);
+        const Rules rules = chosen_rules(options.state, "policy export");
         const AllocatorProfile& profile = rules.profile();
         const std::string name = options.name.value_or(std::string(profile.name));
         const std::string description = is_builtin_profile(profile)

@@ -491,7 +491,7 @@ int predict(const PredictOptions& options, const Console& io) {
         const std::optional<std::size_t> budget = budget_of(options);
         std::optional<Rules> policy;
         if (!options.policy.empty()) {
-            policy = chosen_rules(options.policy);
+            policy = chosen_rules(options.policy, "--policy");
         }
         const fs::path script = predict_helper_script();
         WorkFolder work;

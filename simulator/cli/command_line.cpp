@@ -12,7 +12,8 @@
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
-#include <cctype>
+#include <cmath>
+#include <cstdlib>
 #include <exception>
 #include <new>
 #include <istream>
@@ -109,14 +110,8 @@ const CLI::Validator kNotNegative(
     "");
 const CLI::Validator kFinite(
     [](const std::string& text) {
-        const std::string lower = [&] {
-            std::string out = text;
-            std::ranges::transform(out, out.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-            return out;
-        }();
-        return lower.find("nan") != std::string::npos || lower.find("inf") != std::string::npos
-                   ? "must be a finite number, got " + text
-                   : std::string();
+        // Text that is no number at all is left to CLI11's own conversion, which names it.
+        return std::isfinite(std::strtod(text.c_str(), nullptr)) ? std::string() : "must be a finite number, got " + text;
     },
     "");
 

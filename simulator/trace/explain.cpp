@@ -337,11 +337,11 @@ public:
 
 private:
     const TraceTensor& tensor(TensorId id) const { return trace_.tensor(id); }
-    // Memory the allocator leaves alone: external data, or a buffer from outside with no
-    // data yet where this state counts that as allocated.
+    // In a buffer from outside with no data yet, where this state counts that as allocated.
     bool on_outside_buffer(const TraceTensor& t) const {
         return t.on_external_buffer && trace_.profile->external_buffer_is_allocated;
     }
+    // Memory the allocator leaves alone: external data, or such a buffer.
     bool outside_allocator(const TraceTensor& t) const { return t.external || on_outside_buffer(t); }
     std::string name(TensorId id) const { return id == kNoTensor ? std::string("(none)") : tensor(id).name; }
 
